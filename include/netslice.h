@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * NetSlice: the user/kernel ABI of /dev/ns.
+ *
+ * Rules (see DESIGN.md): fixed-width fields, explicit padding, every struct
+ * a multiple of 8 bytes, non-zero padding or unknown flags are refused with
+ * EINVAL, unknown commands with ENOTTY.
+ *
+ * A read() of /dev/ns returns a sequence of whole items.  Every item starts
+ * with struct nsl_item_hdr; hdr.size is the item's length in bytes (a
+ * multiple of 8), so a reader can skip kinds it does not know.
+ */
+#ifndef _UAPI_LINUX_NETSLICE_H
+#define _UAPI_LINUX_NETSLICE_H
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+
+#define NSL_ABI_VERSION		1
+
+#define NSL_MAX_RECORDS		16	/* region records in one block */
+#define NSL_MAX_EVENTS		4	/* counter events at once */
+
+/* Regions.  Send path first, then the receive path. */
+enum nsl_region {
+	NSL_R_NONE	= 0,
+	NSL_R_WRITE	= 1,	/* NSI in sendmsg .. hand-off to the driver */
+	NSL_R_TCP	= 2,	/* copy+csum in sendmsg; header build in xmit */
+	NSL_R_IP	= 3,	/* ip_queue_xmit .. neighbour output */
+	NSL_R_LINK	= 4,	/* dev_queue_xmit (qdisc included) .. driver */
+	NSL_R_NIC	= 5,	/* driver xmit .. TX completion */
+	NSL_R_RX_NIC	= 6,	/* driver RX / NAPI poll .. handed up */
+	NSL_R_RX_LINK	= 7,	/* netif_receive_skb, GRO included */
+	NSL_R_RX_IP	= 8,	/* ip_rcv .. transport */
+	NSL_R_RX_TCP	= 9,	/* tcp_v4_rcv .. queued on the socket */
+	NSL_R_QUEUE	= 10,	/* socket receive queue .. read begins */
+	NSL_R_COPY	= 11,	/* copy to user */
+	NSL_R_SNDQ	= 12,	/* TCP write queue: sendmsg .. first xmit */
+	NSL_R_QDISC	= 13,	/* queued in the qdisc */
+	NSL_R_MAX	= 14
+};
+
+/* Item kinds (struct nsl_item_hdr.kind). */
+enum nsl_item_kind {
+	NSL_ITEM_BLOCK		= 1,	/* struct nsl_block */
+	NSL_ITEM_LOSS		= 2,	/* struct nsl_loss */
+	NSL_ITEM_EVENT		= 3,	/* reserved: MAGNeT event record */
+	NSL_ITEM_SYSINFO	= 4,	/* reserved: MAGNeT SYSINFO */
+};
+
+struct nsl_item_hdr {
+	__u16 kind;		/* enum nsl_item_kind */
+	__u16 size;		/* bytes in this item, header included */
+	__u32 cpu;		/* CPU whose ring carried the item */
+};
+
+/* nsl_record.flags */
+#define NSL_RF_OPEN		0x0001	/* never stopped: ticks/count invalid */
+#define NSL_RF_INVALID		0x0002	/* a counter reading is untrusted */
+#define NSL_RF_MIGRATED		0x0004	/* STOP ran on another CPU */
+#define NSL_RF_MERGED		0x0008	/* several START/STOP intervals summed */
+
+struct nsl_record {
+	__u8  region;		/* enum nsl_region */
+	__u8  depth;		/* records open around this one at START */
+	__u16 flags;		/* NSL_RF_* */
+	__u16 nmerged;		/* intervals summed into ticks (>= 1) */
+	__u16 cpu;		/* CPU at START */
+	__u64 start;		/* TSC at START minus block tsc0 */
+	__u64 ticks;		/* TSC STOP - START (summed when MERGED) */
+	__u64 count[NSL_MAX_EVENTS];	/* counter deltas, first nevents valid */
+};
+
+/* nsl_block.dir */
+#define NSL_DIR_TX		0
+#define NSL_DIR_RX		1
+
+/* nsl_block.flags */
+#define NSL_BF_RETRANS		0x0001	/* a retransmission */
+#define NSL_BF_GSO		0x0002	/* one of several software GSO segments */
+#define NSL_BF_NOXMIT		0x0004	/* freed without reaching a driver */
+#define NSL_BF_TRUNC		0x0008	/* more regions than NSL_MAX_RECORDS */
+#define NSL_BF_LOOPBACK		0x0010	/* went through the loopback device */
+#define NSL_BF_RX		0x0020	/* carries receive-path regions */
+
+/* nsl_block.mode */
+#define NSL_MODE_DURATION	0	/* TSC only */
+#define NSL_MODE_COUNT		1	/* TSC and the chosen counters */
+
+struct nsl_block {
+	struct nsl_item_hdr hdr;	/* kind NSL_ITEM_BLOCK */
+	__u64 seq;		/* per-CPU sequence of blocks offered */
+	__u64 tsc0;		/* TSC at NSI */
+	__u64 conn;		/* opaque per-connection id */
+	__u32 flags;		/* NSL_BF_* */
+	__u32 len;		/* skb->len when handed to the driver */
+	__u32 ifindex;		/* device it was handed to, 0 if none */
+	__u16 gso_segs;		/* segments on the wire (>= 1) */
+	__u16 proto;		/* IPPROTO_* */
+	__u16 nhlen;		/* network header length */
+	__u16 thlen;		/* transport header length */
+	__u8  dir;		/* NSL_DIR_* */
+	__u8  nrec;		/* records that follow */
+	__u8  nevents;		/* valid entries of nsl_record.count */
+	__u8  mode;		/* NSL_MODE_* */
+	__u32 tcp_seq;		/* TCP sequence number of the first byte */
+	__u32 pad;		/* 0 */
+	struct nsl_record rec[NSL_MAX_RECORDS];	/* first nrec are valid */
+};
+
+/* Bytes of a block with @nrec records, as read() delivers it. */
+#define NSL_BLOCK_SIZE(nrec) \
+	((__u32)(sizeof(struct nsl_block) - \
+		 (NSL_MAX_RECORDS - (nrec)) * sizeof(struct nsl_record)))
+
+/* Inserted where a ring was full: @lost blocks are missing right here. */
+struct nsl_loss {
+	struct nsl_item_hdr hdr;	/* kind NSL_ITEM_LOSS */
+	__u64 lost;		/* blocks dropped since the previous item */
+	__u64 first_seq;	/* seq of the first block dropped */
+	__u64 tsc;		/* TSC when the first was dropped */
+};
+
+/* NSIOCSRCVBUF: ring bytes per CPU. */
+struct nsl_rcvbuf {
+	__u64 bytes;
+	__u32 flags;		/* must be 0 */
+	__u32 pad;		/* must be 0 */
+};
+
+/* NSIOCSSTATE */
+#define NSL_STATE_OFF		0
+#define NSL_STATE_ON		1
+struct nsl_state {
+	__u32 state;		/* NSL_STATE_* */
+	__u32 flags;		/* must be 0 */
+};
+
+/* NSIOCSEVENT: one counter event, encoded as for perf_event_open(). */
+struct nsl_event {
+	__u32 type;		/* PERF_TYPE_HARDWARE, _SOFTWARE, _RAW, ... */
+	__u32 flags;		/* must be 0 */
+	__u64 config;
+	__u64 config1;
+	__u64 config2;
+};
+
+struct nsl_events {
+	__u32 nevents;		/* 0 .. NSL_MAX_EVENTS */
+	__u32 flags;		/* must be 0 */
+	struct nsl_event ev[NSL_MAX_EVENTS];
+};
+
+/* NSIOCSEMODE */
+struct nsl_mode {
+	__u32 mode;		/* NSL_MODE_* */
+	__u32 flags;		/* must be 0 */
+};
+
+/* NSIOCGPACKETS / NSIOCGDROPS: sums over all CPUs since the device opened */
+struct nsl_count {
+	__u64 count;
+};
+
+/* NSIOCGINFO */
+struct nsl_info {
+	__u32 abi_version;	/* NSL_ABI_VERSION */
+	__u32 tsc_khz;		/* TSC frequency */
+	__u32 block_size;	/* sizeof(struct nsl_block): largest item */
+	__u32 ncpus;		/* rings (possible CPUs) */
+	__u32 max_records;	/* NSL_MAX_RECORDS */
+	__u32 max_events;	/* NSL_MAX_EVENTS */
+	__u64 ring_bytes;	/* current ring size per CPU */
+	__u64 ring_max;		/* largest ring size per CPU accepted */
+	__u64 ref_tsc;		/* TSC and wall clock (ns since the */
+	__u64 ref_realtime_ns;	/* epoch) read at the same instant */
+	__u64 emitted;		/* blocks handed to the module by the core */
+};
+
+#define NSL_IOC_MAGIC		0xB9
+
+#define NSIOCSRCVBUF	_IOW(NSL_IOC_MAGIC, 0x01, struct nsl_rcvbuf)
+#define NSIOCSSTATE	_IOW(NSL_IOC_MAGIC, 0x02, struct nsl_state)
+#define NSIOCSEVENT	_IOW(NSL_IOC_MAGIC, 0x03, struct nsl_events)
+#define NSIOCSEMODE	_IOW(NSL_IOC_MAGIC, 0x04, struct nsl_mode)
+#define NSIOCGPACKETS	_IOR(NSL_IOC_MAGIC, 0x05, struct nsl_count)
+#define NSIOCGDROPS	_IOR(NSL_IOC_MAGIC, 0x06, struct nsl_count)
+#define NSIOCGINFO	_IOR(NSL_IOC_MAGIC, 0x07, struct nsl_info)
+
+#endif /* _UAPI_LINUX_NETSLICE_H */
