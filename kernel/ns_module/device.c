@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /dev/ns, the misc device: one reader at a time (a second open() gets
+ * EBUSY).  Opening resets the rings and counters, so NSIOCGPACKETS and
+ * NSIOCGDROPS count from the open and seqs restart at 0 on every CPU.
+ * Collection itself (NSIOCSSTATE) is left as it was, on open and close.
+ */
+
+#include <linux/bitops.h>
+#include <linux/capability.h>
+#include <linux/cpumask.h>
+#include <linux/fs.h>
+#include <linux/irqflags.h>
+#include <linux/miscdevice.h>
+#include <linux/netslice.h>
+#include <linux/perf_event.h>
+#include <linux/poll.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+#include <linux/timex.h>
+#include <linux/uaccess.h>
+#ifdef CONFIG_X86
+#include <asm/msr.h>
+#endif
+
+#include "device.h"
+#include "receiver.h"
+#include "ring.h"
+
+enum {
+	/* Items copied out of a ring per spinlock hold. */
+	NSLM_BOUNCE_BYTES	= 16 * NSLM_SLOT_SIZE,
+};
+
+struct nslm_reader {
+	u8 *bounce;		/* NSLM_BOUNCE_BYTES; nslm_ring_mutex */
+	unsigned int cpu;	/* ring the next read starts at; same lock */
+};
+
+static unsigned long device_busy;	/* bit 0: open; atomic bitops */
+
+static int nslm_open(struct inode *inode, struct file *file)
+{
+	struct nslm_reader *reader;
+
+	if (test_and_set_bit_lock(0, &device_busy))
+		return -EBUSY;
+
+	reader = kzalloc(sizeof(*reader), GFP_KERNEL);
+	if (unlikely(!reader))
+		goto err_reader;
+	reader->bounce = kvmalloc(NSLM_BOUNCE_BYTES, GFP_KERNEL);
+	if (unlikely(!reader->bounce))
+		goto err_bounce;
+	reader->cpu = cpumask_first(cpu_possible_mask);
+
+	mutex_lock(&nslm_ring_mutex);
+	nslm_rings_reset();
+	mutex_unlock(&nslm_ring_mutex);
+
+	file->private_data = reader;
+	return stream_open(inode, file);
+
+err_bounce:
+	kfree(reader);
+err_reader:
+	clear_bit_unlock(0, &device_busy);
+	return -ENOMEM;
+}
+
+static int nslm_release(struct inode *inode, struct file *file)
+{
+	struct nslm_reader *reader = file->private_data;
+
+	kvfree(reader->bounce);
+	kfree(reader);
+	clear_bit_unlock(0, &device_busy);
+	return 0;
+}
+
+static unsigned int next_ring(unsigned int cpu)
+{
+	cpu = cpumask_next(cpu, cpu_possible_mask);
+	return cpu < nr_cpu_ids ? cpu : cpumask_first(cpu_possible_mask);
+}
+
+/*
+ * Copy whole items to @buf, a batch from each ring in turn, until the
+ * buffer is full or a whole round finds nothing that fits.
+ */
+static ssize_t drain(struct nslm_reader *reader, char __user *buf,
+		     size_t count)
+{
+	unsigned int cpu = reader->cpu, idle = 0, nitems;
+	size_t done = 0, len;
+
+	lockdep_assert_held(&nslm_ring_mutex);
+	while (idle < num_possible_cpus()) {
+		len = nslm_ring_peek(cpu, reader->bounce,
+				     min_t(size_t, count - done,
+					   NSLM_BOUNCE_BYTES), &nitems);
+		if (nitems) {
+			if (copy_to_user(buf + done, reader->bounce, len))
+				return done ? done : -EFAULT;
+			nslm_ring_consume(cpu, nitems);
+			done += len;
+			idle = 0;
+		} else {
+			idle++;
+		}
+		cpu = next_ring(cpu);
+	}
+	reader->cpu = cpu;
+	return done;
+}
+
+static ssize_t nslm_read(struct file *file, char __user *buf, size_t count,
+			 loff_t *ppos)
+{
+	struct nslm_reader *reader = file->private_data;
+	ssize_t ret;
+
+	/* Never a partial item: the buffer must hold the largest one. */
+	if (count < NSLM_SLOT_SIZE)
+		return -EINVAL;
+
+	do {
+		if (!nslm_rings_have_items()) {
+			if (file->f_flags & O_NONBLOCK)
+				return -EAGAIN;
+			ret = wait_event_interruptible(nslm_ring_wait,
+						       nslm_rings_have_items());
+			if (ret)
+				return ret;
+		}
+		if (mutex_lock_interruptible(&nslm_ring_mutex))
+			return -ERESTARTSYS;
+		ret = drain(reader, buf, count);
+		mutex_unlock(&nslm_ring_mutex);
+	} while (!ret);	/* another thread of ours took the items */
+
+	return ret;
+}
+
+static __poll_t nslm_poll(struct file *file, poll_table *wait)
+{
+	poll_wait(file, &nslm_ring_wait, wait);
+	return nslm_rings_have_items() ? EPOLLIN | EPOLLRDNORM : 0;
+}
+
+static int set_rcvbuf(void __user *argp)
+{
+	struct nsl_rcvbuf rb;
+	int ret;
+
+	if (copy_from_user(&rb, argp, sizeof(rb)))
+		return -EFAULT;
+	if (rb.flags || rb.pad)
+		return -EINVAL;
+
+	mutex_lock(&nslm_ring_mutex);
+	ret = nslm_rings_resize(rb.bytes);
+	mutex_unlock(&nslm_ring_mutex);
+	return ret;
+}
+
+static int set_state(void __user *argp)
+{
+	struct nsl_state st;
+
+	if (copy_from_user(&st, argp, sizeof(st)))
+		return -EFAULT;
+	if (st.flags || (st.state != NSL_STATE_OFF && st.state != NSL_STATE_ON))
+		return -EINVAL;
+
+	nslm_receiver_collect(st.state == NSL_STATE_ON);
+	return 0;
+}
+
+static int set_events(void __user *argp)
+{
+	struct nsl_events evs;
+	const struct nsl_event *ev;
+	u32 i;
+
+	if (copy_from_user(&evs, argp, sizeof(evs)))
+		return -EFAULT;
+	if (evs.flags || evs.nevents > NSL_MAX_EVENTS)
+		return -EINVAL;
+	if (memchr_inv(&evs.ev[evs.nevents], 0,
+		       (NSL_MAX_EVENTS - evs.nevents) * sizeof(*ev)))
+		return -EINVAL;
+	for (i = 0; i < evs.nevents; i++) {
+		ev = &evs.ev[i];
+		if (ev->flags)
+			return -EINVAL;
+		if (ev->type != PERF_TYPE_SOFTWARE && !perfmon_capable())
+			return -EPERM;
+	}
+
+	/* Counting is a later step of the core; duration only for now. */
+	return evs.nevents ? -EOPNOTSUPP : 0;
+}
+
+static int set_mode(void __user *argp)
+{
+	struct nsl_mode mode;
+
+	if (copy_from_user(&mode, argp, sizeof(mode)))
+		return -EFAULT;
+	if (mode.flags ||
+	    (mode.mode != NSL_MODE_DURATION && mode.mode != NSL_MODE_COUNT))
+		return -EINVAL;
+
+	return mode.mode == NSL_MODE_DURATION ? 0 : -EOPNOTSUPP;
+}
+
+static int get_count(void __user *argp, bool drops)
+{
+	struct nslm_totals totals;
+	struct nsl_count c;
+
+	nslm_rings_totals(&totals);
+	c.count = drops ? totals.drops : totals.packets;
+	return copy_to_user(argp, &c, sizeof(c)) ? -EFAULT : 0;
+}
+
+static u64 read_tsc(void)
+{
+#ifdef CONFIG_X86
+	return rdtsc_ordered();
+#else
+	return get_cycles();
+#endif
+}
+
+static int get_info(void __user *argp)
+{
+	struct nsl_info info = {
+		.abi_version = NSL_ABI_VERSION,
+		.tsc_khz = nsl_tsc_khz(),
+		.block_size = sizeof(struct nsl_block),
+		.ncpus = nr_cpu_ids,
+		.max_records = NSL_MAX_RECORDS,
+		.max_events = NSL_MAX_EVENTS,
+		.ring_bytes = nslm_rings_bytes(),
+		.ring_max = nslm_rings_max_bytes(),
+		.emitted = nsl_emitted(),
+	};
+	unsigned long flags;
+	u64 before, after;
+
+	/* The wall clock read is bracketed; take the TSC at its middle. */
+	local_irq_save(flags);
+	before = read_tsc();
+	info.ref_realtime_ns = ktime_get_real_ns();
+	after = read_tsc();
+	local_irq_restore(flags);
+	info.ref_tsc = before + (after - before) / 2;
+
+	return copy_to_user(argp, &info, sizeof(info)) ? -EFAULT : 0;
+}
+
+static long nslm_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	void __user *argp = (void __user *)arg;
+
+	if (!capable(CAP_NET_ADMIN))
+		return -EPERM;
+
+	switch (cmd) {
+	case NSIOCSRCVBUF:
+		return set_rcvbuf(argp);
+	case NSIOCSSTATE:
+		return set_state(argp);
+	case NSIOCSEVENT:
+		return set_events(argp);
+	case NSIOCSEMODE:
+		return set_mode(argp);
+	case NSIOCGPACKETS:
+		return get_count(argp, false);
+	case NSIOCGDROPS:
+		return get_count(argp, true);
+	case NSIOCGINFO:
+		return get_info(argp);
+	default:
+		return -ENOTTY;
+	}
+}
+
+static const struct file_operations nslm_fops = {
+	.owner		= THIS_MODULE,
+	.open		= nslm_open,
+	.release	= nslm_release,
+	.read		= nslm_read,
+	.poll		= nslm_poll,
+	.unlocked_ioctl	= nslm_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
+};
+
+static struct miscdevice nslm_misc = {
+	.minor		= MISC_DYNAMIC_MINOR,
+	.name		= "ns",
+	.fops		= &nslm_fops,
+	.mode		= 0600,
+};
+
+int nslm_device_init(void)
+{
+	return misc_register(&nslm_misc);
+}
+
+void nslm_device_uninit(void)
+{
+	misc_deregister(&nslm_misc);
+}

@@ -1,0 +1,9 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* /dev/ns: read(), poll() and the ioctls. */
+#ifndef _NSLM_DEVICE_H
+#define _NSLM_DEVICE_H
+
+int nslm_device_init(void);
+void nslm_device_uninit(void);
+
+#endif /* _NSLM_DEVICE_H */

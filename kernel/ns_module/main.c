@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * NetSlice NS module: collects the core's per-packet blocks into per-CPU
+ * rings and hands them to user space through /dev/ns.
+ */
+
+#include <linux/init.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+
+#include "device.h"
+#include "receiver.h"
+#include "ring.h"
+
+static bool enable = true;
+module_param(enable, bool, 0444);
+MODULE_PARM_DESC(enable, "Collect from load on (default 1); NSIOCSSTATE switches");
+
+static int __init nslm_mod_init(void)
+{
+	int ret;
+
+	ret = nslm_rings_init(NSLM_RING_DEFAULT_BYTES);
+	if (ret)
+		goto err_rings;
+	ret = nslm_receiver_init(enable);
+	if (ret)
+		goto err_receiver;
+	ret = nslm_device_init();
+	if (ret)
+		goto err_device;
+
+	pr_info("/dev/ns ready, %llu bytes per CPU ring, collection %s\n",
+		nslm_rings_bytes(), enable ? "on" : "off");
+	return 0;
+
+err_device:
+	nslm_receiver_uninit();
+err_receiver:
+	nslm_rings_uninit();
+err_rings:
+	return ret;
+}
+
+static void __exit nslm_mod_exit(void)
+{
+	nslm_device_uninit();
+	nslm_receiver_uninit();
+	nslm_rings_uninit();
+}
+
+module_init(nslm_mod_init);
+module_exit(nslm_mod_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("NetSlice per-packet per-layer latency collector");
+MODULE_AUTHOR("NetSlice developers");

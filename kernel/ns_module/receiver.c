@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Registration with the NetSlice core and the collection switch.
+ *
+ * The core calls deliver() under RCU, so once collection is switched off
+ * and a grace period has passed no block is still on its way into a ring:
+ * NSIOCSSTATE off returns only then, which lets a reader drain the rings
+ * and find packets == blocks read + drops exactly.
+ */
+
+#include <linux/mutex.h>
+#include <linux/netslice.h>
+#include <linux/rcupdate.h>
+
+#include "receiver.h"
+#include "ring.h"
+
+static const struct nsl_receiver receiver = {
+	.deliver = nslm_ring_deliver,
+};
+
+static DEFINE_MUTEX(collect_mutex);
+static bool collecting;		/* collect_mutex */
+
+void nslm_receiver_collect(bool on)
+{
+	mutex_lock(&collect_mutex);
+	if (on != collecting) {
+		nsl_set_active(on);
+		if (!on)
+			synchronize_rcu();
+		collecting = on;
+	}
+	mutex_unlock(&collect_mutex);
+}
+
+int nslm_receiver_init(bool collect)
+{
+	int ret;
+
+	ret = nsl_register(&receiver);
+	if (ret)
+		return ret;
+	nslm_receiver_collect(collect);
+	return 0;
+}
+
+void nslm_receiver_uninit(void)
+{
+	nslm_receiver_collect(false);
+	/* Waits for every deliver() still running. */
+	nsl_unregister(&receiver);
+}

@@ -1,0 +1,386 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per-CPU rings.
+ *
+ * Each possible CPU has a ring of fixed-size slots; a slot holds one item,
+ * copied with its own hdr.size.  The producer is the core's deliver
+ * callback, running in any context on the CPU that frees the skb, so every
+ * ring has an irq-safe spinlock.  The consumer is the reader of /dev/ns,
+ * serialised by nslm_ring_mutex: it copies items out under the spinlock
+ * (peek), copies them to user space without it, and only then frees their
+ * slots (consume), so a faulting user buffer loses nothing.
+ *
+ * Loss accounting: every block offered to a ring takes that ring's next
+ * seq, whether it is kept or not.  A block that finds the ring full is
+ * dropped and counted; whoever next finds room (the producer, if it has
+ * room for the marker and its block, or the reader once it has freed a
+ * slot) places a loss item saying how many blocks are missing and the seq
+ * of the first.  So within one CPU's stream the seqs are continuous except
+ * where a loss item accounts for the gap exactly, and at every moment
+ *
+ *	packets == blocks read + drops + blocks still in the rings.
+ */
+
+#include <linux/cpumask.h>
+#include <linux/irq_work.h>
+#include <linux/lockdep.h>
+#include <linux/math64.h>
+#include <linux/minmax.h>
+#include <linux/mm.h>
+#include <linux/percpu.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/timex.h>
+
+#include "ring.h"
+
+struct nslm_ring {
+	spinlock_t lock;	/* protects every field below */
+	u8 *slots;		/* nslots slots of NSLM_SLOT_SIZE bytes */
+	u32 nslots;
+	u32 head;		/* slot of the oldest item */
+	u32 count;		/* items in the ring; poll peeks locklessly */
+	u32 cpu;		/* goes into hdr.cpu */
+	u64 blocks;		/* of the items, blocks (not loss markers) */
+	u64 offered;		/* blocks offered: the next block's seq */
+	u64 dropped;		/* blocks that will never be read */
+	u64 lost;		/* drops not yet marked by a loss item */
+	u64 lost_seq;		/* seq of the first of those */
+	u64 lost_tsc;		/* TSC when it was dropped */
+};
+
+static DEFINE_PER_CPU(struct nslm_ring, nslm_rings);
+static u32 ring_slots;		/* slots in every ring; nslm_ring_mutex */
+
+/* Serialises consumers: peek/consume, resize, reset; see ring.h. */
+DEFINE_MUTEX(nslm_ring_mutex);
+DECLARE_WAIT_QUEUE_HEAD(nslm_ring_wait);
+
+/*
+ * deliver() may run where taking the wait queue's lock is not safe (an skb
+ * freed under a scheduler or printk lock), so the wake-up is deferred.
+ */
+static void wake_readers(struct irq_work *work)
+{
+	wake_up_interruptible(&nslm_ring_wait);
+}
+
+static DEFINE_IRQ_WORK(wake_work, wake_readers);
+
+static void *ring_slot(struct nslm_ring *ring, u32 i)
+{
+	return ring->slots + (size_t)i * NSLM_SLOT_SIZE;
+}
+
+static u32 ring_room(const struct nslm_ring *ring)
+{
+	return ring->nslots - ring->count;
+}
+
+static void *ring_push(struct nslm_ring *ring, const void *item, u16 size)
+{
+	u32 tail = ring->head + ring->count;
+	void *dst;
+
+	lockdep_assert_held(&ring->lock);
+	if (tail >= ring->nslots)
+		tail -= ring->nslots;
+	dst = ring_slot(ring, tail);
+	memcpy(dst, item, size);
+	WRITE_ONCE(ring->count, ring->count + 1);
+	return dst;
+}
+
+static void ring_push_loss(struct nslm_ring *ring)
+{
+	struct nsl_loss loss = {
+		.hdr = {
+			.kind = NSL_ITEM_LOSS,
+			.size = sizeof(loss),
+			.cpu = ring->cpu,
+		},
+		.lost = ring->lost,
+		.first_seq = ring->lost_seq,
+		.tsc = ring->lost_tsc,
+	};
+
+	ring_push(ring, &loss, sizeof(loss));
+	ring->lost = 0;
+}
+
+static void ring_drop(struct nslm_ring *ring, u64 seq)
+{
+	if (!ring->lost) {
+		ring->lost_seq = seq;
+		ring->lost_tsc = get_cycles();
+	}
+	ring->lost++;
+	ring->dropped++;
+}
+
+static bool block_is_sane(const struct nsl_block *blk)
+{
+	return blk->hdr.kind == NSL_ITEM_BLOCK &&
+	       blk->nrec <= NSL_MAX_RECORDS &&
+	       blk->hdr.size == NSL_BLOCK_SIZE(blk->nrec);
+}
+
+void nslm_ring_deliver(const struct nsl_block *blk, void *priv)
+{
+	/* Preemption may move us; the lock, not the CPU, guards the ring. */
+	struct nslm_ring *ring = raw_cpu_ptr(&nslm_rings);
+	struct nsl_block *dst;
+	unsigned long flags;
+	bool queued = false;
+	u64 seq;
+
+	spin_lock_irqsave(&ring->lock, flags);
+	seq = ring->offered++;
+	if (WARN_ON_ONCE(!block_is_sane(blk))) {
+		ring_drop(ring, seq);
+	} else if (ring_room(ring) >= (ring->lost ? 2 : 1)) {
+		if (ring->lost)
+			ring_push_loss(ring);
+		dst = ring_push(ring, blk, blk->hdr.size);
+		dst->hdr.cpu = ring->cpu;
+		dst->seq = seq;
+		ring->blocks++;
+		queued = true;
+	} else {
+		ring_drop(ring, seq);
+	}
+	spin_unlock_irqrestore(&ring->lock, flags);
+
+	if (queued && wq_has_sleeper(&nslm_ring_wait))
+		irq_work_queue(&wake_work);
+}
+
+size_t nslm_ring_peek(unsigned int cpu, void *buf, size_t space,
+		      unsigned int *nitems)
+{
+	struct nslm_ring *ring = per_cpu_ptr(&nslm_rings, cpu);
+	const struct nsl_item_hdr *hdr;
+	unsigned long flags;
+	unsigned int n = 0;
+	size_t len = 0;
+	u32 i;
+
+	lockdep_assert_held(&nslm_ring_mutex);
+	spin_lock_irqsave(&ring->lock, flags);
+	for (i = ring->head; n < ring->count; n++) {
+		hdr = ring_slot(ring, i);
+		if (hdr->size > space - len)
+			break;
+		memcpy(buf + len, hdr, hdr->size);
+		len += hdr->size;
+		if (++i == ring->nslots)
+			i = 0;
+	}
+	spin_unlock_irqrestore(&ring->lock, flags);
+	*nitems = n;
+	return len;
+}
+
+void nslm_ring_consume(unsigned int cpu, unsigned int nitems)
+{
+	struct nslm_ring *ring = per_cpu_ptr(&nslm_rings, cpu);
+	const struct nsl_item_hdr *hdr;
+	unsigned long flags;
+
+	lockdep_assert_held(&nslm_ring_mutex);
+	spin_lock_irqsave(&ring->lock, flags);
+	for (; nitems && ring->count; nitems--) {
+		hdr = ring_slot(ring, ring->head);
+		if (hdr->kind == NSL_ITEM_BLOCK)
+			ring->blocks--;
+		if (++ring->head == ring->nslots)
+			ring->head = 0;
+		WRITE_ONCE(ring->count, ring->count - 1);
+	}
+	/* Mark drops now rather than wait for the next block. */
+	if (ring->lost && ring_room(ring))
+		ring_push_loss(ring);
+	spin_unlock_irqrestore(&ring->lock, flags);
+}
+
+/*
+ * Empty a ring whose contents are about to be thrown away, turning them
+ * into drops: what is in a ring, followed by the pending drops, is always
+ * the tail of the seq stream, so one loss marker covers all of it.
+ */
+static void ring_discard(struct nslm_ring *ring)
+{
+	const struct nsl_item_hdr *first;
+	const struct nsl_loss *loss;
+	const struct nsl_block *blk;
+
+	lockdep_assert_held(&ring->lock);
+	if (!ring->count)
+		return;
+	first = ring_slot(ring, ring->head);
+	if (first->kind == NSL_ITEM_LOSS) {
+		loss = (const struct nsl_loss *)first;
+		ring->lost_seq = loss->first_seq;
+		ring->lost_tsc = loss->tsc;
+	} else {
+		blk = (const struct nsl_block *)first;
+		ring->lost_seq = blk->seq;
+		ring->lost_tsc = get_cycles();
+	}
+	ring->lost = ring->offered - ring->lost_seq;
+	ring->dropped += ring->blocks;
+	ring->head = 0;
+	ring->blocks = 0;
+	WRITE_ONCE(ring->count, 0);
+}
+
+u64 nslm_rings_max_bytes(void)
+{
+	u64 bytes = (u64)totalram_pages() * PAGE_SIZE / 8;
+
+	bytes = div_u64(bytes, num_possible_cpus());
+	/* kvmalloc() refuses (and warns about) more than INT_MAX bytes. */
+	bytes = min_t(u64, bytes, INT_MAX);
+	bytes = div_u64(bytes, NSLM_SLOT_SIZE) * NSLM_SLOT_SIZE;
+	return max_t(u64, bytes, NSLM_RING_MIN_SLOTS * NSLM_SLOT_SIZE);
+}
+
+u64 nslm_rings_bytes(void)
+{
+	return (u64)READ_ONCE(ring_slots) * NSLM_SLOT_SIZE;
+}
+
+/*
+ * Give every ring @bytes (rounded down to whole slots).  The new rings are
+ * all allocated before any old one is touched, so a failure changes
+ * nothing; items in the old rings become drops, marked by a loss item.
+ */
+int nslm_rings_resize(u64 bytes)
+{
+	u64 nslots = div_u64(bytes, NSLM_SLOT_SIZE);
+	struct nslm_ring *ring;
+	unsigned long flags;
+	unsigned int cpu;
+	u8 **fresh;
+	int ret = 0;
+	u8 *old;
+
+	lockdep_assert_held(&nslm_ring_mutex);
+	if (nslots < NSLM_RING_MIN_SLOTS)
+		return -EINVAL;
+	if (bytes > nslm_rings_max_bytes())
+		return -ENOMEM;
+
+	fresh = kcalloc(nr_cpu_ids, sizeof(*fresh), GFP_KERNEL);
+	if (unlikely(!fresh))
+		return -ENOMEM;
+	for_each_possible_cpu(cpu) {
+		fresh[cpu] = kvmalloc_node(nslots * NSLM_SLOT_SIZE,
+					   GFP_KERNEL | __GFP_NOWARN,
+					   cpu_to_node(cpu));
+		if (unlikely(!fresh[cpu])) {
+			ret = -ENOMEM;
+			goto out_free;
+		}
+	}
+
+	for_each_possible_cpu(cpu) {
+		ring = per_cpu_ptr(&nslm_rings, cpu);
+		spin_lock_irqsave(&ring->lock, flags);
+		ring_discard(ring);
+		old = ring->slots;
+		ring->slots = fresh[cpu];
+		ring->nslots = nslots;
+		if (ring->lost)
+			ring_push_loss(ring);
+		spin_unlock_irqrestore(&ring->lock, flags);
+		fresh[cpu] = old;
+	}
+	WRITE_ONCE(ring_slots, nslots);
+
+out_free:
+	for_each_possible_cpu(cpu)
+		kvfree(fresh[cpu]);
+	kfree(fresh);
+	return ret;
+}
+
+/* Forget everything: items, counters, seqs restart at 0. */
+void nslm_rings_reset(void)
+{
+	struct nslm_ring *ring;
+	unsigned long flags;
+	unsigned int cpu;
+
+	lockdep_assert_held(&nslm_ring_mutex);
+	for_each_possible_cpu(cpu) {
+		ring = per_cpu_ptr(&nslm_rings, cpu);
+		spin_lock_irqsave(&ring->lock, flags);
+		ring->head = 0;
+		WRITE_ONCE(ring->count, 0);
+		ring->blocks = 0;
+		ring->offered = 0;
+		ring->dropped = 0;
+		ring->lost = 0;
+		spin_unlock_irqrestore(&ring->lock, flags);
+	}
+}
+
+bool nslm_rings_have_items(void)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu)
+		if (READ_ONCE(per_cpu_ptr(&nslm_rings, cpu)->count))
+			return true;
+	return false;
+}
+
+void nslm_rings_totals(struct nslm_totals *t)
+{
+	struct nslm_ring *ring;
+	unsigned long flags;
+	unsigned int cpu;
+
+	memset(t, 0, sizeof(*t));
+	for_each_possible_cpu(cpu) {
+		ring = per_cpu_ptr(&nslm_rings, cpu);
+		spin_lock_irqsave(&ring->lock, flags);
+		t->packets += ring->offered;
+		t->drops += ring->dropped;
+		t->queued += ring->blocks;
+		spin_unlock_irqrestore(&ring->lock, flags);
+	}
+}
+
+int nslm_rings_init(u64 bytes)
+{
+	struct nslm_ring *ring;
+	unsigned int cpu;
+	int ret;
+
+	for_each_possible_cpu(cpu) {
+		ring = per_cpu_ptr(&nslm_rings, cpu);
+		spin_lock_init(&ring->lock);
+		ring->cpu = cpu;
+	}
+	mutex_lock(&nslm_ring_mutex);
+	ret = nslm_rings_resize(min(bytes, nslm_rings_max_bytes()));
+	mutex_unlock(&nslm_ring_mutex);
+	return ret;
+}
+
+/* Only once nothing can deliver any more. */
+void nslm_rings_uninit(void)
+{
+	struct nslm_ring *ring;
+	unsigned int cpu;
+
+	irq_work_sync(&wake_work);
+	for_each_possible_cpu(cpu) {
+		ring = per_cpu_ptr(&nslm_rings, cpu);
+		kvfree(ring->slots);
+		ring->slots = NULL;
+	}
+}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Per-CPU rings of whole items (blocks and loss markers), filled by the
+ * core's deliver callback on the CPU that frees the skb and drained by
+ * read() on /dev/ns.
+ */
+#ifndef _NSLM_RING_H
+#define _NSLM_RING_H
+
+#include <linux/mutex.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+#include <linux/netslice.h>
+
+/* Every ring slot holds one item of at most this many bytes. */
+#define NSLM_SLOT_SIZE		sizeof(struct nsl_block)
+
+enum {
+	/* Smallest ring: a loss marker, a block and room to spare. */
+	NSLM_RING_MIN_SLOTS	= 4,
+	NSLM_RING_DEFAULT_BYTES	= 1024 * 1024,
+};
+
+struct nslm_totals {
+	u64 packets;	/* blocks offered since the last reset */
+	u64 drops;	/* of those, blocks that will never be read */
+	u64 queued;	/* blocks waiting in the rings */
+};
+
+/* Serialises the consumer side: peek/consume, resize, reset. */
+extern struct mutex nslm_ring_mutex;
+/* Woken (from irq_work) when a ring gets items while someone waits. */
+extern struct wait_queue_head nslm_ring_wait;
+
+int nslm_rings_init(u64 bytes);
+void nslm_rings_uninit(void);
+int nslm_rings_resize(u64 bytes);
+void nslm_rings_reset(void);
+bool nslm_rings_have_items(void);
+void nslm_rings_totals(struct nslm_totals *t);
+u64 nslm_rings_bytes(void);
+u64 nslm_rings_max_bytes(void);
+
+void nslm_ring_deliver(const struct nsl_block *blk, void *priv);
+size_t nslm_ring_peek(unsigned int cpu, void *buf, size_t space,
+		      unsigned int *nitems);
+void nslm_ring_consume(unsigned int cpu, unsigned int nitems);
+
+#endif /* _NSLM_RING_H */
