@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ABI test for include/netslice.h: compiled as C90 (-pedantic -Werror) for
+ * -m32 and -m64.  Every struct size, every field offset and every ioctl
+ * number is checked at compile time against the one layout both ABIs must
+ * share, then again at run time to print TAP lines; "--dump" prints the
+ * raw values so run.sh can diff the two builds.
+ */
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "netslice.h"
+
+#define SZ(type)	sizeof(struct type)
+#define OFF(type, f)	offsetof(struct type, f)
+#define FSZ(type, f)	sizeof(((struct type *)0)->f)
+
+/* X(expression, value it must have on every ABI) */
+#define ABI_CHECKS(X) \
+	X(NSL_ABI_VERSION, 1) \
+	X(NSL_MAX_RECORDS, 16) \
+	X(NSL_MAX_EVENTS, 4) \
+	X(NSL_R_MAX, 14) \
+	X(NSL_ITEM_BLOCK, 1) \
+	X(NSL_ITEM_LOSS, 2) \
+	\
+	X(SZ(nsl_item_hdr), 8) \
+	X(OFF(nsl_item_hdr, kind), 0) \
+	X(OFF(nsl_item_hdr, size), 2) \
+	X(OFF(nsl_item_hdr, cpu), 4) \
+	\
+	X(SZ(nsl_record), 56) \
+	X(OFF(nsl_record, region), 0) \
+	X(OFF(nsl_record, depth), 1) \
+	X(OFF(nsl_record, flags), 2) \
+	X(OFF(nsl_record, nmerged), 4) \
+	X(OFF(nsl_record, cpu), 6) \
+	X(OFF(nsl_record, start), 8) \
+	X(OFF(nsl_record, ticks), 16) \
+	X(OFF(nsl_record, count), 24) \
+	X(FSZ(nsl_record, count), 32) \
+	\
+	X(SZ(nsl_block), 960) \
+	X(OFF(nsl_block, hdr), 0) \
+	X(OFF(nsl_block, seq), 8) \
+	X(OFF(nsl_block, tsc0), 16) \
+	X(OFF(nsl_block, conn), 24) \
+	X(OFF(nsl_block, flags), 32) \
+	X(OFF(nsl_block, len), 36) \
+	X(OFF(nsl_block, ifindex), 40) \
+	X(OFF(nsl_block, gso_segs), 44) \
+	X(OFF(nsl_block, proto), 46) \
+	X(OFF(nsl_block, nhlen), 48) \
+	X(OFF(nsl_block, thlen), 50) \
+	X(OFF(nsl_block, dir), 52) \
+	X(OFF(nsl_block, nrec), 53) \
+	X(OFF(nsl_block, nevents), 54) \
+	X(OFF(nsl_block, mode), 55) \
+	X(OFF(nsl_block, tcp_seq), 56) \
+	X(OFF(nsl_block, pad), 60) \
+	X(OFF(nsl_block, rec), 64) \
+	X(NSL_BLOCK_SIZE(0), 64) \
+	X(NSL_BLOCK_SIZE(1), 120) \
+	X(NSL_BLOCK_SIZE(NSL_MAX_RECORDS), SZ(nsl_block)) \
+	\
+	X(SZ(nsl_loss), 32) \
+	X(OFF(nsl_loss, hdr), 0) \
+	X(OFF(nsl_loss, lost), 8) \
+	X(OFF(nsl_loss, first_seq), 16) \
+	X(OFF(nsl_loss, tsc), 24) \
+	\
+	X(SZ(nsl_rcvbuf), 16) \
+	X(OFF(nsl_rcvbuf, bytes), 0) \
+	X(OFF(nsl_rcvbuf, flags), 8) \
+	X(OFF(nsl_rcvbuf, pad), 12) \
+	\
+	X(SZ(nsl_state), 8) \
+	X(OFF(nsl_state, state), 0) \
+	X(OFF(nsl_state, flags), 4) \
+	\
+	X(SZ(nsl_event), 32) \
+	X(OFF(nsl_event, type), 0) \
+	X(OFF(nsl_event, flags), 4) \
+	X(OFF(nsl_event, config), 8) \
+	X(OFF(nsl_event, config1), 16) \
+	X(OFF(nsl_event, config2), 24) \
+	\
+	X(SZ(nsl_events), 136) \
+	X(OFF(nsl_events, nevents), 0) \
+	X(OFF(nsl_events, flags), 4) \
+	X(OFF(nsl_events, ev), 8) \
+	\
+	X(SZ(nsl_mode), 8) \
+	X(OFF(nsl_mode, mode), 0) \
+	X(OFF(nsl_mode, flags), 4) \
+	\
+	X(SZ(nsl_count), 8) \
+	X(OFF(nsl_count, count), 0) \
+	\
+	X(SZ(nsl_info), 64) \
+	X(OFF(nsl_info, abi_version), 0) \
+	X(OFF(nsl_info, tsc_khz), 4) \
+	X(OFF(nsl_info, block_size), 8) \
+	X(OFF(nsl_info, ncpus), 12) \
+	X(OFF(nsl_info, max_records), 16) \
+	X(OFF(nsl_info, max_events), 20) \
+	X(OFF(nsl_info, ring_bytes), 24) \
+	X(OFF(nsl_info, ring_max), 32) \
+	X(OFF(nsl_info, ref_tsc), 40) \
+	X(OFF(nsl_info, ref_realtime_ns), 48) \
+	X(OFF(nsl_info, emitted), 56) \
+	\
+	X(NSIOCSRCVBUF, 0x4010B901UL) \
+	X(NSIOCSSTATE, 0x4008B902UL) \
+	X(NSIOCSEVENT, 0x4088B903UL) \
+	X(NSIOCSEMODE, 0x4008B904UL) \
+	X(NSIOCGPACKETS, 0x8008B905UL) \
+	X(NSIOCGDROPS, 0x8008B906UL) \
+	X(NSIOCGINFO, 0x8040B907UL)
+
+/* C90 has no _Static_assert: a negative array size stops the build. */
+#define STATIC_CHECK(expr, want) \
+	(void)sizeof(char[((unsigned long)(expr) == (unsigned long)(want)) ? 1 : -1]);
+
+static void static_checks(void)
+{
+	ABI_CHECKS(STATIC_CHECK)
+}
+
+static int ntests, nfailed;
+static int dump;
+
+static void check(const char *expr, unsigned long got, unsigned long want)
+{
+	if (dump) {
+		printf("%s %lu\n", expr, got);
+		return;
+	}
+	ntests++;
+	if (got == want) {
+		printf("ok %d - %s == %lu (%lu-bit)\n", ntests, expr, want,
+		       (unsigned long)sizeof(long) * 8);
+	} else {
+		nfailed++;
+		printf("not ok %d - %s is %lu, want %lu (%lu-bit)\n", ntests,
+		       expr, got, want, (unsigned long)sizeof(long) * 8);
+	}
+}
+
+#define RUN_CHECK(expr, want) \
+	check(#expr, (unsigned long)(expr), (unsigned long)(want));
+
+int main(int argc, char **argv)
+{
+	dump = argc > 1 && strcmp(argv[1], "--dump") == 0;
+	static_checks();
+	ABI_CHECKS(RUN_CHECK)
+	if (!dump)
+		printf("1..%d\n", ntests);
+	return nfailed ? 1 : 0;
+}
