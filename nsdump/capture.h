@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The live source: /dev/ns (or $NSDUMP_DEV, or -i path). */
+#ifndef _NS_CAPTURE_H
+#define _NS_CAPTURE_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "netslice.h"
+
+#define NS_DEFAULT_DEV		"/dev/ns"
+#define NS_READ_BLOCKS		64	/* read buffer, in largest items */
+
+struct ns_dev {
+	int fd;
+	const char *path;
+	struct nsl_info info;
+	char err[256];
+};
+
+/* Open, check the ABI, set the ring size if @rcvbuf, start. 0 or -1. */
+int ns_dev_open(struct ns_dev *d, const char *path, uint64_t rcvbuf);
+/*
+ * Wait for and read whole items.  Returns bytes read, 0 if @stop or
+ * @wake was raised by a signal meanwhile, -1 on error (d->err).
+ */
+ssize_t ns_dev_read(struct ns_dev *d, void *buf, size_t len,
+		    volatile sig_atomic_t *stop, volatile sig_atomic_t *wake);
+int ns_dev_drops(struct ns_dev *d, uint64_t *drops);
+/* Stop capturing and close. */
+void ns_dev_close(struct ns_dev *d);
+
+#endif /* _NS_CAPTURE_H */

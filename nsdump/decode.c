@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdio.h>
+#include <string.h>
+#include "decode.h"
+
+#define BLOCK_FIXED	NSL_BLOCK_SIZE(0)
+
+static const char *const region_names[NSL_R_MAX] = {
+	[NSL_R_WRITE]	= "write",
+	[NSL_R_TCP]	= "tcp",
+	[NSL_R_IP]	= "ip",
+	[NSL_R_LINK]	= "link",
+	[NSL_R_NIC]	= "nic",
+	[NSL_R_RX_NIC]	= "rx-nic",
+	[NSL_R_RX_LINK]	= "rx-link",
+	[NSL_R_RX_IP]	= "rx-ip",
+	[NSL_R_RX_TCP]	= "rx-tcp",
+	[NSL_R_QUEUE]	= "queue",
+	[NSL_R_COPY]	= "copy",
+	[NSL_R_SNDQ]	= "sndq",
+	[NSL_R_QDISC]	= "qdisc",
+};
+
+const char *ns_region_name(unsigned int region)
+{
+	return region < NSL_R_MAX ? region_names[region] : NULL;
+}
+
+static enum ns_decode_error fail(struct ns_item *it, enum ns_decode_error err,
+				 uint64_t bad)
+{
+	it->bad = bad;
+	return err;
+}
+
+static enum ns_decode_error decode_block(const void *buf, struct ns_item *it)
+{
+	struct nsl_block *b = &it->block;
+	unsigned int i;
+
+	if (it->hdr.size < BLOCK_FIXED)
+		return fail(it, NS_DEC_BLOCK_SHORT, it->hdr.size);
+	memset(b, 0, sizeof(*b));
+	memcpy(b, buf, BLOCK_FIXED);
+	if (b->nrec > NSL_MAX_RECORDS)
+		return fail(it, NS_DEC_NREC, b->nrec);
+	if (it->hdr.size != NSL_BLOCK_SIZE(b->nrec))
+		return fail(it, NS_DEC_BLOCK_SIZE, it->hdr.size);
+	if (b->nevents > NSL_MAX_EVENTS)
+		return fail(it, NS_DEC_NEVENTS, b->nevents);
+	memcpy(b->rec, (const char *)buf + BLOCK_FIXED,
+	       b->nrec * sizeof(b->rec[0]));
+	for (i = 0; i < b->nrec; i++)
+		if (b->rec[i].region == NSL_R_NONE ||
+		    b->rec[i].region >= NSL_R_MAX)
+			return fail(it, NS_DEC_REGION, i);
+	it->type = NS_ITEM_BLOCK;
+	return NS_DEC_OK;
+}
+
+enum ns_decode_error ns_decode_item(const void *buf, size_t len,
+				    struct ns_item *it)
+{
+	it->raw = buf;
+	it->bad = 0;
+	if (len < sizeof(it->hdr))
+		return fail(it, NS_DEC_SHORT_HEADER, len);
+	memcpy(&it->hdr, buf, sizeof(it->hdr));
+	if (it->hdr.size < sizeof(it->hdr) || it->hdr.size % 8)
+		return fail(it, NS_DEC_BAD_SIZE, it->hdr.size);
+	if (it->hdr.size > len)
+		return fail(it, NS_DEC_TRUNCATED, it->hdr.size);
+
+	switch (it->hdr.kind) {
+	case NSL_ITEM_BLOCK:
+		return decode_block(buf, it);
+	case NSL_ITEM_LOSS:
+		if (it->hdr.size != sizeof(it->loss))
+			return fail(it, NS_DEC_LOSS_SIZE, it->hdr.size);
+		memcpy(&it->loss, buf, sizeof(it->loss));
+		it->type = NS_ITEM_LOSS;
+		return NS_DEC_OK;
+	default:
+		it->type = NS_ITEM_SKIPPED;
+		return NS_DEC_OK;
+	}
+}
+
+void ns_decode_describe(enum ns_decode_error err, const struct ns_item *it,
+			char *msg, size_t msglen)
+{
+	unsigned long long bad = it->bad;
+
+	switch (err) {
+	case NS_DEC_OK:
+		snprintf(msg, msglen, "no error");
+		break;
+	case NS_DEC_SHORT_HEADER:
+		snprintf(msg, msglen, "%llu bytes left, too few for an item header",
+			 bad);
+		break;
+	case NS_DEC_BAD_SIZE:
+		snprintf(msg, msglen, "item size %llu is not a positive multiple of 8",
+			 bad);
+		break;
+	case NS_DEC_TRUNCATED:
+		snprintf(msg, msglen, "item size %llu runs past the end of the data",
+			 bad);
+		break;
+	case NS_DEC_BLOCK_SHORT:
+		snprintf(msg, msglen, "block size %llu is below the fixed part (%u)",
+			 bad, (unsigned int)BLOCK_FIXED);
+		break;
+	case NS_DEC_NREC:
+		snprintf(msg, msglen, "block nrec %llu exceeds %d", bad,
+			 NSL_MAX_RECORDS);
+		break;
+	case NS_DEC_NEVENTS:
+		snprintf(msg, msglen, "block nevents %llu exceeds %d", bad,
+			 NSL_MAX_EVENTS);
+		break;
+	case NS_DEC_BLOCK_SIZE:
+		snprintf(msg, msglen, "block size %llu, nrec %u needs %u", bad,
+			 it->block.nrec,
+			 (unsigned int)NSL_BLOCK_SIZE(it->block.nrec));
+		break;
+	case NS_DEC_REGION:
+		snprintf(msg, msglen, "block record %llu has region id %u (valid 1..%d)",
+			 bad, it->block.rec[bad < NSL_MAX_RECORDS ? bad : 0].region,
+			 NSL_R_MAX - 1);
+		break;
+	case NS_DEC_LOSS_SIZE:
+		snprintf(msg, msglen, "loss item size %llu, expected %zu", bad,
+			 sizeof(struct nsl_loss));
+		break;
+	}
+}

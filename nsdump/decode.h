@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Decoding ABI items (include/netslice.h) from a byte buffer, as read()
+ * returns them or as a trace file's DATA record carries them.  Every
+ * length and index is checked; a malformed item is an error with a
+ * reason, never a crash.
+ */
+#ifndef _NS_DECODE_H
+#define _NS_DECODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "netslice.h"
+
+enum ns_item_type {
+	NS_ITEM_BLOCK,
+	NS_ITEM_LOSS,
+	NS_ITEM_SKIPPED,	/* well-formed item of a kind we do not know */
+};
+
+enum ns_decode_error {
+	NS_DEC_OK = 0,
+	NS_DEC_SHORT_HEADER,	/* fewer than 8 bytes left */
+	NS_DEC_BAD_SIZE,	/* hdr.size < 8 or not a multiple of 8 */
+	NS_DEC_TRUNCATED,	/* hdr.size beyond the end of the buffer */
+	NS_DEC_BLOCK_SHORT,	/* block smaller than its fixed part */
+	NS_DEC_NREC,		/* nrec > NSL_MAX_RECORDS */
+	NS_DEC_NEVENTS,		/* nevents > NSL_MAX_EVENTS */
+	NS_DEC_BLOCK_SIZE,	/* hdr.size != NSL_BLOCK_SIZE(nrec) */
+	NS_DEC_REGION,		/* a record's region is 0 or >= NSL_R_MAX */
+	NS_DEC_LOSS_SIZE,	/* hdr.size != sizeof(struct nsl_loss) */
+};
+
+struct ns_item {
+	enum ns_item_type type;
+	struct nsl_item_hdr hdr;
+	const void *raw;	/* the item's bytes in the input buffer */
+	uint64_t bad;		/* on error: the offending value or index */
+	union {
+		struct nsl_block block;	/* records past nrec are zero */
+		struct nsl_loss loss;
+	};
+};
+
+/*
+ * Decode the item at the start of @buf (@len bytes left).  On NS_DEC_OK
+ * the item takes it->hdr.size bytes; on error it->bad holds the offending
+ * value (size, nrec, nevents, or the index of the bad record).
+ */
+enum ns_decode_error ns_decode_item(const void *buf, size_t len,
+				    struct ns_item *it);
+
+/* One line saying what is wrong, e.g. "nrec 17 exceeds 16". */
+void ns_decode_describe(enum ns_decode_error err, const struct ns_item *it,
+			char *msg, size_t msglen);
+
+/* "write", "tcp", ... or NULL for an id outside the ABI. */
+const char *ns_region_name(unsigned int region);
+
+#endif /* _NS_DECODE_H */

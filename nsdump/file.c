@@ -1,0 +1,512 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "crc32.h"
+#include "file.h"
+
+#define HDR	sizeof(struct nsf_rec_hdr)
+
+_Static_assert(sizeof(struct nsf_header) == 16, "header");
+_Static_assert(sizeof(struct nsf_rec_hdr) == 16, "record header");
+_Static_assert(sizeof(struct nsf_value) == 32, "value");
+_Static_assert(sizeof(struct ns_field) == 32, "field");
+_Static_assert(NSF_DATA_TARGET >= sizeof(struct nsl_block), "data target");
+
+/* The struct nsl_info fields, by name, as INFO carries them. */
+#define INFO_FIELD(m) { #m, offsetof(struct nsl_info, m), \
+			sizeof(((struct nsl_info *)0)->m) }
+static const struct {
+	const char *name;
+	size_t offset, size;
+} info_fields[] = {
+	INFO_FIELD(abi_version), INFO_FIELD(tsc_khz), INFO_FIELD(block_size),
+	INFO_FIELD(ncpus), INFO_FIELD(max_records), INFO_FIELD(max_events),
+	INFO_FIELD(ring_bytes), INFO_FIELD(ring_max), INFO_FIELD(ref_tsc),
+	INFO_FIELD(ref_realtime_ns), INFO_FIELD(emitted),
+};
+#define N_INFO (sizeof(info_fields) / sizeof(info_fields[0]))
+
+static uint32_t record_crc(const struct nsf_rec_hdr *h, const void *payload,
+			   size_t len)
+{
+	struct nsf_rec_hdr z = *h;
+
+	z.crc = 0;
+	return ns_crc32(ns_crc32(0, &z, sizeof(z)), payload, len);
+}
+
+static void set_value(struct nsf_value *v, const char *name, uint64_t value)
+{
+	memset(v, 0, sizeof(*v));
+	strncpy(v->name, name, sizeof(v->name) - 1);
+	v->value = value;
+}
+
+/* ---- writer ---- */
+
+static int write_all(struct nsf_writer *w, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	if (w->err)
+		return -1;
+	while (len) {
+		ssize_t n = write(w->fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			struct stat st;
+
+			w->err = n < 0 ? errno : EIO;
+			/* drop a half-written record: the file stays readable */
+			if (!fstat(w->fd, &st) && S_ISREG(st.st_mode) &&
+			    ftruncate(w->fd, w->committed + w->base) == 0)
+				lseek(w->fd, w->committed + w->base, SEEK_SET);
+			return -1;
+		}
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* @rec holds HDR bytes of room, then @len bytes of payload. */
+static int write_record(struct nsf_writer *w, uint32_t kind, void *rec,
+			size_t len)
+{
+	struct nsf_rec_hdr h = { .kind = kind, .len = HDR + len };
+
+	h.crc = record_crc(&h, (char *)rec + HDR, len);
+	memcpy(rec, &h, HDR);
+	if (write_all(w, rec, HDR + len))
+		return -1;
+	w->committed += HDR + len;
+	return 0;
+}
+
+static int write_values(struct nsf_writer *w, uint32_t kind,
+			const struct nsf_value *v, size_t n)
+{
+	unsigned char rec[HDR + 32 * sizeof(*v)];
+
+	memcpy(rec + HDR, v, n * sizeof(*v));
+	return write_record(w, kind, rec, n * sizeof(*v));
+}
+
+int nsf_writer_open(struct nsf_writer *w, int fd, const char *name,
+		    const struct nsl_info *info)
+{
+	struct nsf_header fh = { .version = NSF_VERSION, .bom = NSF_BOM };
+	struct nsf_value v[N_INFO];
+	struct ns_layout l;
+	unsigned char *rec;
+	off_t base;
+
+	memset(w, 0, sizeof(*w));
+	w->fd = fd;
+	w->name = name;
+	base = lseek(fd, 0, SEEK_CUR);
+	w->base = base < 0 ? 0 : base;
+	w->buf = malloc(HDR + NSF_DATA_TARGET);
+	if (!w->buf) {
+		w->err = ENOMEM;
+		return -1;
+	}
+	memcpy(fh.magic, NSF_MAGIC, sizeof(fh.magic));
+	if (write_all(w, &fh, sizeof(fh)))
+		return -1;
+	w->committed = sizeof(fh);
+
+	for (size_t i = 0; i < N_INFO; i++) {
+		uint64_t x = 0;
+
+		if (info_fields[i].size == 4) {
+			uint32_t x32;
+
+			memcpy(&x32, (const char *)info + info_fields[i].offset, 4);
+			x = x32;
+		} else {
+			memcpy(&x, (const char *)info + info_fields[i].offset, 8);
+		}
+		set_value(&v[i], info_fields[i].name, x);
+	}
+	if (write_values(w, NSF_INFO, v, N_INFO))
+		return -1;
+
+	ns_layout_native(&l);
+	rec = w->buf;	/* the layout fits in a DATA buffer */
+	memcpy(rec + HDR, l.f, l.n * sizeof(l.f[0]));
+	return write_record(w, NSF_FIELDS, rec, l.n * sizeof(l.f[0]));
+}
+
+int nsf_writer_flush(struct nsf_writer *w)
+{
+	if (!w->used)
+		return w->err ? -1 : 0;
+	if (write_record(w, NSF_DATA, w->buf, w->used))
+		return -1;
+	w->used = 0;
+	w->data_records++;
+	w->blocks += w->pending_blocks;
+	w->lost += w->pending_lost;
+	w->loss_items += w->pending_loss_items;
+	w->pending_blocks = w->pending_lost = w->pending_loss_items = 0;
+	return 0;
+}
+
+int nsf_write_item(struct nsf_writer *w, const struct ns_item *it)
+{
+	const void *src = it->raw;
+	size_t size = it->hdr.size;
+
+	if (w->err)
+		return -1;
+	if (it->type == NS_ITEM_BLOCK) {
+		src = &it->block;
+		size = NSL_BLOCK_SIZE(it->block.nrec);
+	} else if (it->type == NS_ITEM_LOSS) {
+		src = &it->loss;
+		size = sizeof(it->loss);
+	}
+	if (w->used + size > NSF_DATA_TARGET && nsf_writer_flush(w))
+		return -1;
+	memcpy(w->buf + HDR + w->used, src, size);
+	w->used += size;
+	if (it->type == NS_ITEM_BLOCK) {
+		w->pending_blocks++;
+	} else if (it->type == NS_ITEM_LOSS) {
+		w->pending_lost += it->loss.lost;
+		w->pending_loss_items++;
+	}
+	return 0;
+}
+
+int nsf_writer_close(struct nsf_writer *w)
+{
+	struct nsf_value v[4];
+	int ret = 0;
+
+	if (!nsf_writer_flush(w)) {
+		set_value(&v[0], "blocks", w->blocks);
+		set_value(&v[1], "lost", w->lost);
+		set_value(&v[2], "loss_items", w->loss_items);
+		set_value(&v[3], "data_records", w->data_records);
+		write_values(w, NSF_TRAILER, v, 4);
+	}
+	if (w->err)
+		ret = -1;
+	if (close(w->fd) && !w->err) {
+		w->err = errno;
+		ret = -1;
+	}
+	free(w->buf);
+	w->buf = NULL;
+	return ret;
+}
+
+/* ---- reader ---- */
+
+__attribute__((format(printf, 2, 3)))
+static int rfail(struct nsf_reader *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->err, sizeof(r->err), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* Bytes read: @len unless the file ended; -1 on a read error. */
+static ssize_t read_full(struct nsf_reader *r, void *buf, size_t len)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t n = read(r->fd, (char *)buf + got, len - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return rfail(r, "read error at offset %llu: %s",
+				     (unsigned long long)(r->off + got),
+				     strerror(errno));
+		if (!n)
+			break;
+		got += n;
+	}
+	r->off += got;
+	return got;
+}
+
+static int parse_info(struct nsf_reader *r)
+{
+	const struct nsf_value *v = (const void *)r->rec;
+	bool have_abi = false, have_khz = false;
+
+	if (r->rec_len % sizeof(*v))
+		return rfail(r, "INFO record at offset %llu: bad length",
+			     (unsigned long long)r->rec_off);
+	memset(&r->info, 0, sizeof(r->info));
+	for (size_t i = 0; i < r->rec_len / sizeof(*v); i++) {
+		struct nsf_value x;
+
+		memcpy(&x, &v[i], sizeof(x));
+		x.name[sizeof(x.name) - 1] = 0;
+		for (size_t k = 0; k < N_INFO; k++) {
+			char *dst = (char *)&r->info + info_fields[k].offset;
+			uint32_t x32 = x.value;
+
+			if (strcmp(x.name, info_fields[k].name))
+				continue;
+			if (info_fields[k].size == 4)
+				memcpy(dst, &x32, 4);
+			else
+				memcpy(dst, &x.value, 8);
+			have_abi |= !strcmp(x.name, "abi_version");
+			have_khz |= !strcmp(x.name, "tsc_khz");
+		}
+	}
+	if (!have_abi || !have_khz || !r->info.tsc_khz)
+		return rfail(r, "INFO record at offset %llu lacks abi_version or tsc_khz",
+			     (unsigned long long)r->rec_off);
+	r->have_info = true;
+	return 0;
+}
+
+static int parse_fields(struct nsf_reader *r)
+{
+	char why[128];
+
+	if (r->rec_len % sizeof(struct ns_field) ||
+	    r->rec_len / sizeof(struct ns_field) > NS_LAYOUT_MAX)
+		return rfail(r, "FIELDS record at offset %llu: bad length",
+			     (unsigned long long)r->rec_off);
+	memset(&r->layout, 0, sizeof(r->layout));
+	r->layout.n = r->rec_len / sizeof(struct ns_field);
+	memcpy(r->layout.f, r->rec, r->rec_len);
+	if (ns_layout_check(&r->layout, why, sizeof(why)))
+		return rfail(r, "FIELDS record at offset %llu: %s",
+			     (unsigned long long)r->rec_off, why);
+	r->have_fields = true;
+	return 0;
+}
+
+static int parse_trailer(struct nsf_reader *r)
+{
+	const struct nsf_value *v = (const void *)r->rec;
+	bool have_blocks = false;
+	unsigned char extra;
+
+	if (r->rec_len % sizeof(*v))
+		return rfail(r, "TRAILER record at offset %llu: bad length",
+			     (unsigned long long)r->rec_off);
+	for (size_t i = 0; i < r->rec_len / sizeof(*v); i++) {
+		struct nsf_value x;
+
+		memcpy(&x, &v[i], sizeof(x));
+		x.name[sizeof(x.name) - 1] = 0;
+		if (!strcmp(x.name, "blocks")) {
+			r->trailer_blocks = x.value;
+			have_blocks = true;
+		} else if (!strcmp(x.name, "lost")) {
+			r->trailer_lost = x.value;
+		}
+	}
+	if (!have_blocks)
+		return rfail(r, "TRAILER record at offset %llu has no block count",
+			     (unsigned long long)r->rec_off);
+	if (r->trailer_blocks != r->blocks || r->trailer_lost != r->lost)
+		return rfail(r, "trailer says %llu blocks (%llu lost), file holds %llu (%llu lost)",
+			     (unsigned long long)r->trailer_blocks,
+			     (unsigned long long)r->trailer_lost,
+			     (unsigned long long)r->blocks,
+			     (unsigned long long)r->lost);
+	switch (read_full(r, &extra, 1)) {
+	case 0:
+		break;
+	case 1:
+		return rfail(r, "data after the trailer at offset %llu",
+			     (unsigned long long)(r->off - 1));
+	default:
+		return -1;
+	}
+	r->done = true;
+	return 0;
+}
+
+/* Read the next record into r->rec: its kind, 0 at a clean end, -1. */
+static int next_record(struct nsf_reader *r)
+{
+	struct nsf_rec_hdr h;
+	ssize_t got;
+
+	r->rec_off = r->off;
+	got = read_full(r, &h, HDR);
+	if (got <= 0)
+		return got;
+	if ((size_t)got < HDR)
+		return rfail(r, "cut in the middle of a record header at offset %llu",
+			     (unsigned long long)r->rec_off);
+	if (h.len < HDR || h.len % 8 || h.len > NSF_MAX_RECORD)
+		return rfail(r, "corrupt record length %u at offset %llu",
+			     h.len, (unsigned long long)r->rec_off);
+	r->rec_len = h.len - HDR;
+	if (r->rec_len > r->cap) {
+		unsigned char *p = realloc(r->rec, r->rec_len);
+
+		if (!p)
+			return rfail(r, "out of memory");
+		r->rec = p;
+		r->cap = r->rec_len;
+	}
+	got = read_full(r, r->rec, r->rec_len);
+	if (got < 0)
+		return -1;
+	if ((size_t)got < r->rec_len)
+		return rfail(r, "record at offset %llu (%u bytes) cut at offset %llu",
+			     (unsigned long long)r->rec_off, h.len,
+			     (unsigned long long)r->off);
+	if (record_crc(&h, r->rec, r->rec_len) != h.crc)
+		return rfail(r, "CRC mismatch in record at offset %llu (kind %u, %u bytes)",
+			     (unsigned long long)r->rec_off, h.kind, h.len);
+	if (!h.kind)
+		return rfail(r, "record of kind 0 at offset %llu",
+			     (unsigned long long)r->rec_off);
+	r->pos = 0;
+	return h.kind;
+}
+
+/* Records up to and including the next DATA (0), a clean end (1), -1. */
+static int advance(struct nsf_reader *r)
+{
+	for (;;) {
+		int kind = next_record(r);
+
+		switch (kind) {
+		case -1:
+			return -1;
+		case 0:
+			return 1;
+		case NSF_INFO:
+			if (parse_info(r))
+				return -1;
+			break;
+		case NSF_FIELDS:
+			if (parse_fields(r))
+				return -1;
+			break;
+		case NSF_DATA:
+			if (!r->have_info || !r->have_fields)
+				return rfail(r, "DATA record at offset %llu before INFO and FIELDS",
+					     (unsigned long long)r->rec_off);
+			return 0;
+		case NSF_TRAILER:
+			if (parse_trailer(r))
+				return -1;
+			r->rec_len = 0;
+			return 1;
+		default:
+			/* EVENTS, CALIB and kinds of later versions */
+			r->skipped_records++;
+			break;
+		}
+	}
+}
+
+int nsf_reader_open(struct nsf_reader *r, int fd, const char *name)
+{
+	struct nsf_header fh;
+	ssize_t got;
+
+	memset(r, 0, sizeof(*r));
+	r->fd = fd;
+	r->name = name;
+	got = read_full(r, &fh, sizeof(fh));
+	if (got < 0)
+		return -1;
+	if ((size_t)got < sizeof(fh) || memcmp(fh.magic, NSF_MAGIC, 8))
+		return rfail(r, "not a NetSlice trace file");
+	if (fh.bom == 0x04030201u)
+		return rfail(r, "written on a machine of the other byte order: unsupported");
+	if (fh.bom != NSF_BOM)
+		return rfail(r, "bad byte-order mark 0x%08x", fh.bom);
+	if (fh.version != NSF_VERSION)
+		return rfail(r, "file format version %u, this nsdump reads %u",
+			     fh.version, NSF_VERSION);
+	if (advance(r) < 0)
+		return -1;
+	if (!r->have_info || !r->have_fields) {
+		if (r->done)
+			return rfail(r, "no INFO or FIELDS record before the trailer");
+		return rfail(r, "truncated: file ends before its INFO and FIELDS records");
+	}
+	return 0;
+}
+
+enum nsf_status nsf_read_item(struct nsf_reader *r, struct ns_item *it)
+{
+	enum ns_decode_error err;
+	char why[128];
+
+	while (r->pos >= r->rec_len) {
+		if (r->done)
+			return NSF_END;
+		switch (advance(r)) {
+		case -1:
+			return NSF_ERR;
+		case 1:
+			return r->done ? NSF_END : NSF_TRUNC;
+		}
+	}
+
+	const unsigned char *p = r->rec + r->pos;
+	size_t left = r->rec_len - r->pos;
+	unsigned long long where = r->rec_off + HDR + r->pos;
+
+	if (r->layout.native) {
+		err = ns_decode_item(p, left, it);
+	} else {
+		struct nsl_item_hdr h;
+		size_t n;
+
+		err = ns_decode_item(p, left, it);	/* checks hdr.size */
+		if (err == NS_DEC_OK || err > NS_DEC_TRUNCATED) {
+			memcpy(&h, p, sizeof(h));
+			n = ns_layout_translate(&r->layout, p, h.size, r->item,
+						sizeof(r->item), why, sizeof(why));
+			if (!n) {
+				rfail(r, "item at offset %llu: %s", where, why);
+				return NSF_ERR;
+			}
+			err = ns_decode_item(r->item, n, it);
+			it->hdr.size = h.size;	/* bytes taken in the file */
+		}
+	}
+	if (err) {
+		ns_decode_describe(err, it, why, sizeof(why));
+		rfail(r, "item at offset %llu: %s", where, why);
+		return NSF_ERR;
+	}
+	r->pos += it->hdr.size;
+	if (it->type == NS_ITEM_BLOCK) {
+		r->blocks++;
+	} else if (it->type == NS_ITEM_LOSS) {
+		r->lost += it->loss.lost;
+		r->loss_items++;
+	}
+	return NSF_OK;
+}
+
+void nsf_reader_close(struct nsf_reader *r)
+{
+	free(r->rec);
+	r->rec = NULL;
+}

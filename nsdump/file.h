@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * NetSlice trace files (nsdump -w / -r), self-describing in the manner of
+ * the PSC TCP monitor's files.  All integers in the writer's byte order;
+ * every length a multiple of 8.
+ *
+ *   header   "NSLTRACE", u32 version, u32 byte-order mark 0x01020304
+ *   records  u32 kind, u32 len (bytes, header included), u32 crc, u32 0,
+ *            then len - 16 bytes of payload.  crc is CRC-32 of the record
+ *            with the crc field zero.  Unknown kinds are skipped by len.
+ *
+ *   INFO     named u64 values: the struct nsl_info fields by name
+ *   FIELDS   struct ns_field entries: the layout of the items (layout.h)
+ *   EVENTS   reserved: counter event names for count[] (libpfm4 issue)
+ *   CALIB    reserved: macro overhead calibration (correction issue)
+ *   DATA     one or more whole ABI items, as read() returned them
+ *   TRAILER  named u64 values: blocks, lost, loss_items, data_records;
+ *            last record: a file without it was cut short.
+ *
+ * INFO and FIELDS come before the first DATA record.
+ */
+#ifndef _NS_FILE_H
+#define _NS_FILE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "decode.h"
+#include "layout.h"
+
+#define NSF_MAGIC		"NSLTRACE"
+#define NSF_VERSION		1
+#define NSF_BOM			0x01020304u
+#define NSF_MAX_RECORD		(1u << 20)	/* refuse larger records */
+#define NSF_DATA_TARGET		(64u << 10)	/* writer's DATA payload size */
+
+enum nsf_kind {
+	NSF_INFO	= 1,
+	NSF_FIELDS	= 2,
+	NSF_EVENTS	= 3,
+	NSF_CALIB	= 4,
+	NSF_DATA	= 5,
+	NSF_TRAILER	= 6,
+};
+
+struct nsf_header {
+	char magic[8];
+	uint32_t version;
+	uint32_t bom;
+};
+
+struct nsf_rec_hdr {
+	uint32_t kind;
+	uint32_t len;
+	uint32_t crc;
+	uint32_t flags;		/* 0 */
+};
+
+/* One named value of INFO and TRAILER: 32 bytes, name NUL-padded. */
+struct nsf_value {
+	char name[24];
+	uint64_t value;
+};
+
+struct nsf_writer {
+	int fd;
+	const char *name;
+	unsigned char *buf;	/* DATA payload being filled */
+	size_t used;
+	uint64_t committed;	/* bytes of whole records in the file */
+	uint64_t blocks;	/* blocks in committed records */
+	uint64_t lost, loss_items, data_records;
+	uint64_t pending_blocks, pending_lost, pending_loss_items;
+	uint64_t base;		/* fd offset when opened */
+	int err;		/* errno of the first failed write, or 0 */
+};
+
+/* Write header, INFO, FIELDS.  0, or -1 with w->err set. */
+int nsf_writer_open(struct nsf_writer *w, int fd, const char *name,
+		    const struct nsl_info *info);
+/* Append one decoded item (written in this build's layout). */
+int nsf_write_item(struct nsf_writer *w, const struct ns_item *it);
+int nsf_writer_flush(struct nsf_writer *w);
+/*
+ * Flush, append the TRAILER, close the fd.  On a write error the file is
+ * cut back to its last whole record (if it is a regular file) and closed;
+ * w->blocks then counts what the file holds.  0 or -1 (w->err).
+ */
+int nsf_writer_close(struct nsf_writer *w);
+
+enum nsf_status {
+	NSF_OK = 0,		/* an item */
+	NSF_END = 1,		/* trailer reached, file complete */
+	NSF_TRUNC = 2,		/* clean end of file before a trailer */
+	NSF_ERR = -1,		/* r->err says what */
+};
+
+struct nsf_reader {
+	int fd;
+	const char *name;
+	uint64_t off;		/* file offset of the next unread byte */
+	uint64_t rec_off;	/* offset of the current record */
+	struct nsl_info info;
+	struct ns_layout layout;
+	bool have_info, have_fields, done;
+	unsigned char *rec;	/* current record payload */
+	size_t rec_len, pos, cap;
+	unsigned char item[sizeof(struct nsl_block)];	/* translated item */
+	uint64_t blocks, lost, loss_items, skipped_records;
+	uint64_t trailer_blocks, trailer_lost;
+	char err[256];
+};
+
+/* Read the header and everything up to the first DATA record. */
+int nsf_reader_open(struct nsf_reader *r, int fd, const char *name);
+enum nsf_status nsf_read_item(struct nsf_reader *r, struct ns_item *it);
+void nsf_reader_close(struct nsf_reader *r);
+
+#endif /* _NS_FILE_H */

@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdio.h>
+#include <string.h>
+#include "layout.h"
+#include "netslice.h"
+
+#define F(prefix, type, member) \
+	{ prefix "." #member, offsetof(type, member), \
+	  sizeof(((type *)0)->member) }
+#define B(m)	F("block", struct nsl_block, m)
+#define R(m)	F("record", struct nsl_record, m)
+#define L(m)	F("loss", struct nsl_loss, m)
+#define C(i)	{ "record.count" #i, offsetof(struct nsl_record, count[i]), 8 }
+
+static const struct ns_field native_fields[] = {
+	{ "block", 0, NSL_BLOCK_SIZE(0) },
+	{ "record", 0, sizeof(struct nsl_record) },
+	{ "loss", 0, sizeof(struct nsl_loss) },
+	{ "item.kind", 0, 2 },
+	{ "item.size", 2, 2 },
+	{ "item.cpu", 4, 4 },
+	B(seq), B(tsc0), B(conn), B(flags), B(len), B(ifindex), B(gso_segs),
+	B(proto), B(nhlen), B(thlen), B(dir), B(nrec), B(nevents), B(mode),
+	B(tcp_seq), B(pad),
+	{ "block.rec", offsetof(struct nsl_block, rec), 0 },
+	R(region), R(depth), R(flags), R(nmerged), R(cpu), R(start), R(ticks),
+	C(0), C(1), C(2), C(3),
+	L(lost), L(first_seq), L(tsc),
+};
+_Static_assert(NSL_MAX_EVENTS == 4, "extend C(i) above");
+_Static_assert(sizeof(native_fields) / sizeof(native_fields[0]) <= NS_LAYOUT_MAX,
+	       "NS_LAYOUT_MAX too small");
+
+static const struct ns_field *find(const struct ns_layout *l, const char *name)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (!strncmp(l->f[i].name, name, NS_FIELD_NAME))
+			return &l->f[i];
+	return NULL;
+}
+
+void ns_layout_native(struct ns_layout *l)
+{
+	memset(l, 0, sizeof(*l));
+	l->n = sizeof(native_fields) / sizeof(native_fields[0]);
+	memcpy(l->f, native_fields, sizeof(native_fields));
+	ns_layout_check(l, NULL, 0);
+}
+
+static bool same_as_native(const struct ns_layout *l)
+{
+	size_t n = sizeof(native_fields) / sizeof(native_fields[0]);
+
+	return l->n == n && !memcmp(l->f, native_fields, sizeof(native_fields));
+}
+
+static uint32_t container_size(const struct ns_layout *l, const char *name)
+{
+	if (!strncmp(name, "block.", 6))
+		return l->block_fixed;
+	if (!strncmp(name, "record.", 7))
+		return l->rec_size;
+	if (!strncmp(name, "loss.", 5))
+		return l->loss_size;
+	return 8;	/* item.* */
+}
+
+int ns_layout_check(struct ns_layout *l, char *why, size_t whylen)
+{
+	static const char *const need[] = {
+		"block", "record", "loss", "block.rec", "block.nrec",
+	};
+	static const struct ns_field hdr[] = {
+		{ "item.kind", 0, 2 }, { "item.size", 2, 2 }, { "item.cpu", 4, 4 },
+	};
+	const struct ns_field *f;
+
+	for (size_t i = 0; i < l->n; i++) {
+		if (memchr(l->f[i].name, 0, NS_FIELD_NAME) == l->f[i].name ||
+		    l->f[i].name[NS_FIELD_NAME - 1]) {
+			snprintf(why, whylen, "field %zu has a bad name", i);
+			return -1;
+		}
+	}
+	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
+		if (!find(l, need[i])) {
+			snprintf(why, whylen, "field %s missing", need[i]);
+			return -1;
+		}
+	}
+	for (size_t i = 0; i < sizeof(hdr) / sizeof(hdr[0]); i++) {
+		f = find(l, hdr[i].name);
+		if (!f || f->offset != hdr[i].offset || f->size != hdr[i].size) {
+			snprintf(why, whylen, "item header field %s moved",
+				 hdr[i].name);
+			return -1;
+		}
+	}
+	l->block_fixed = find(l, "block")->size;
+	l->rec_size = find(l, "record")->size;
+	l->loss_size = find(l, "loss")->size;
+	l->rec_off = find(l, "block.rec")->offset;
+	if (l->block_fixed < 8 || l->block_fixed > 4096 || l->rec_size > 4096 ||
+	    l->loss_size < 8 || l->loss_size > 4096 ||
+	    l->rec_off > l->block_fixed) {
+		snprintf(why, whylen, "implausible struct sizes");
+		return -1;
+	}
+	for (size_t i = 0; i < l->n; i++) {
+		f = &l->f[i];
+		if (!strchr(f->name, '.') || !strcmp(f->name, "block.rec"))
+			continue;
+		if ((f->size != 1 && f->size != 2 && f->size != 4 &&
+		     f->size != 8) ||
+		    f->offset > container_size(l, f->name) - f->size ||
+		    container_size(l, f->name) < f->size) {
+			snprintf(why, whylen, "field %s (offset %u size %u) out of bounds",
+				 f->name, f->offset, f->size);
+			return -1;
+		}
+	}
+	if (find(l, "block.nrec")->size != 1) {
+		/* translating a wider nrec would be easy; nothing needs it yet */
+		snprintf(why, whylen, "field block.nrec is not one byte");
+		return -1;
+	}
+	l->native = same_as_native(l);
+	return 0;
+}
+
+static uint64_t get(const unsigned char *p, uint32_t size)
+{
+	uint8_t v8;
+	uint16_t v16;
+	uint32_t v32;
+	uint64_t v64;
+
+	switch (size) {
+	case 1: memcpy(&v8, p, 1); return v8;
+	case 2: memcpy(&v16, p, 2); return v16;
+	case 4: memcpy(&v32, p, 4); return v32;
+	default: memcpy(&v64, p, 8); return v64;
+	}
+}
+
+static int put(unsigned char *p, uint32_t size, uint64_t v)
+{
+	uint8_t v8 = v;
+	uint16_t v16 = v;
+	uint32_t v32 = v;
+
+	switch (size) {
+	case 1: memcpy(p, &v8, 1); return v8 == v ? 0 : -1;
+	case 2: memcpy(p, &v16, 2); return v16 == v ? 0 : -1;
+	case 4: memcpy(p, &v32, 4); return v32 == v ? 0 : -1;
+	default: memcpy(p, &v, 8); return 0;
+	}
+}
+
+/* Copy every native field named "<prefix>.*" that @from also has. */
+static int copy_fields(const struct ns_layout *from, const char *prefix,
+		       const unsigned char *in, unsigned char *out,
+		       char *why, size_t whylen)
+{
+	size_t plen = strlen(prefix);
+
+	for (size_t i = 0; i < sizeof(native_fields) / sizeof(native_fields[0]); i++) {
+		const struct ns_field *n = &native_fields[i], *f;
+
+		if (strncmp(n->name, prefix, plen) || n->name[plen] != '.' ||
+		    !n->size)
+			continue;
+		f = find(from, n->name);
+		if (!f)
+			continue;
+		if (put(out + n->offset, n->size, get(in + f->offset, f->size))) {
+			snprintf(why, whylen, "value of %s does not fit in %u bytes",
+				 n->name, n->size);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+size_t ns_layout_translate(const struct ns_layout *from, const void *in,
+			   size_t inlen, void *out, size_t outcap,
+			   char *why, size_t whylen)
+{
+	const unsigned char *src = in;
+	unsigned char *dst = out;
+	struct nsl_item_hdr hdr;
+	size_t size;
+
+	memcpy(&hdr, in, sizeof(hdr));
+	if (hdr.kind == NSL_ITEM_BLOCK) {
+		unsigned int nrec;
+
+		if (inlen < from->block_fixed) {
+			snprintf(why, whylen, "block of %zu bytes below its fixed part %u",
+				 inlen, from->block_fixed);
+			return 0;
+		}
+		nrec = src[find(from, "block.nrec")->offset];
+		if (nrec > NSL_MAX_RECORDS ||
+		    inlen != from->rec_off + (size_t)nrec * from->rec_size) {
+			snprintf(why, whylen, "block of %zu bytes with nrec %u",
+				 inlen, nrec);
+			return 0;
+		}
+		size = NSL_BLOCK_SIZE(nrec);
+		memset(dst, 0, size);
+		if (copy_fields(from, "block", src, dst, why, whylen))
+			return 0;
+		for (unsigned int i = 0; i < nrec; i++)
+			if (copy_fields(from, "record",
+					src + from->rec_off + i * from->rec_size,
+					dst + offsetof(struct nsl_block, rec[i]),
+					why, whylen))
+				return 0;
+	} else if (hdr.kind == NSL_ITEM_LOSS) {
+		if (inlen != from->loss_size) {
+			snprintf(why, whylen, "loss item of %zu bytes, expected %u",
+				 inlen, from->loss_size);
+			return 0;
+		}
+		size = sizeof(struct nsl_loss);
+		memset(dst, 0, size);
+		if (copy_fields(from, "loss", src, dst, why, whylen))
+			return 0;
+	} else {
+		if (inlen > outcap) {
+			snprintf(why, whylen, "item of %zu bytes too large", inlen);
+			return 0;
+		}
+		memcpy(dst, src, inlen);
+		return inlen;
+	}
+	hdr.size = size;
+	memcpy(dst, &hdr, sizeof(hdr));
+	return size;
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Field-by-field description of the ABI items, as a trace file's FIELDS
+ * record carries it, and translation of items written with another
+ * layout (an older or newer netslice.h) into this build's structs: each
+ * field is found by name; fields the file lacks read as zero, fields this
+ * build does not know are dropped.  The item header (kind, size, cpu)
+ * is the one thing that never moves.
+ */
+#ifndef _NS_LAYOUT_H
+#define _NS_LAYOUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define NS_FIELD_NAME	24
+#define NS_LAYOUT_MAX	64
+
+/* On disk as is: 32 bytes.  Name is NUL-padded. */
+struct ns_field {
+	char name[NS_FIELD_NAME];	/* "block.seq", "record.ticks", ... */
+	uint32_t offset;		/* in its struct */
+	uint32_t size;			/* 1, 2, 4 or 8; struct size for "block" */
+};
+
+/*
+ * Pseudo-fields: "block" (size of a block without records), "record"
+ * (size of one record = the array stride), "loss" (size of a loss item);
+ * "block.rec" gives the offset of the record array.
+ */
+struct ns_layout {
+	size_t n;
+	struct ns_field f[NS_LAYOUT_MAX];
+	/* derived by ns_layout_check() */
+	uint32_t block_fixed, rec_off, rec_size, loss_size;
+	bool native;
+};
+
+void ns_layout_native(struct ns_layout *l);
+
+/* Validate a layout read from a file; 0 or -1 with @why set. */
+int ns_layout_check(struct ns_layout *l, char *why, size_t whylen);
+
+/*
+ * Translate the item at @in (@inlen bytes, hdr.size already within it) to
+ * this build's form in @out (at least sizeof(struct nsl_block) bytes).
+ * Returns the translated size, or 0 with @why set.  Unknown kinds are
+ * copied unchanged if they fit.
+ */
+size_t ns_layout_translate(const struct ns_layout *from, const void *in,
+			   size_t inlen, void *out, size_t outcap,
+			   char *why, size_t whylen);
+
+#endif /* _NS_LAYOUT_H */
