@@ -1,0 +1,525 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /dev/ns from user space: bad input is refused with the documented errno,
+ * read() hands out whole items only, and every block offered is accounted
+ * for (read, or dropped and marked by a loss item).  Runs as root in the
+ * VM with netslice.ko loaded; TAP on stdout, exit 0 pass / 1 fail.
+ *
+ *	ioctl_test check		the whole test
+ *	ioctl_test traffic SECONDS	loopback TCP traffic, for unload tests
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <linux/capability.h>
+
+#include "netslice.h"
+
+#define DEV		"/dev/ns"
+#define BIG_READ	(1 << 20)
+#define BLOCK		sizeof(struct nsl_block)
+
+static int ntests, nfailed;
+
+static void tap(int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	ntests++;
+	if (!ok)
+		nfailed++;
+	printf("%sok %d - ", ok ? "" : "not ", ntests);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+}
+
+/* @ret/@err are what the call returned; it must have failed with @want. */
+static void expect_errno(long ret, int err, int want, const char *what)
+{
+	if (ret == -1 && err == want)
+		tap(1, "%s -> %s", what, strerrorname_np(want));
+	else
+		tap(0, "%s -> %s (got %ld, %s)", what, strerrorname_np(want),
+		    ret, ret == -1 ? strerrorname_np(err) : "success");
+}
+
+#define EXPECT_ERR(call, want) do {				\
+		long ret_ = (call);				\
+		expect_errno(ret_, errno, want, #call);		\
+	} while (0)
+
+#define EXPECT_OK(call) do {					\
+		long ret_ = (call);				\
+		int err_ = errno;				\
+		tap(ret_ == 0, "%s -> 0%s%s", #call,		\
+		    ret_ ? ", got " : "",			\
+		    ret_ ? strerrorname_np(err_) : "");		\
+	} while (0)
+
+static void msleep(int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* ---------------------------------------------------------- traffic */
+
+/* Send @nmsg messages of @size bytes (or for @secs seconds) over TCP on lo. */
+static int traffic(int nmsg, size_t size, int secs)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t alen = sizeof(a);
+	char *buf = calloc(1, size);
+	int ls, cs, one = 1, status, i;
+	time_t end = time(NULL) + secs;
+	pid_t pid;
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ls = socket(AF_INET, SOCK_STREAM, 0);
+	if (!buf || ls < 0 || bind(ls, (void *)&a, sizeof(a)) ||
+	    listen(ls, 1) || getsockname(ls, (void *)&a, &alen))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		int s = accept(ls, NULL, NULL);
+
+		while (s >= 0 && read(s, buf, size) > 0)
+			;
+		_exit(0);
+	}
+	close(ls);
+	cs = socket(AF_INET, SOCK_STREAM, 0);
+	if (cs < 0 || connect(cs, (void *)&a, sizeof(a)))
+		return -1;
+	setsockopt(cs, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	for (i = 0; secs ? time(NULL) < end : i < nmsg; i++)
+		if (write(cs, buf, size) < 0)
+			break;
+	close(cs);
+	waitpid(pid, &status, 0);
+	free(buf);
+	return 0;
+}
+
+/* ------------------------------------------------------ stream check */
+
+/* Everything read since open(): per-CPU seqs must be continuous. */
+struct stream {
+	uint32_t ncpus;
+	uint64_t *next_seq;
+	uint64_t blocks, losses, lost, bytes;
+	char bad[256];		/* first problem found */
+};
+
+static void stream_bad(struct stream *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (s->bad[0])
+		return;
+	va_start(ap, fmt);
+	vsnprintf(s->bad, sizeof(s->bad), fmt, ap);
+	va_end(ap);
+}
+
+static void stream_feed(struct stream *s, const char *buf, size_t n)
+{
+	const struct nsl_item_hdr *hdr;
+	const struct nsl_block *blk;
+	const struct nsl_loss *loss;
+	size_t off = 0;
+
+	while (off < n) {
+		hdr = (const void *)(buf + off);
+		if (n - off < sizeof(*hdr) || hdr->size < sizeof(*hdr) ||
+		    hdr->size % 8 || hdr->size > n - off) {
+			stream_bad(s, "item at %zu of %zu: bad size", off, n);
+			return;
+		}
+		if (hdr->cpu >= s->ncpus) {
+			stream_bad(s, "item cpu %u >= ncpus", hdr->cpu);
+			return;
+		}
+		switch (hdr->kind) {
+		case NSL_ITEM_BLOCK:
+			blk = (const void *)hdr;
+			if (blk->nrec > NSL_MAX_RECORDS ||
+			    hdr->size != NSL_BLOCK_SIZE(blk->nrec))
+				stream_bad(s, "block size %u, nrec %u",
+					   hdr->size, blk->nrec);
+			if (blk->seq != s->next_seq[hdr->cpu])
+				stream_bad(s, "cpu %u: seq %llu, want %llu",
+					   hdr->cpu,
+					   (unsigned long long)blk->seq,
+					   (unsigned long long)s->next_seq[hdr->cpu]);
+			s->next_seq[hdr->cpu] = blk->seq + 1;
+			s->blocks++;
+			break;
+		case NSL_ITEM_LOSS:
+			loss = (const void *)hdr;
+			if (hdr->size != sizeof(*loss) || !loss->lost)
+				stream_bad(s, "loss item size %u lost %llu",
+					   hdr->size,
+					   (unsigned long long)loss->lost);
+			if (loss->first_seq != s->next_seq[hdr->cpu])
+				stream_bad(s, "cpu %u: loss from %llu, want %llu",
+					   hdr->cpu,
+					   (unsigned long long)loss->first_seq,
+					   (unsigned long long)s->next_seq[hdr->cpu]);
+			s->next_seq[hdr->cpu] = loss->first_seq + loss->lost;
+			s->losses++;
+			s->lost += loss->lost;
+			break;
+		default:
+			stream_bad(s, "unknown item kind %u", hdr->kind);
+			return;
+		}
+		off += hdr->size;
+	}
+	s->bytes += n;
+}
+
+/* Read with a @len buffer until EAGAIN; returns the reads' total. */
+static long drain(int fd, struct stream *s, size_t len)
+{
+	static char *buf;
+	long total = 0;
+	ssize_t n;
+
+	if (!buf)
+		buf = malloc(BIG_READ);
+	while ((n = read(fd, buf, len)) > 0) {
+		if ((size_t)n > len)
+			stream_bad(s, "read %zd bytes into %zu", n, len);
+		stream_feed(s, buf, n);
+		total += n;
+	}
+	if (n == 0)
+		stream_bad(s, "read returned 0");
+	else if (errno != EAGAIN)
+		stream_bad(s, "read: %s", strerror(errno));
+	return total;
+}
+
+static uint64_t counter(int fd, unsigned long cmd)
+{
+	struct nsl_count c = { 0 };
+
+	if (ioctl(fd, cmd, &c))
+		return ~0ULL;
+	return c.count;
+}
+
+static uint64_t emitted(int fd)
+{
+	struct nsl_info info;
+
+	return ioctl(fd, NSIOCGINFO, &info) ? ~0ULL : info.emitted;
+}
+
+static int set_state(int fd, uint32_t on)
+{
+	struct nsl_state st = { .state = on };
+
+	return ioctl(fd, NSIOCSSTATE, &st);
+}
+
+static int set_rcvbuf(int fd, uint64_t bytes)
+{
+	struct nsl_rcvbuf rb = { .bytes = bytes };
+
+	return ioctl(fd, NSIOCSRCVBUF, &rb);
+}
+
+/*
+ * Collection is off: drain, then check that every block offered since
+ * open() was read or dropped, that the drops are exactly the loss items'
+ * sum, and that the core emitted exactly what we were offered.
+ */
+static void check_accounting(int fd, struct stream *s, uint64_t emitted0,
+			     const char *phase)
+{
+	uint64_t pkts, drops, e1, e2;
+	int tries;
+
+	for (tries = 0; tries < 20; tries++) {
+		msleep(100);	/* skbs still being freed may emit late */
+		e1 = emitted(fd);
+		pkts = counter(fd, NSIOCGPACKETS);
+		drops = counter(fd, NSIOCGDROPS);
+		drain(fd, s, BIG_READ);
+		e2 = emitted(fd);
+		if (e1 == e2 && pkts == counter(fd, NSIOCGPACKETS))
+			break;
+	}
+	tap(!s->bad[0], "%s: stream of whole items, seqs continuous%s%s",
+	    phase, s->bad[0] ? ": " : "", s->bad);
+	tap(pkts == s->blocks + drops,
+	    "%s: packets %llu == blocks read %llu + drops %llu", phase,
+	    (unsigned long long)pkts, (unsigned long long)s->blocks,
+	    (unsigned long long)drops);
+	tap(drops == s->lost, "%s: drops %llu == lost in %llu loss items %llu",
+	    phase, (unsigned long long)drops, (unsigned long long)s->losses,
+	    (unsigned long long)s->lost);
+	tap(e2 - emitted0 == pkts,
+	    "%s: core emitted %llu since open == packets %llu", phase,
+	    (unsigned long long)(e2 - emitted0), (unsigned long long)pkts);
+}
+
+/* ------------------------------------------------------------ tests */
+
+static void check_info(int fd, struct nsl_info *info)
+{
+	struct timespec now;
+	int64_t skew;
+	long onln = sysconf(_SC_NPROCESSORS_ONLN);
+
+	memset(info, 0, sizeof(*info));
+	EXPECT_OK(ioctl(fd, NSIOCGINFO, info));
+	clock_gettime(CLOCK_REALTIME, &now);
+	skew = (int64_t)(now.tv_sec * 1000000000ULL + now.tv_nsec -
+			 info->ref_realtime_ns);
+	tap(info->abi_version == NSL_ABI_VERSION, "info: abi_version %u",
+	    info->abi_version);
+	tap(info->block_size == BLOCK, "info: block_size %u == %zu",
+	    info->block_size, BLOCK);
+	tap(info->max_records == NSL_MAX_RECORDS &&
+	    info->max_events == NSL_MAX_EVENTS,
+	    "info: max_records %u, max_events %u", info->max_records,
+	    info->max_events);
+	tap(info->ncpus >= 1 && info->ncpus >= onln,
+	    "info: ncpus %u >= online %ld", info->ncpus, onln);
+	tap(info->tsc_khz > 0, "info: tsc_khz %u", info->tsc_khz);
+	tap(info->ring_bytes >= 4 * BLOCK && info->ring_bytes % BLOCK == 0 &&
+	    info->ring_bytes <= info->ring_max,
+	    "info: ring_bytes %llu whole slots, <= ring_max %llu",
+	    (unsigned long long)info->ring_bytes,
+	    (unsigned long long)info->ring_max);
+	tap(info->ref_tsc != 0 && skew > -10000000000LL &&
+	    skew < 10000000000LL,
+	    "info: ref_tsc %llu, ref_realtime_ns %lld ns from now",
+	    (unsigned long long)info->ref_tsc, (long long)skew);
+}
+
+static void check_bad_input(int fd, const struct nsl_info *info)
+{
+	struct nsl_rcvbuf rb;
+	struct nsl_state st;
+	struct nsl_events evs;
+	struct nsl_mode mode;
+	char buf[BLOCK];
+
+	EXPECT_ERR(ioctl(fd, _IO(NSL_IOC_MAGIC, 0x7f)), ENOTTY);
+	EXPECT_ERR(ioctl(fd, _IOW(NSL_IOC_MAGIC, 0x01, struct nsl_state), &st),
+		   ENOTTY);
+	EXPECT_ERR(ioctl(fd, _IOR('T', 0x01, int), &st), ENOTTY);
+	EXPECT_ERR(ioctl(fd, NSIOCGINFO, NULL), EFAULT);
+	EXPECT_ERR(ioctl(fd, NSIOCSSTATE, (void *)8), EFAULT);
+
+	rb = (struct nsl_rcvbuf){ .bytes = 1 << 20, .flags = 1 };
+	EXPECT_ERR(ioctl(fd, NSIOCSRCVBUF, &rb), EINVAL);
+	rb = (struct nsl_rcvbuf){ .bytes = 1 << 20, .pad = 1 };
+	EXPECT_ERR(ioctl(fd, NSIOCSRCVBUF, &rb), EINVAL);
+	EXPECT_ERR(set_rcvbuf(fd, 0), EINVAL);
+	EXPECT_ERR(set_rcvbuf(fd, 4 * BLOCK - 1), EINVAL);
+	EXPECT_ERR(set_rcvbuf(fd, info->ring_max + BLOCK), ENOMEM);
+	EXPECT_ERR(set_rcvbuf(fd, UINT64_MAX), ENOMEM);
+
+	st = (struct nsl_state){ .state = 2 };
+	EXPECT_ERR(ioctl(fd, NSIOCSSTATE, &st), EINVAL);
+	st = (struct nsl_state){ .state = ~0U };
+	EXPECT_ERR(ioctl(fd, NSIOCSSTATE, &st), EINVAL);
+	st = (struct nsl_state){ .state = NSL_STATE_ON, .flags = 1 };
+	EXPECT_ERR(ioctl(fd, NSIOCSSTATE, &st), EINVAL);
+
+	evs = (struct nsl_events){ .flags = 1 };
+	EXPECT_ERR(ioctl(fd, NSIOCSEVENT, &evs), EINVAL);
+	evs = (struct nsl_events){ .nevents = NSL_MAX_EVENTS + 1 };
+	EXPECT_ERR(ioctl(fd, NSIOCSEVENT, &evs), EINVAL);
+	evs = (struct nsl_events){ .nevents = 1 };
+	evs.ev[1].config = 1;
+	EXPECT_ERR(ioctl(fd, NSIOCSEVENT, &evs), EINVAL);
+	evs = (struct nsl_events){ .nevents = 1 };
+	evs.ev[0].flags = 1;
+	EXPECT_ERR(ioctl(fd, NSIOCSEVENT, &evs), EINVAL);
+	evs = (struct nsl_events){ .nevents = 0 };
+	EXPECT_OK(ioctl(fd, NSIOCSEVENT, &evs));
+
+	mode = (struct nsl_mode){ .mode = 2 };
+	EXPECT_ERR(ioctl(fd, NSIOCSEMODE, &mode), EINVAL);
+	mode = (struct nsl_mode){ .mode = NSL_MODE_DURATION, .flags = 1 };
+	EXPECT_ERR(ioctl(fd, NSIOCSEMODE, &mode), EINVAL);
+	mode = (struct nsl_mode){ .mode = NSL_MODE_DURATION };
+	EXPECT_OK(ioctl(fd, NSIOCSEMODE, &mode));
+
+	EXPECT_ERR(read(fd, buf, BLOCK - 1), EINVAL);
+	EXPECT_ERR(read(fd, buf, 0), EINVAL);
+}
+
+/* Without CAP_NET_ADMIN every ioctl is EPERM, even an unknown one. */
+static void check_eperm(int fd)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+	struct nsl_info info;
+	int status, bits = 0;
+	pid_t pid;
+
+	pid = fork();
+	if (pid == 0) {
+		memset(d, 0, sizeof(d));
+		if (syscall(SYS_capset, &h, d))
+			_exit(0xff);
+		if (ioctl(fd, NSIOCGINFO, &info) == -1 && errno == EPERM)
+			bits |= 1;
+		if (set_state(fd, NSL_STATE_ON) == -1 && errno == EPERM)
+			bits |= 2;
+		if (ioctl(fd, _IO(NSL_IOC_MAGIC, 0x7f)) == -1 && errno == EPERM)
+			bits |= 4;
+		_exit(bits);
+	}
+	waitpid(pid, &status, 0);
+	bits = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
+	tap(bits != 0xff, "no capabilities: capset dropped them all");
+	tap(bits != 0xff && (bits & 1), "no CAP_NET_ADMIN: NSIOCGINFO -> EPERM");
+	tap(bits != 0xff && (bits & 2), "no CAP_NET_ADMIN: NSIOCSSTATE -> EPERM");
+	tap(bits != 0xff && (bits & 4), "no CAP_NET_ADMIN: unknown ioctl -> EPERM");
+}
+
+/* poll() on empty rings must wake when blocks arrive. */
+static void check_poll_wakeup(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	int n, status;
+	pid_t pid;
+
+	pid = fork();
+	if (pid == 0) {
+		msleep(300);
+		_exit(traffic(50, 1000, 0) ? 1 : 0);
+	}
+	n = poll(&p, 1, 10000);
+	tap(n == 1 && (p.revents & POLLIN),
+	    "poll on empty rings wakes with POLLIN when traffic starts");
+	waitpid(pid, &status, 0);
+}
+
+static int check(void)
+{
+	struct nsl_info info;
+	struct stream s = { 0 };
+	struct pollfd p;
+	struct stat st;
+	uint64_t e0;
+	char buf[BLOCK];
+	int fd, fd2;
+
+	signal(SIGPIPE, SIG_IGN);
+	fd = open(DEV, O_RDONLY | O_NONBLOCK);
+	tap(fd >= 0, "open " DEV "%s%s", fd < 0 ? ": " : "",
+	    fd < 0 ? strerror(errno) : "");
+	if (fd < 0)
+		goto out;
+	if (getenv("NSL_DEV_MADE"))
+		tap(1, DEV " mode 0600 # SKIP node made by hand, no devtmpfs");
+	else
+		tap(!stat(DEV, &st) && (st.st_mode & 07777) == 0600,
+		    DEV " mode 0600 (is %o)", st.st_mode & 07777);
+	fd2 = open(DEV, O_RDONLY);
+	expect_errno(fd2, errno, EBUSY, "second open()");
+	if (fd2 >= 0)
+		close(fd2);
+
+	check_info(fd, &info);
+	s.ncpus = info.ncpus;
+	s.next_seq = calloc(info.ncpus, sizeof(*s.next_seq));
+	check_bad_input(fd, &info);
+	check_eperm(fd);
+
+	/* Quiet rings: off, drained, EAGAIN, poll says nothing. */
+	EXPECT_OK(set_state(fd, NSL_STATE_OFF));
+	e0 = emitted(fd) - counter(fd, NSIOCGPACKETS);
+	drain(fd, &s, BIG_READ);
+	EXPECT_ERR(read(fd, buf, sizeof(buf)), EAGAIN);
+	p = (struct pollfd){ .fd = fd, .events = POLLIN };
+	tap(poll(&p, 1, 0) == 0, "poll on empty rings: not readable");
+	check_accounting(fd, &s, e0, "idle");
+
+	/* Default ring, a reader that sleeps in poll(). */
+	EXPECT_OK(set_state(fd, NSL_STATE_ON));
+	check_poll_wakeup(fd);
+	traffic(200, 1000, 0);
+	EXPECT_OK(set_state(fd, NSL_STATE_OFF));
+	check_accounting(fd, &s, e0, "default ring");
+	tap(s.blocks > 0, "default ring: %llu blocks read",
+	    (unsigned long long)s.blocks);
+
+	/* Smallest ring, nobody reading: drops, marked by loss items. */
+	EXPECT_OK(set_rcvbuf(fd, 4 * BLOCK));
+	check_info(fd, &info);
+	tap(info.ring_bytes == 4 * BLOCK, "ring_bytes %llu after NSIOCSRCVBUF",
+	    (unsigned long long)info.ring_bytes);
+	EXPECT_OK(set_state(fd, NSL_STATE_ON));
+	traffic(500, 100, 0);
+	EXPECT_OK(set_state(fd, NSL_STATE_OFF));
+	check_accounting(fd, &s, e0, "4-slot ring");
+	tap(s.losses > 0 && s.lost > 0, "4-slot ring: %llu loss items for %llu blocks",
+	    (unsigned long long)s.losses, (unsigned long long)s.lost);
+
+	/* Resizing a ring with items in it turns them into counted drops. */
+	EXPECT_OK(set_state(fd, NSL_STATE_ON));
+	traffic(20, 100, 0);
+	EXPECT_OK(set_state(fd, NSL_STATE_OFF));
+	msleep(100);
+	EXPECT_OK(set_rcvbuf(fd, 1 << 20));
+	check_accounting(fd, &s, e0, "resized");
+
+	/* A buffer of exactly one slot still only ever gets whole items. */
+	EXPECT_OK(set_state(fd, NSL_STATE_ON));
+	traffic(100, 1000, 0);
+	EXPECT_OK(set_state(fd, NSL_STATE_OFF));
+	msleep(100);
+	drain(fd, &s, BLOCK);
+	check_accounting(fd, &s, e0, "one-slot reads");
+
+	EXPECT_OK(set_state(fd, NSL_STATE_ON));
+	close(fd);
+out:
+	printf("1..%d\n", ntests);
+	return nfailed ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 2 && !strcmp(argv[1], "check"))
+		return check();
+	if (argc == 3 && !strcmp(argv[1], "traffic")) {
+		signal(SIGPIPE, SIG_IGN);
+		return traffic(0, 1000, atoi(argv[2])) ? 1 : 0;
+	}
+	fprintf(stderr, "usage: %s check | traffic SECONDS\n", argv[0]);
+	return 2;
+}

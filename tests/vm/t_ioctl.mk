@@ -1,0 +1,19 @@
+# SPDX-License-Identifier: GPL-2.0
+# Builds the host-side helper of t_ioctl.sh (the guest runs it from the
+# read-only 9p root):  make -f tests/vm/t_ioctl.mk
+REPO := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))../..)
+OUT ?= $(REPO)/build/tests/bin
+CC ?= cc
+CFLAGS ?= -O2 -g
+CFLAGS += -Wall -Wextra -I$(REPO)/include
+
+all: $(OUT)/ioctl_test
+
+$(OUT)/ioctl_test: $(REPO)/tests/vm/ioctl_test.c $(REPO)/include/netslice.h
+	mkdir -p $(OUT)
+	$(CC) $(CFLAGS) -o $@ $<
+
+clean:
+	rm -f $(OUT)/ioctl_test
+
+.PHONY: all clean
