@@ -2,10 +2,12 @@
 /*
  * Registration with the NetSlice core and the collection switch.
  *
- * The core calls deliver() under RCU, so once collection is switched off
- * and a grace period has passed no block is still on its way into a ring:
- * NSIOCSSTATE off returns only then, which lets a reader drain the rings
- * and find packets == blocks read + drops exactly.
+ * The core calls deliver() under RCU.  Switching collection off stops new
+ * blocks at NSI, and NSIOCSSTATE off returns only after a grace period, so
+ * no deliver() started before the switch is still running.  Blocks of skbs
+ * that were already instrumented still arrive as those skbs are freed: a
+ * reader that wants the final counts drains until nsl_emitted() (NSIOCGINFO
+ * emitted) stops moving.
  */
 
 #include <linux/mutex.h>
