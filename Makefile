@@ -1,0 +1,103 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# NetSlice: one entry point.  `make help` lists the targets.
+
+FLAVOUR    ?= netslice
+KSRC       ?=
+KSRC_DIR   := $(if $(KSRC),$(abspath $(KSRC)),$(CURDIR)/build/linux)
+KOBJ       ?= $(CURDIR)/build/linux-$(FLAVOUR)
+KIMAGE     ?= $(KOBJ)/arch/x86/boot/bzImage
+KCC        ?= $(if $(shell command -v ccache),ccache gcc,gcc)
+JOBS       ?= $(shell nproc)
+MODULE_DIR := $(CURDIR)/kernel/ns_module
+USER_DIRS  := nsdump bench
+
+# Debian packages the build and the tests need; `make deps` installs the
+# missing ones.  Add here what your part needs.
+DEB_PKGS := make gcc libc6-dev gcc-multilib patch perl python3 xz-utils \
+	linux-source-6.12 flex bison bc libelf-dev libssl-dev ccache cpio kmod \
+	qemu-system-x86 busybox-static util-linux coreutils \
+	iproute2 iputils-ping iperf3 tcpdump libpfm4-dev
+
+export FLAVOUR KSRC KOBJ KCC JOBS KIMAGE
+# CMD reaches the VM verbatim ($ and quotes untouched by make).
+export NSVM_CMD := $(value CMD)
+
+.NOTPARALLEL:
+.PHONY: all help deps kernel kernel-config module vm check checkpatch \
+	hosttest vmtest demo clean distclean
+
+all:
+	@for d in $(USER_DIRS); do \
+		if [ -f $$d/Makefile ]; then $(MAKE) -C $$d || exit 1; \
+		else echo "make: $$d/Makefile not written yet, skipping $$d"; fi; \
+	done
+
+help:
+	@echo 'make                 build the user tools (nsdump/, bench/)'
+	@echo 'make deps            install missing Debian packages (root)'
+	@echo 'make kernel          unpack 6.12, install ns_core, configure, build bzImage'
+	@echo '                     FLAVOUR=netslice|stock|debug, KSRC=<6.12.y tree>'
+	@echo 'make module          build kernel/ns_module/netslice.ko against it'
+	@echo "make vm CMD='...'    run CMD in the VM, exit with its status; no CMD: shell"
+	@echo '                     KIMAGE=, VM_TIMEOUT=, VM_SCRATCH=, QEMU_EXTRA=, VM_APPEND='
+	@echo 'make check           build what is missing, run every test (TAP)'
+	@echo '                     TESTS=t_boot.sh (VM tests to run), V=1 (show all output)'
+	@echo 'make checkpatch      checkpatch.pl --strict on the kernel code and patches'
+	@echo 'make demo            boot the VM and run tests/vm/demo.sh'
+
+deps:
+	@missing=; for p in $(DEB_PKGS); do \
+		dpkg -s $$p 2>/dev/null | grep -q '^Status: install ok installed' || \
+			missing="$$missing $$p"; \
+	done; \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	if [ "$$(id -u)" != 0 ]; then \
+		echo "make deps: missing packages, run: sudo apt-get install -y$$missing" >&2; \
+		exit 1; \
+	fi; \
+	echo "make deps: installing$$missing"; \
+	apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing
+
+kernel: deps
+	kernel/build-kernel.sh build
+
+kernel-config: deps
+	kernel/build-kernel.sh config
+
+module: kernel
+	@if [ ! -f $(MODULE_DIR)/Kbuild ] && [ ! -f $(MODULE_DIR)/Makefile ]; then \
+		echo "make module: kernel/ns_module has no Kbuild or Makefile yet" >&2; \
+		exit 1; \
+	fi
+	$(MAKE) -C $(KSRC_DIR) O=$(KOBJ) ARCH=x86_64 CC="$(KCC)" M=$(MODULE_DIR) modules
+
+vm:
+	@tests/vm/run-vm.sh $(if $(value CMD),"$$NSVM_CMD")
+
+check: deps
+	@tests/run-tests.sh
+
+checkpatch: kernel-config
+	@tests/run-tests.sh checkpatch
+
+hosttest:
+	@tests/run-tests.sh host
+
+vmtest:
+	@tests/run-tests.sh vm
+
+demo: deps kernel all
+	@if [ -f $(MODULE_DIR)/Kbuild ] || [ -f $(MODULE_DIR)/Makefile ]; then \
+		$(MAKE) module || exit 1; fi
+	@tests/vm/run-vm.sh "$(CURDIR)/tests/vm/demo.sh"
+
+clean:
+	@for d in $(USER_DIRS); do [ ! -f $$d/Makefile ] || $(MAKE) -C $$d clean; done
+	@if [ -f $(KOBJ)/Makefile ] && [ -d $(MODULE_DIR) ]; then \
+		$(MAKE) -C $(KSRC_DIR) O=$(KOBJ) ARCH=x86_64 CC="$(KCC)" M=$(MODULE_DIR) clean; fi
+	rm -rf build/tests build/vm-run.* build/vm-scratch
+
+# Removes the kernel trees too (the next `make kernel` starts cold).
+distclean: clean
+	rm -rf build

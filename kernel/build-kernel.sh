@@ -1,0 +1,293 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build a NetSlice VM kernel: unpack the source (or use KSRC=), install the
+# ns_core sources and hook patches into it, configure an out-of-tree build
+# (O=build/linux-$FLAVOUR) from allnoconfig + kernel/ns_core/config, verify
+# the config, build.  Every step is incremental: re-running with nothing
+# changed touches nothing.
+#
+# Usage: kernel/build-kernel.sh [install|config|build]   (default: build)
+#   install  only unpack the source and install ns_core into it
+#   config   install + write and verify .config
+#   build    config + make (vmlinux, bzImage, in-tree modules)
+#
+# Environment (the top-level Makefile sets these):
+#   FLAVOUR    netslice (default) | stock (CONFIG_NETSLICE off) |
+#              debug (netslice + KASAN, lockdep, kmemleak)
+#   KSRC       an existing v6.12.y source tree to use instead of build/linux
+#   KOBJ       build output directory (default build/linux-$FLAVOUR)
+#   KCC        compiler (default "ccache gcc" when ccache is installed)
+#   JOBS       parallel jobs (default nproc)
+#   LINUX_TARBALL  default /usr/src/linux-source-6.12.tar.xz
+
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+FLAVOUR=${FLAVOUR:-netslice}
+LINUX_TARBALL=${LINUX_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
+KSRC=${KSRC:-}
+SRC=${KSRC:-$REPO/build/linux}
+KOBJ=${KOBJ:-$REPO/build/linux-$FLAVOUR}
+JOBS=${JOBS:-$(nproc)}
+if [[ -z ${KCC:-} ]]; then
+	if command -v ccache >/dev/null; then KCC="ccache gcc"; else KCC=gcc; fi
+fi
+CORE=$REPO/kernel/ns_core
+CONFIG_DIR=$CORE/config
+STATE=$SRC/.netslice-applied
+KMAKE=(make -C "$SRC" O="$KOBJ" ARCH=x86_64 CC="$KCC")
+
+die() { echo "build-kernel: error: $*" >&2; exit 1; }
+say() { echo "build-kernel: $*"; }
+
+case $FLAVOUR in
+netslice|stock|debug) ;;
+*) die "FLAVOUR=$FLAVOUR: expected netslice, stock or debug" ;;
+esac
+
+# ---------------------------------------------------------------- source
+unpack_source() {
+	if [[ -n $KSRC ]]; then
+		[[ -f $KSRC/Makefile && -d $KSRC/net ]] ||
+			die "KSRC=$KSRC is not a kernel source tree"
+		local v
+		v=$(make -s -C "$KSRC" kernelversion 2>/dev/null) || v=unknown
+		[[ $v == 6.12* ]] || say "warning: KSRC is $v, NetSlice targets 6.12"
+		return
+	fi
+	[[ -f $SRC/Makefile ]] && return
+	[[ -f $LINUX_TARBALL ]] ||
+		die "$LINUX_TARBALL missing: apt-get install linux-source-6.12 (or 'make deps'), or set KSRC="
+	say "unpacking $LINUX_TARBALL into $SRC"
+	local tmp=$SRC.unpack.$$
+	rm -rf "$tmp"
+	mkdir -p "$tmp"
+	tar -C "$tmp" --strip-components=1 -xf "$LINUX_TARBALL"
+	mv "$tmp" "$SRC"
+}
+
+# ------------------------------------------------------ ns_core install
+# Drop-in files as "destination<TAB>source" lines, destination relative
+# to the kernel tree.
+core_files() {
+	[[ -f $REPO/include/netslice.h ]] &&
+		printf 'include/uapi/linux/netslice.h\t%s\n' "$REPO/include/netslice.h"
+	[[ -f $CORE/include/linux/netslice.h ]] &&
+		printf 'include/linux/netslice.h\t%s\n' "$CORE/include/linux/netslice.h"
+	if [[ -d $CORE/net ]]; then
+		(cd "$CORE/net" && find . -type f ! -name '*~' ! -name '.*' | LC_ALL=C sort) |
+		while read -r f; do
+			printf 'net/%s\t%s\n' "${f#./}" "$CORE/net/${f#./}"
+		done
+	fi
+	return 0
+}
+
+# The patch series in order: patches/series if present, else glob order.
+core_series() {
+	local dir=$CORE/patches p
+	[[ -d $dir ]] || return 0
+	if [[ -f $dir/series ]]; then
+		while read -r p _; do
+			[[ -z $p || $p == \#* ]] && continue
+			[[ -f $dir/$p ]] || die "patches/series lists $p, which does not exist"
+			echo "$p"
+		done <"$dir/series"
+	else
+		(cd "$dir" && ls -1 -- *.patch 2>/dev/null | LC_ALL=C sort) || true
+	fi
+}
+
+# Files a patch touches (-p1), from its ---/+++ header pairs.
+patch_files() {
+	awk '
+	function strip(p) { sub(/\t.*/, "", p); sub(/^[^\/]*\//, "", p); return p }
+	prev ~ /^--- / && /^\+\+\+ / {
+		a = substr(prev, 5); b = substr($0, 5)
+		if (a !~ /^\/dev\/null/) print strip(a)
+		if (b !~ /^\/dev\/null/) print strip(b)
+	}
+	{ prev = $0 }' "$@"
+}
+
+# The core counts as present once the installed tree hooks its Kconfig in;
+# until then CONFIG_NETSLICE cannot exist and is not required.
+core_present() { grep -qs 'net/netslice/Kconfig' "$SRC/net/Kconfig"; }
+
+install_core() {
+	local files series stamp old_stamp
+	files=$(core_files)
+	series=$(core_series)
+	stamp=$( {
+		echo "files:"
+		[[ -n $files ]] && while IFS=$'\t' read -r dst src; do
+			echo "$dst $(sha256sum <"$src" | cut -d' ' -f1)"
+		done <<<"$files"
+		echo "series:"
+		for p in $series; do
+			echo "$p $(sha256sum <"$CORE/patches/$p" | cut -d' ' -f1)"
+		done
+	} | sha256sum | cut -d' ' -f1)
+	old_stamp=$(cat "$STATE/stamp" 2>/dev/null || true)
+	if [[ $stamp == "$old_stamp" ]]; then
+		say "ns_core already installed in $SRC (unchanged)"
+		return
+	fi
+
+	# Replay old-series-reversed + new-series on copies of just the files
+	# the two series touch; the tree is written only if all of it works.
+	local old_series="" p f
+	work=$(mktemp -d "${TMPDIR:-/tmp}/ns-install.XXXXXX")
+	trap 'rm -rf "${work:-}"' EXIT
+	[[ -f $STATE/series ]] && old_series=$(cat "$STATE/series")
+	{
+		for p in $old_series; do patch_files "$STATE/patches/$p"; done
+		for p in $series; do patch_files "$CORE/patches/$p"; done
+	} | LC_ALL=C sort -u >"$work/touched"
+	mkdir "$work/tree"
+	while read -r f; do
+		[[ -e $SRC/$f ]] || continue
+		mkdir -p "$work/tree/$(dirname "$f")"
+		cp -p "$SRC/$f" "$work/tree/$f"
+	done <"$work/touched"
+
+	local revlist=() out
+	for p in $old_series; do revlist=("$p" "${revlist[@]}"); done
+	for p in "${revlist[@]}"; do
+		out=$(cd "$work/tree" && patch -p1 -R -f -s --no-backup-if-mismatch -r - \
+			<"$STATE/patches/$p" 2>&1) ||
+			die "cannot reverse the previously applied $p in $SRC:
+$out
+The tree no longer matches $STATE; delete $SRC and re-run."
+	done
+	for p in $series; do
+		if ! out=$(cd "$work/tree" && patch -p1 -f --dry-run --no-backup-if-mismatch \
+				<"$CORE/patches/$p" 2>&1); then
+			die "patch $p does not apply to $SRC (tree left untouched):
+$out"
+		fi
+		(cd "$work/tree" && patch -p1 -f -s --no-backup-if-mismatch \
+			<"$CORE/patches/$p") || die "patch $p failed after a clean dry run"
+	done
+
+	# Everything applies: now write the tree, only files whose content
+	# differs, so kbuild rebuilds only what changed.
+	local changed=0
+	while read -r f; do
+		if [[ -e $work/tree/$f ]]; then
+			cmp -s "$work/tree/$f" "$SRC/$f" && continue
+			mkdir -p "$SRC/$(dirname "$f")"
+			cp "$work/tree/$f" "$SRC/$f"
+		else
+			[[ -e $SRC/$f ]] || continue
+			rm -f "$SRC/$f"
+		fi
+		changed=$((changed + 1))
+	done <"$work/touched"
+	if [[ -f $STATE/files ]]; then
+		while read -r f; do
+			grep -qxF "$f" <(cut -f1 <<<"$files") && continue
+			rm -f "$SRC/$f"
+			changed=$((changed + 1))
+		done <"$STATE/files"
+	fi
+	[[ -n $files ]] && while IFS=$'\t' read -r dst src; do
+		cmp -s "$src" "$SRC/$dst" && continue
+		mkdir -p "$SRC/$(dirname "$dst")"
+		cp "$src" "$SRC/$dst"
+		changed=$((changed + 1))
+	done <<<"$files"
+
+	rm -rf "$STATE"
+	mkdir -p "$STATE/patches"
+	for p in $series; do cp "$CORE/patches/$p" "$STATE/patches/$p"; done
+	printf '%s\n' $series >"$STATE/series"
+	[[ -n $files ]] && cut -f1 <<<"$files" >"$STATE/files"
+	echo "$stamp" >"$STATE/stamp"
+	say "ns_core installed in $SRC: $(wc -l <<<"$files" | tr -d ' ') drop-in file(s) checked, $(wc -w <<<"$series" | tr -d ' ') patch(es), $changed file(s) changed"
+	core_present || say "warning: net/Kconfig does not source net/netslice/Kconfig (no hook patch yet): CONFIG_NETSLICE not required"
+}
+
+# ---------------------------------------------------------------- config
+# The fragment actually requested for this flavour.
+wanted_fragment() {
+	local drop_netslice=0
+	[[ $FLAVOUR == stock ]] && drop_netslice=1
+	core_present || drop_netslice=1
+	if ((drop_netslice)); then
+		grep -v '^CONFIG_NETSLICE=' "$CONFIG_DIR/netslice.config"
+	else
+		cat "$CONFIG_DIR/netslice.config"
+	fi
+	[[ $FLAVOUR == debug ]] && cat "$CONFIG_DIR/debug.config"
+	if [[ $FLAVOUR == stock ]] && core_present; then
+		echo "# CONFIG_NETSLICE is not set"
+	fi
+	echo "CONFIG_LOCALVERSION=\"-$FLAVOUR\""
+	echo "# CONFIG_LOCALVERSION_AUTO is not set"
+}
+
+# Print every fragment line that .config does not honour; fail if any.
+verify_config() {
+	local frag=$1 config=$2 bad=0 line sym val have
+	while read -r line; do
+		if [[ $line =~ ^(CONFIG_[A-Za-z0-9_]+)=(.*)$ ]]; then
+			sym=${BASH_REMATCH[1]} val=${BASH_REMATCH[2]}
+			grep -qxF "$sym=$val" "$config" && continue
+		elif [[ $line =~ ^#\ (CONFIG_[A-Za-z0-9_]+)\ is\ not\ set$ ]]; then
+			sym=${BASH_REMATCH[1]} val=n
+			grep -q "^$sym=" "$config" || continue
+		else
+			continue
+		fi
+		have=$(grep -E "^$sym=|^# $sym is not set" "$config" || echo "absent (unknown symbol or unmet dependency)")
+		echo "build-kernel: config: wanted $sym=$val, got: $have" >&2
+		bad=1
+	done <"$frag"
+	return $bad
+}
+
+configure() {
+	mkdir -p "$KOBJ"
+	local frag=$KOBJ/netslice-wanted.config stamp
+	wanted_fragment >"$frag.new"
+	stamp=$( {
+		cat "$frag.new"
+		cat "$STATE/stamp" 2>/dev/null || true
+		echo "$KCC"
+		sha256sum "$SRC/Makefile" | cut -d' ' -f1
+	} | sha256sum | cut -d' ' -f1)
+	mv "$frag.new" "$frag"
+	if [[ -f $KOBJ/.config && $(cat "$KOBJ/.netslice-config-stamp" 2>/dev/null) == "$stamp" ]]; then
+		say "config for $FLAVOUR unchanged"
+		return
+	fi
+	rm -f "$KOBJ/.netslice-config-stamp"
+	say "configuring $KOBJ (allnoconfig + $(basename "$CONFIG_DIR")/*.config, FLAVOUR=$FLAVOUR)"
+	"${KMAKE[@]}" -s allnoconfig
+	"$SRC/scripts/kconfig/merge_config.sh" -m -O "$KOBJ" "$KOBJ/.config" "$frag" >"$KOBJ/merge_config.log" 2>&1 ||
+		{ cat "$KOBJ/merge_config.log" >&2; die "merge_config.sh failed"; }
+	"${KMAKE[@]}" -s olddefconfig
+	verify_config "$frag" "$KOBJ/.config" ||
+		die "$KOBJ/.config does not honour the fragment (lines above); fix kernel/ns_core/config/"
+	echo "$stamp" >"$KOBJ/.netslice-config-stamp"
+	say "config verified: every line of the fragment is in $KOBJ/.config"
+}
+
+build() {
+	say "building in $KOBJ with CC=\"$KCC\" -j$JOBS"
+	local t0=$SECONDS
+	"${KMAKE[@]}" -j"$JOBS" all
+	say "kernel ready: $KOBJ/arch/x86/boot/bzImage ($((SECONDS - t0)) s, $(make -s -C "$SRC" O="$KOBJ" kernelrelease 2>/dev/null))"
+}
+
+step=${1:-build}
+unpack_source
+install_core
+case $step in
+install) ;;
+config) configure ;;
+build) configure; build ;;
+*) die "unknown step '$step' (install, config or build)" ;;
+esac

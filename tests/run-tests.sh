@@ -1,0 +1,247 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The `make check` aggregator: builds, host tests, ABI test, checkpatch and
+# the in-VM tests, as one TAP stream ending in "N passed, N failed, N skipped".
+#
+#   tests/run-tests.sh [build] [host] [checkpatch] [vm]    (default: all)
+#
+# Environment:
+#   TESTS=t_boot.sh,t_x.sh   only these VM tests (default every tests/vm/t_*.sh)
+#   V=1                      print every test's output, not just failures'
+#   ALLOW_MISSING=1          a suite that does not exist yet is a skip, not a
+#                            failure (never in CI)
+#   plus everything tests/vm/run-vm.sh reads (KIMAGE, VM_TIMEOUT, ...).
+#
+# Suites other people provide, and how they are found:
+#   nsdump unit tests    `make -C nsdump test`
+#   host tests           tests/host/Makefile (target check, else test, else
+#                        default) and/or executable tests/host/t_*
+#   ABI header test      tests/abi/Makefile (same targets) or tests/abi/run.sh
+#   VM tests             executable tests/vm/t_*.sh, run as PID 1's command in
+#                        a fresh VM each; exit 0 pass, 1 fail, 4 skip (print
+#                        the reason as the last line, e.g. "SKIP: no PMU")
+# Logs: build/tests/<name>.log (VM tests: build/tests/<name>/{output,console}.log)
+
+set -uo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$REPO" || exit 1
+LOGS=$REPO/build/tests
+mkdir -p "$LOGS"
+KSRC_DIR=${KSRC:-$REPO/build/linux}
+V=${V:-0}
+ALLOW_MISSING=${ALLOW_MISSING:-0}
+[[ ${CI:-} == true ]] && ALLOW_MISSING=0
+
+n=0 passed=0 failed=0 skipped=0 missing=0
+failures=()
+
+echo "TAP version 13"
+
+diag() { sed 's/^/# /'; }
+
+# Show a log: whole if V=1 or asked, else the tail.
+show_log() {
+	local log=$1 lines=${2:-40}
+	[[ -s $log ]] || return 0
+	if [[ $V == 1 ]]; then diag <"$log"; else tail -n "$lines" "$log" | diag; fi
+}
+
+ok() { n=$((n + 1)); passed=$((passed + 1)); echo "ok $n - $1"; }
+not_ok() {
+	n=$((n + 1)); failed=$((failed + 1)); failures+=("$1")
+	echo "not ok $n - $1${2:+ # $2}"
+}
+skip() { n=$((n + 1)); skipped=$((skipped + 1)); echo "ok $n - $1 # SKIP $2"; }
+missing() {
+	missing=$((missing + 1))
+	if [[ $ALLOW_MISSING == 1 ]]; then
+		skip "$1" "MISSING: $2"
+	else
+		not_ok "$1" "MISSING: $2"
+	fi
+}
+
+# run_logged <name> <log> <command...>: one TAP line from an exit status.
+run_logged() {
+	local name=$1 log=$2 rc
+	shift 2
+	"$@" >"$log" 2>&1
+	rc=$?
+	if ((rc == 0)); then
+		ok "$name"
+		[[ $V == 1 ]] && show_log "$log"
+	else
+		not_ok "$name" "exit $rc, log $log"
+		show_log "$log"
+	fi
+	return $rc
+}
+
+# The make target a suite directory offers: check, else test, else default.
+suite_target() {
+	local t
+	for t in check test; do
+		make -C "$1" -n "$t" >/dev/null 2>&1 && { echo "$t"; return; }
+	done
+	echo all
+}
+
+phase_build() {
+	run_logged "build: user tools (make)" "$LOGS/build-tools.log" make -s --no-print-directory all
+	if ! run_logged "build: kernel (make kernel FLAVOUR=${FLAVOUR:-netslice})" \
+			"$LOGS/build-kernel.log" make -s --no-print-directory kernel; then
+		echo "Bail out! kernel build failed"
+		summary
+	fi
+	if [[ -f kernel/ns_module/Kbuild || -f kernel/ns_module/Makefile ]]; then
+		run_logged "build: module (make module)" "$LOGS/build-module.log" \
+			make -s --no-print-directory module
+	else
+		missing "build: module" "kernel/ns_module has no Kbuild or Makefile"
+	fi
+}
+
+phase_host() {
+	if [[ -f nsdump/Makefile ]] && make -C nsdump -n test >/dev/null 2>&1; then
+		run_logged "host: nsdump unit tests (make -C nsdump test)" \
+			"$LOGS/host-nsdump.log" make -s --no-print-directory -C nsdump test
+	elif [[ ! -d tests/host ]]; then
+		missing "host: unit tests" "neither 'make -C nsdump test' nor tests/host/"
+	fi
+	if [[ -f tests/host/Makefile ]]; then
+		local t
+		t=$(suite_target tests/host)
+		run_logged "host: tests/host (make $t)" "$LOGS/host-tests.log" \
+			make -s --no-print-directory -C tests/host "$t"
+	fi
+	local f
+	for f in tests/host/t_*; do
+		[[ -x $f && -f $f ]] || continue
+		run_logged "host: $f" "$LOGS/host-${f##*/}.log" "$f"
+	done
+
+	if [[ -f tests/abi/Makefile ]]; then
+		local t
+		t=$(suite_target tests/abi)
+		run_logged "abi: header test (make -C tests/abi $t)" "$LOGS/abi.log" \
+			make -s --no-print-directory -C tests/abi "$t"
+	elif [[ -x tests/abi/run.sh ]]; then
+		run_logged "abi: header test (tests/abi/run.sh)" "$LOGS/abi.log" tests/abi/run.sh
+	else
+		missing "abi: header test" "no tests/abi/Makefile or tests/abi/run.sh"
+	fi
+}
+
+# checkpatch.pl --strict, run from the kernel tree on the installed copies so
+# path-based rules apply as they will upstream (net/ comment style, uapi
+# rules).  The module lives out of tree: its files are checked with --no-tree
+# from the repo, which only skips the checks that look things up in the
+# tree.  No message type is ignored.
+phase_checkpatch() {
+	if ! kernel/build-kernel.sh install >"$LOGS/checkpatch-install.log" 2>&1; then
+		not_ok "checkpatch: install ns_core into $KSRC_DIR" "log $LOGS/checkpatch-install.log"
+		show_log "$LOGS/checkpatch-install.log"
+		return
+	fi
+	local cp=$KSRC_DIR/scripts/checkpatch.pl opts=(--strict --color=never --show-types --summary-file)
+	local p f any=0
+	if [[ -s $KSRC_DIR/.netslice-applied/series ]]; then
+		while read -r p; do
+			[[ -n $p ]] || continue
+			any=1
+			run_logged "checkpatch: patches/$p" "$LOGS/checkpatch-$p.log" \
+				bash -c 'cd "$1" && "$2" "${@:4}" "$3"' _ "$KSRC_DIR" "$cp" \
+				"$REPO/kernel/ns_core/patches/$p" "${opts[@]}"
+		done <"$KSRC_DIR/.netslice-applied/series"
+	fi
+	((any)) || missing "checkpatch: kernel/ns_core/patches" "no hook patches yet"
+	if [[ -s $KSRC_DIR/.netslice-applied/files ]]; then
+		while read -r f; do
+			[[ $f == *.[ch] ]] || continue
+			run_logged "checkpatch: $f (kernel/ns_core)" "$LOGS/checkpatch-${f//\//_}.log" \
+				bash -c 'cd "$1" && "$2" "${@:4}" -f "$3"' _ "$KSRC_DIR" "$cp" \
+				"$f" "${opts[@]}"
+		done <"$KSRC_DIR/.netslice-applied/files"
+	fi
+	any=0
+	for f in kernel/ns_module/*.[ch]; do
+		[[ -f $f && $f != *.mod.c ]] || continue
+		any=1
+		run_logged "checkpatch: $f" "$LOGS/checkpatch-${f//\//_}.log" \
+			"$cp" "${opts[@]}" --no-tree -f "$f"
+	done
+	((any)) || missing "checkpatch: kernel/ns_module" "no module sources yet"
+}
+
+phase_vm() {
+	local kimage=${KIMAGE:-$REPO/build/linux-${FLAVOUR:-netslice}/arch/x86/boot/bzImage}
+	if [[ ! -f $kimage ]]; then
+		not_ok "vm: kernel image $kimage" "missing, run make kernel"
+		return
+	fi
+	local tests=() t
+	if [[ -n ${TESTS:-} ]]; then
+		IFS=', ' read -r -a tests <<<"$TESTS"
+	else
+		for t in tests/vm/t_*.sh; do
+			[[ -f $t && -x $t ]] && tests+=("${t##*/}")
+		done
+	fi
+	((${#tests[@]})) || { missing "vm: tests" "no executable tests/vm/t_*.sh"; return; }
+	for t in "${tests[@]}"; do
+		local name=${t%.sh} dir rc reason t0=$SECONDS
+		dir=$LOGS/$name
+		rm -rf "$dir"
+		mkdir -p "$dir/scratch"
+		if [[ ! -x tests/vm/$t ]]; then
+			not_ok "vm: $t" "not an executable in tests/vm/"
+			continue
+		fi
+		KIMAGE=$kimage VM_SCRATCH=$dir/scratch VM_CONSOLE_LOG=$dir/console.log \
+		VM_OUTPUT_LOG=$dir/output.log \
+			tests/vm/run-vm.sh "$REPO/tests/vm/$t" >"$dir/stdout.log" 2>"$dir/harness.log"
+		rc=$?
+		case $rc in
+		0)
+			ok "vm: $t ($((SECONDS - t0)) s)"
+			[[ $V == 1 ]] && show_log "$dir/output.log"
+			;;
+		4)
+			reason=$(grep -E '^(# )?SKIP' "$dir/output.log" | tail -n1)
+			[[ -n $reason ]] || reason=$(grep -v '^[[:space:]]*$' "$dir/output.log" | tail -n1)
+			reason=${reason#\# }
+			skip "vm: $t" "${reason#SKIP}"
+			[[ $V == 1 ]] && show_log "$dir/output.log"
+			;;
+		*)
+			not_ok "vm: $t" "exit $rc, logs in $dir/"
+			show_log "$dir/output.log"
+			show_log "$dir/harness.log" 60
+			;;
+		esac
+	done
+}
+
+summary() {
+	echo "1..$n"
+	if ((${#failures[@]})); then
+		echo "# failed:"
+		printf '#   %s\n' "${failures[@]}"
+	fi
+	((missing)) && echo "# $missing suite(s) missing (counted as $( ((ALLOW_MISSING)) && echo skipped || echo failed))"
+	echo "$passed passed, $failed failed, $skipped skipped"
+	((failed == 0))
+	exit
+}
+
+phases=("$@")
+((${#phases[@]})) || phases=(build host checkpatch vm)
+for ph in "${phases[@]}"; do
+	case $ph in
+	build|host|checkpatch|vm) "phase_$ph" ;;
+	*) echo "run-tests: unknown phase '$ph' (build host checkpatch vm)" >&2; exit 2 ;;
+	esac
+done
+summary

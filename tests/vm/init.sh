@@ -1,0 +1,125 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# PID 1 of the NetSlice test VM (started by tests/vm/run-vm.sh as init=).
+# Root is the host's / over 9p, read-only.  Mounts the pseudo file systems,
+# tmpfs on /tmp /run /var/tmp /mnt, the scratch share on /mnt/scratch, sets
+# up the two NICs (eth0 192.0.2.1 here, eth1 192.0.2.2 in netns "peer"),
+# runs the command, then writes the verdict and reboots (QEMU runs with
+# -no-reboot, so a reboot ends it).
+#
+# Our stdout is the kernel console (ttyS0, the host's console log); the
+# command's stdin/stdout/stderr are /dev/hvc0 (the host's terminal).
+
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root LANG=C.UTF-8 TERM=${TERM:-linux}
+
+log() { echo "nsvm-init: $*"; }
+
+# Last resort: never let PID 1 exit (that is a panic, and no verdict).
+finish() {
+	sync
+	if [[ -w /proc/sysrq-trigger ]]; then
+		echo b >/proc/sysrq-trigger
+	fi
+	busybox reboot -f
+	sleep 1000
+}
+
+verdict_dev=
+find_verdict_port() {
+	local d
+	for d in /sys/class/virtio-ports/*; do
+		[[ $(cat "$d/name" 2>/dev/null) == verdict ]] || continue
+		verdict_dev=/dev/${d##*/}
+	done
+	[[ -n $verdict_dev && -c $verdict_dev ]]
+}
+
+# Setup failures are reported as a verdict the host cannot mistake.
+setup_failed() {
+	log "setup failed: $*"
+	echo "nsvm-init: setup failed: $*" >/dev/hvc0 2>/dev/null
+	find_verdict_port && echo "NSVM-ERROR $*" >"$verdict_dev"
+	finish
+}
+
+mnt() { mount "$@" || setup_failed "mount $*"; }
+
+mountpoint -q /proc || mnt -t proc -o nosuid,nodev,noexec proc /proc
+mountpoint -q /sys || mnt -t sysfs -o nosuid,nodev,noexec sysfs /sys
+mountpoint -q /dev || mnt -t devtmpfs -o nosuid devtmpfs /dev
+mkdir -p /dev/pts /dev/shm
+mnt -t devpts -o nosuid,noexec,gid=5,mode=620,ptmxmode=666 devpts /dev/pts
+mnt -t tmpfs -o nosuid,nodev tmpfs /dev/shm
+for d in /tmp /var/tmp; do mnt -t tmpfs -o nosuid,nodev,mode=1777 tmpfs "$d"; done
+mnt -t tmpfs -o nosuid,nodev,mode=755 tmpfs /run
+mnt -t tmpfs -o mode=755 tmpfs /mnt
+[[ -d /root ]] && mnt -t tmpfs -o mode=700 tmpfs /root
+[[ -d /sys/kernel/debug ]] && mount -t debugfs -o nosuid,nodev,noexec debugfs /sys/kernel/debug
+# ip netns bind-mounts namespaces under /run/netns and expects shared
+# propagation.
+mount --make-rshared / 2>/dev/null
+mkdir -p /run/netns /run/lock /mnt/scratch
+
+ctl= ninep=
+for arg in $(cat /proc/cmdline); do
+	case $arg in
+	nsvm.ctl=*) ctl=${arg#nsvm.ctl=} ;;
+	nsvm.ninep=*) ninep=${arg#nsvm.ninep=} ;;
+	esac
+done
+[[ -d $ctl ]] || setup_failed "control directory '$ctl' not visible"
+mnt -t 9p -o "$ninep" scratch /mnt/scratch
+find_verdict_port || setup_failed "no virtio-serial port named verdict"
+[[ -c /dev/hvc0 ]] || setup_failed "no /dev/hvc0"
+# shellcheck source=/dev/null
+. "$ctl/env"
+hostname nsvm
+
+# Network: both e1000 NICs sit on one QEMU hub.
+net_setup() {
+	local i
+	ip link set lo up &&
+	ip netns add "$NS_PEER_NS" &&
+	ip -n "$NS_PEER_NS" link set lo up &&
+	ip link set "$NS_PEER_IF" netns "$NS_PEER_NS" &&
+	ip addr add "$NS_LOCAL_IP/24" dev "$NS_LOCAL_IF" &&
+	ip link set "$NS_LOCAL_IF" up &&
+	ip -n "$NS_PEER_NS" addr add "$NS_PEER_IP/24" dev "$NS_PEER_IF" &&
+	ip -n "$NS_PEER_NS" link set "$NS_PEER_IF" up || return 1
+	for ((i = 0; i < 100; i++)); do
+		if ip link show "$NS_LOCAL_IF" | grep -q LOWER_UP &&
+		   ip -n "$NS_PEER_NS" link show "$NS_PEER_IF" | grep -q LOWER_UP; then
+			return 0
+		fi
+		sleep 0.1
+	done
+	return 1
+}
+net_setup || setup_failed "network setup ($(ip -br link 2>&1 | tr '\n' ' '))"
+log "ready after $(cut -d' ' -f1 /proc/uptime) s"
+
+cd "$NS_REPO" || setup_failed "cd $NS_REPO"
+if [[ -e $ctl/interactive ]]; then
+	PS1='nsvm:\w# ' setsid -w -c /bin/bash --norc -i </dev/hvc0 >/dev/hvc0 2>&1
+	status=$?
+else
+	/bin/sh -c "$(cat "$ctl/cmd")" </dev/null >/dev/hvc0 2>&1
+	status=$?
+fi
+
+# Everything else finishes before the verdict: leftover processes (iperf3
+# daemons and the like), a kmemleak scan on debug kernels, the scratch share.
+kill -TERM -1 2>/dev/null
+sleep 0.2
+kill -KILL -1 2>/dev/null
+if [[ -w /sys/kernel/debug/kmemleak ]]; then
+	echo scan >/sys/kernel/debug/kmemleak
+	# The host fails the run on "unreferenced object" in the console.
+	cat /sys/kernel/debug/kmemleak
+fi
+umount /mnt/scratch 2>/dev/null || log "warning: cannot unmount /mnt/scratch"
+sync
+echo "NSVM-VERDICT $status" >"$verdict_dev"
+finish

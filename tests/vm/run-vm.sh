@@ -1,0 +1,147 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boot the NetSlice kernel under QEMU with the host's / as a read-only
+# virtio-9p root, run one command in the guest and return its exit status.
+#
+#   tests/vm/run-vm.sh 'command'     run it (as /bin/sh -c) and power off
+#   tests/vm/run-vm.sh               interactive shell on the terminal
+#
+# The guest's PID 1 is tests/vm/init.sh.  The command's exit status comes
+# back on a virtio-serial port backed by a host file (the "verdict"), written
+# by init only after the command and everything else finished; console noise
+# can never fake it.  This script fails (see exit codes) when the verdict is
+# missing or garbled, on timeout, or when the kernel log shows a panic, Oops,
+# BUG, WARNING, KASAN report, lockdep splat, leak or call trace.
+#
+# Environment:
+#   KIMAGE          kernel image (default build/linux-netslice/.../bzImage)
+#   VM_TIMEOUT      seconds before the VM is killed (default 600)
+#   VM_SCRATCH      host dir shared read-write, guest /mnt/scratch
+#                   (default build/vm-scratch)
+#   VM_CONSOLE_LOG  kernel console log (default build/vm-console.log)
+#   VM_OUTPUT_LOG   copy of the command's output (default build/vm-output.log)
+#   VM_MEM, VM_SMP  guest memory and CPUs (default 1G, 2)
+#   VM_APPEND       extra kernel command line
+#   QEMU_EXTRA      extra QEMU arguments (word-split)
+#   QEMU            QEMU binary (default qemu-system-x86_64)
+#
+# Exit status: the command's, or 124 timeout, 125 no/garbled verdict or
+# guest setup failure, 126 kernel problem in the console log (overrides the
+# command's status), 127 harness usage/environment error.
+
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+KIMAGE=${KIMAGE:-$REPO/build/linux-netslice/arch/x86/boot/bzImage}
+VM_TIMEOUT=${VM_TIMEOUT:-600}
+VM_SCRATCH=${VM_SCRATCH:-$REPO/build/vm-scratch}
+VM_CONSOLE_LOG=${VM_CONSOLE_LOG:-$REPO/build/vm-console.log}
+VM_OUTPUT_LOG=${VM_OUTPUT_LOG:-$REPO/build/vm-output.log}
+VM_MEM=${VM_MEM:-1G}
+VM_SMP=${VM_SMP:-2}
+VM_APPEND=${VM_APPEND:-}
+QEMU_EXTRA=${QEMU_EXTRA:-}
+QEMU=${QEMU:-qemu-system-x86_64}
+
+# What the kernel log must never contain.
+BAD_CONSOLE='Kernel panic|Oops|BUG:|WARNING:|KASAN|UBSAN|possible circular locking|possible recursive locking|inconsistent lock state|Call Trace|unreferenced object|detected stall|blocked for more than'
+
+die() { echo "run-vm: $*" >&2; exit 127; }
+
+(($# <= 1)) || die "usage: $0 ['command']"
+CMD=${1-}
+[[ -f $KIMAGE ]] || die "kernel image $KIMAGE missing: run 'make kernel' (or set KIMAGE=)"
+command -v "$QEMU" >/dev/null || die "$QEMU not found: apt-get install qemu-system-x86"
+[[ $VM_TIMEOUT =~ ^[0-9]+$ ]] || die "VM_TIMEOUT=$VM_TIMEOUT is not a number of seconds"
+
+mkdir -p "$REPO/build" "$VM_SCRATCH" "$(dirname "$VM_CONSOLE_LOG")" "$(dirname "$VM_OUTPUT_LOG")"
+VM_SCRATCH=$(cd "$VM_SCRATCH" && pwd)
+
+# Per-run control directory, read by the guest through the 9p root (so it
+# must not be on a path the guest mounts over, such as /tmp).
+CTL=$(mktemp -d "$REPO/build/vm-run.XXXXXX")
+trap 'rm -rf "$CTL"' EXIT
+chmod 755 "$CTL"
+printf '%s\n' "$CMD" >"$CTL/cmd"
+[[ -n $CMD ]] || : >"$CTL/interactive"
+cat >"$CTL/env" <<EOF
+export NS_REPO='$REPO'
+export NS_SCRATCH=/mnt/scratch
+export NS_NSDUMP='$REPO/nsdump/nsdump'
+export NS_MODULE='$REPO/kernel/ns_module/netslice.ko'
+export NS_PEER_NS=peer
+export NS_LOCAL_IF=eth0 NS_PEER_IF=eth1
+export NS_LOCAL_IP=192.0.2.1 NS_PEER_IP=192.0.2.2
+EOF
+: >"$CTL/verdict"
+: >"$VM_CONSOLE_LOG"
+: >"$VM_OUTPUT_LOG"
+
+# msize: the virtio transport's maximum is 125 pages.
+ninep=trans=virtio,version=9p2000.L,msize=512000
+append="console=ttyS0 loglevel=7 panic=-1 panic_on_warn=1 oops=panic"
+append+=" root=/dev/root rootfstype=9p rootflags=$ninep,cache=loose ro"
+append+=" init=$REPO/tests/vm/init.sh nsvm.ctl=$CTL nsvm.ninep=$ninep"
+append+=" $VM_APPEND"
+
+if [[ -n $CMD ]]; then
+	stdio=(-chardev "stdio,id=out,signal=on,logfile=$VM_OUTPUT_LOG")
+	exec 3</dev/null	# stdin not a tty: QEMU leaves the terminal alone
+else
+	stdio=(-chardev "stdio,id=out,signal=off,logfile=$VM_OUTPUT_LOG")
+	exec 3<&0
+	echo "run-vm: interactive shell; kernel log in $VM_CONSOLE_LOG; 'exit' powers off" >&2
+fi
+
+# shellcheck disable=SC2206 # QEMU_EXTRA is meant to be word-split
+qemu=("$QEMU" -nodefaults -no-user-config -display none -no-reboot
+	-accel tcg -cpu max -smp "$VM_SMP" -m "$VM_MEM"
+	-kernel "$KIMAGE" -append "$append"
+	-chardev "file,id=con,path=$VM_CONSOLE_LOG" -serial chardev:con
+	-device virtio-serial-pci,id=vser
+	"${stdio[@]}" -device virtconsole,chardev=out,name=out
+	-chardev "file,id=verdict,path=$CTL/verdict"
+	-device virtserialport,chardev=verdict,name=verdict
+	-fsdev local,id=root,path=/,security_model=none,readonly=on,multidevs=remap
+	-device virtio-9p-pci,fsdev=root,mount_tag=/dev/root
+	-fsdev "local,id=scratch,path=$VM_SCRATCH,security_model=none,multidevs=remap"
+	-device virtio-9p-pci,fsdev=scratch,mount_tag=scratch
+	-netdev hubport,id=n0,hubid=0 -device e1000,netdev=n0,mac=52:54:00:00:02:01
+	-netdev hubport,id=n1,hubid=0 -device e1000,netdev=n1,mac=52:54:00:00:02:02
+	$QEMU_EXTRA)
+
+start=$SECONDS
+rc=0
+timeout --foreground -k 10 "$VM_TIMEOUT" "${qemu[@]}" <&3 || rc=$?
+elapsed=$((SECONDS - start))
+exec 3<&-
+
+if grep -Eq "$BAD_CONSOLE" "$VM_CONSOLE_LOG"; then
+	echo "run-vm: FAIL: kernel problem in the console log ($VM_CONSOLE_LOG):" >&2
+	grep -Em1 -B5 -A40 "$BAD_CONSOLE" "$VM_CONSOLE_LOG" | sed 's/^/run-vm: | /' >&2
+	exit 126
+fi
+if ((rc == 124 || rc == 137)); then
+	echo "run-vm: FAIL: timeout after ${VM_TIMEOUT}s (VM_TIMEOUT); console tail:" >&2
+	tail -n 20 "$VM_CONSOLE_LOG" | sed 's/^/run-vm: | /' >&2
+	exit 124
+fi
+verdict=$(cat "$CTL/verdict")
+if [[ $verdict =~ ^NSVM-VERDICT\ ([0-9]+)$ ]]; then
+	status=${BASH_REMATCH[1]}
+	if ((rc != 0)); then
+		echo "run-vm: FAIL: QEMU exited with $rc after a verdict" >&2
+		exit 125
+	fi
+	[[ -n $CMD ]] && ((status != 0)) &&
+		echo "run-vm: command exited with status $status (${elapsed}s)" >&2
+	exit "$status"
+fi
+if [[ $verdict == NSVM-ERROR* ]]; then
+	echo "run-vm: FAIL: guest setup failed: ${verdict#NSVM-ERROR }" >&2
+else
+	echo "run-vm: FAIL: no valid verdict (QEMU status $rc, verdict '${verdict:0:80}'); console tail:" >&2
+fi
+tail -n 20 "$VM_CONSOLE_LOG" | sed 's/^/run-vm: | /' >&2
+exit 125
