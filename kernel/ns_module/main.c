@@ -20,6 +20,11 @@ static int __init nslm_mod_init(void)
 {
 	int ret;
 
+#ifdef DEBUG
+	if (!nslm_ring_selftest())
+		return -ENOTRECOVERABLE;
+#endif
+
 	ret = nslm_rings_init(NSLM_RING_DEFAULT_BYTES);
 	if (ret)
 		goto err_rings;

@@ -126,10 +126,9 @@ static bool block_is_sane(const struct nsl_block *blk)
 	       blk->hdr.size == NSL_BLOCK_SIZE(blk->nrec);
 }
 
-void nslm_ring_deliver(const struct nsl_block *blk, void *priv)
+/* Returns whether @blk was queued (as opposed to dropped). */
+static bool ring_offer(struct nslm_ring *ring, const struct nsl_block *blk)
 {
-	/* Preemption may move us; the lock, not the CPU, guards the ring. */
-	struct nslm_ring *ring = raw_cpu_ptr(&nslm_rings);
 	struct nsl_block *dst;
 	unsigned long flags;
 	bool queued = false;
@@ -151,22 +150,26 @@ void nslm_ring_deliver(const struct nsl_block *blk, void *priv)
 		ring_drop(ring, seq);
 	}
 	spin_unlock_irqrestore(&ring->lock, flags);
+	return queued;
+}
 
-	if (queued && wq_has_sleeper(&nslm_ring_wait))
+void nslm_ring_deliver(const struct nsl_block *blk, void *priv)
+{
+	/* Preemption may move us; the lock, not the CPU, guards the ring. */
+	if (ring_offer(raw_cpu_ptr(&nslm_rings), blk) &&
+	    wq_has_sleeper(&nslm_ring_wait))
 		irq_work_queue(&wake_work);
 }
 
-size_t nslm_ring_peek(unsigned int cpu, void *buf, size_t space,
-		      unsigned int *nitems)
+static size_t ring_peek(struct nslm_ring *ring, void *buf, size_t space,
+			unsigned int *nitems)
 {
-	struct nslm_ring *ring = per_cpu_ptr(&nslm_rings, cpu);
 	const struct nsl_item_hdr *hdr;
 	unsigned long flags;
 	unsigned int n = 0;
 	size_t len = 0;
 	u32 i;
 
-	lockdep_assert_held(&nslm_ring_mutex);
 	spin_lock_irqsave(&ring->lock, flags);
 	for (i = ring->head; n < ring->count; n++) {
 		hdr = ring_slot(ring, i);
@@ -182,13 +185,11 @@ size_t nslm_ring_peek(unsigned int cpu, void *buf, size_t space,
 	return len;
 }
 
-void nslm_ring_consume(unsigned int cpu, unsigned int nitems)
+static void ring_consume(struct nslm_ring *ring, unsigned int nitems)
 {
-	struct nslm_ring *ring = per_cpu_ptr(&nslm_rings, cpu);
 	const struct nsl_item_hdr *hdr;
 	unsigned long flags;
 
-	lockdep_assert_held(&nslm_ring_mutex);
 	spin_lock_irqsave(&ring->lock, flags);
 	for (; nitems && ring->count; nitems--) {
 		hdr = ring_slot(ring, ring->head);
@@ -202,6 +203,19 @@ void nslm_ring_consume(unsigned int cpu, unsigned int nitems)
 	if (ring->lost && ring_room(ring))
 		ring_push_loss(ring);
 	spin_unlock_irqrestore(&ring->lock, flags);
+}
+
+size_t nslm_ring_peek(unsigned int cpu, void *buf, size_t space,
+		      unsigned int *nitems)
+{
+	lockdep_assert_held(&nslm_ring_mutex);
+	return ring_peek(per_cpu_ptr(&nslm_rings, cpu), buf, space, nitems);
+}
+
+void nslm_ring_consume(unsigned int cpu, unsigned int nitems)
+{
+	lockdep_assert_held(&nslm_ring_mutex);
+	ring_consume(per_cpu_ptr(&nslm_rings, cpu), nitems);
 }
 
 /*
@@ -235,6 +249,23 @@ static void ring_discard(struct nslm_ring *ring)
 	WRITE_ONCE(ring->count, 0);
 }
 
+/* Move @ring onto @slots; returns the old slots, whose items are drops. */
+static u8 *ring_replace(struct nslm_ring *ring, u8 *slots, u32 nslots)
+{
+	unsigned long flags;
+	u8 *old;
+
+	spin_lock_irqsave(&ring->lock, flags);
+	ring_discard(ring);
+	old = ring->slots;
+	ring->slots = slots;
+	ring->nslots = nslots;
+	if (ring->lost)
+		ring_push_loss(ring);
+	spin_unlock_irqrestore(&ring->lock, flags);
+	return old;
+}
+
 u64 nslm_rings_max_bytes(void)
 {
 	u64 bytes = (u64)totalram_pages() * PAGE_SIZE / 8;
@@ -259,12 +290,9 @@ u64 nslm_rings_bytes(void)
 int nslm_rings_resize(u64 bytes)
 {
 	u64 nslots = div_u64(bytes, NSLM_SLOT_SIZE);
-	struct nslm_ring *ring;
-	unsigned long flags;
 	unsigned int cpu;
 	u8 **fresh;
 	int ret = 0;
-	u8 *old;
 
 	lockdep_assert_held(&nslm_ring_mutex);
 	if (nslots < NSLM_RING_MIN_SLOTS)
@@ -285,18 +313,9 @@ int nslm_rings_resize(u64 bytes)
 		}
 	}
 
-	for_each_possible_cpu(cpu) {
-		ring = per_cpu_ptr(&nslm_rings, cpu);
-		spin_lock_irqsave(&ring->lock, flags);
-		ring_discard(ring);
-		old = ring->slots;
-		ring->slots = fresh[cpu];
-		ring->nslots = nslots;
-		if (ring->lost)
-			ring_push_loss(ring);
-		spin_unlock_irqrestore(&ring->lock, flags);
-		fresh[cpu] = old;
-	}
+	for_each_possible_cpu(cpu)
+		fresh[cpu] = ring_replace(per_cpu_ptr(&nslm_rings, cpu),
+					  fresh[cpu], nslots);
 	WRITE_ONCE(ring_slots, nslots);
 
 out_free:
@@ -384,3 +403,5 @@ void nslm_rings_uninit(void)
 		ring->slots = NULL;
 	}
 }
+
+#include "selftest/ring.c"

@@ -46,4 +46,8 @@ size_t nslm_ring_peek(unsigned int cpu, void *buf, size_t space,
 		      unsigned int *nitems);
 void nslm_ring_consume(unsigned int cpu, unsigned int nitems);
 
+#ifdef DEBUG
+bool nslm_ring_selftest(void);
+#endif
+
 #endif /* _NSLM_RING_H */
