@@ -390,6 +390,8 @@ static int advance(struct nsf_reader *r)
 	for (;;) {
 		int kind = next_record(r);
 
+		if (kind > 0 && kind != NSF_DATA)
+			r->pos = r->rec_len;	/* no items in it */
 		switch (kind) {
 		case -1:
 			return -1;
@@ -411,7 +413,6 @@ static int advance(struct nsf_reader *r)
 		case NSF_TRAILER:
 			if (parse_trailer(r))
 				return -1;
-			r->rec_len = 0;
 			return 1;
 		default:
 			/* EVENTS, CALIB and kinds of later versions */

@@ -231,7 +231,7 @@ static void plain_table(struct ns_report *r)
 		(unsigned long long)r->blocks, (unsigned long long)r->lost);
 	fprintf(f, "# TSC read with rdtsc (not serialising), tsc_khz %u; a packet's value for a region sums its records in the block; regions with an OPEN record are excluded (open column)\n",
 		r->tsc_khz);
-	fprintf(f, "%-8s %10s %11s %11s %11s %11s %11s %7s %8s",
+	fprintf(f, "%-8s %10s %11s %10s  %10s  %11s %11s %7s %8s",
 		"region", "n", "mean", "p50", "p99", "min", "max", "CV", "open");
 	for (unsigned int e = 0; e < r->nevents; e++)
 		fprintf(f, " %12s", ns_event_label(r, e, lbl, sizeof(lbl)));

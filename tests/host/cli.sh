@@ -1,0 +1,112 @@
+#!/bin/sh
+# Command-line tests of nsdump on files made by mkblocks; TAP lines.
+# The values are gen.h's: write 1..10 us, tcp 0.1+0.04, nic 10 us.
+obj=${1:-obj}
+NSDUMP=$obj/nsdump
+MK=$obj/mkblocks
+t=$(mktemp -d)
+trap 'rm -rf "$t"' EXIT
+n=0
+fails=0
+
+check() {	# check NAME COND...
+	name=$1; shift
+	n=$((n + 1))
+	if "$@"; then echo "ok - cli: $name"; else echo "not ok - cli: $name"; fails=$((fails + 1)); fi
+}
+
+row() {		# row FILE REGION: the table's numbers for REGION
+	awk -v r="$2" '$1 == r { $1 = ""; sub(/^ /, ""); print }' "$1"
+}
+
+$MK -n 10 "$t/ten.ns"
+$NSDUMP -q -r "$t/ten.ns" >"$t/out" 2>"$t/err"; rc=$?
+check "exit 0 on a good file" [ $rc -eq 0 ]
+check "write row n 10 mean 5.5 p50 5 p99 10 min 1 max 10 CV 0.522" \
+	[ "$(row "$t/out" write)" = "10 5.500 5.000 10.000 1.000 10.000 0.522 0" ]
+check "tcp row sums two records" \
+	[ "$(row "$t/out" tcp)" = "10 0.140 0.140 0.140 0.140 0.140 0.000 0" ]
+check "statistics line" [ "$(cat "$t/err")" = "10 blocks captured, 0 dropped by kernel" ]
+check "table header says RAW and rdtsc" grep -q "RAW values, not corrected for macro overhead" "$t/out"
+check "-q prints no packet lines" [ "$(grep -c ' cpu ' "$t/out")" -eq 0 ]
+
+$NSDUMP -r "$t/ten.ns" >"$t/out" 2>/dev/null
+check "one line per block" [ "$(grep -c ' cpu ' "$t/out")" -eq 10 ]
+check "first packet line exact" [ "$(head -1 "$t/out")" = \
+	"0.000 cpu 0 seq 0 tx len 1448 segs 1 write 1.000 tcp 0.100+0.040 ip 0.200 link 0.500 nic 10.000" ]
+
+$NSDUMP -v -r "$t/ten.ns" >"$t/out" 2>/dev/null
+check "-v shows raw ticks per record" grep -q '^    \[0\] write   start 0 ticks 3000 ' "$t/out"
+
+$NSDUMP -c 3 -r "$t/ten.ns" >"$t/out" 2>"$t/err"
+check "-c 3 stops after 3 blocks" [ "$(cat "$t/err")" = "3 blocks captured, 0 dropped by kernel" ]
+check "-c 3 table n 3" [ "$(row "$t/out" write | cut -d' ' -f1-2)" = "3 2.000" ]
+
+$MK -n 10 -l 4 -o 5 "$t/loss.ns"
+$NSDUMP -r "$t/loss.ns" >"$t/out" 2>"$t/err"
+check "loss items counted as drops" [ "$(cat "$t/err")" = "10 blocks captured, 10 dropped by kernel" ]
+check "loss line in place" grep -qx -- "-- 5 blocks lost here (cpu 1, first seq 100003) --" "$t/out"
+check "open records excluded and counted" [ "$(row "$t/out" nic | cut -d' ' -f1,8)" = "8 2" ]
+
+cat "$t/ten.ns" | $NSDUMP -q -r - >"$t/out" 2>/dev/null
+check "-r - reads stdin" [ "$(row "$t/out" write | cut -d' ' -f1-2)" = "10 5.500" ]
+
+$NSDUMP -r "$t/loss.ns" -w "$t/copy.ns" >"$t/out" 2>"$t/err"; rc=$?
+check "-w: exit 0, nothing on stdout" [ $rc -eq 0 ] && [ ! -s "$t/out" ]
+$NSDUMP -q -r "$t/copy.ns" >"$t/out2" 2>"$t/err2"
+$NSDUMP -q -r "$t/loss.ns" >"$t/out1" 2>/dev/null
+check "-w then -r gives the same table and counts" cmp -s "$t/out1" "$t/out2"
+check "-w copy keeps the drops" [ "$(cat "$t/err2")" = "10 blocks captured, 10 dropped by kernel" ]
+$NSDUMP -r "$t/ten.ns" -w - 2>/dev/null | $NSDUMP -q -r - >"$t/out" 2>/dev/null
+check "-w - | -r - pipes a trace" [ "$(row "$t/out" write | cut -d' ' -f1-2)" = "10 5.500" ]
+
+$NSDUMP -r "$t/ten.ns" -w /dev/full >/dev/null 2>"$t/err"; rc=$?
+check "-w /dev/full: exit 1" [ $rc -eq 1 ]
+check "-w /dev/full: one clear line" grep -q "^nsdump: /dev/full: No space left on device" "$t/err"
+
+size=$(wc -c <"$t/ten.ns")
+head -c $((size - 144)) "$t/ten.ns" >"$t/cut.ns"
+$NSDUMP -q -r "$t/cut.ns" >/dev/null 2>"$t/err"; rc=$?
+check "missing trailer: exit 1" [ $rc -eq 1 ]
+check "missing trailer: warning with the count" \
+	grep -qx "nsdump: $t/cut.ns: truncated: 10 blocks read before the cut" "$t/err"
+head -c $((size - 200)) "$t/ten.ns" >"$t/cut.ns"
+$NSDUMP -q -r "$t/cut.ns" >/dev/null 2>"$t/err"; rc=$?
+check "cut inside a record names the offset" grep -q "cut at offset $((size - 200))" "$t/err"
+
+$NSDUMP -q -r /etc/passwd >/dev/null 2>"$t/err"; rc=$?
+check "not a trace file" [ $rc -eq 1 ] && [ "$(cat "$t/err")" = "nsdump: /etc/passwd: not a NetSlice trace file" ]
+
+NSDUMP_DEV=$t/none $NSDUMP >/dev/null 2>"$t/err"; rc=$?
+check "no device: exit 1 and the hint" [ $rc -eq 1 ] && \
+	[ "$(cat "$t/err")" = "nsdump: $t/none: no such device (is netslice.ko loaded?)" ]
+if [ "$(id -u)" != 0 ]; then
+	touch "$t/locked"; chmod 000 "$t/locked"
+	NSDUMP_DEV=$t/locked $NSDUMP >/dev/null 2>"$t/err"
+	check "no permission: the hint" grep -q "permission denied (needs root or CAP_NET_ADMIN)" "$t/err"
+fi
+$NSDUMP -i /dev/null >/dev/null 2>"$t/err"
+check "-i on a non-NetSlice device" [ "$(cat "$t/err")" = "nsdump: /dev/null: NSIOCGINFO: not a NetSlice device" ]
+
+$NSDUMP -B 0 >/dev/null 2>&1; rc1=$?
+$NSDUMP -B 12x >/dev/null 2>&1; rc2=$?
+$NSDUMP -Z >/dev/null 2>&1; rc3=$?
+$NSDUMP -c 0 >/dev/null 2>&1; rc4=$?
+check "bad -B, unknown option, -c 0: exit 2" [ $rc1 -eq 2 ] && [ $rc2 -eq 2 ] && [ $rc3 -eq 2 ] && [ $rc4 -eq 2 ]
+$NSDUMP -e cycles -r "$t/ten.ns" >/dev/null 2>"$t/err"; rc=$?
+check "-e not supported yet: exit 1" [ $rc -eq 1 ] && grep -q "needs libpfm4" "$t/err"
+
+$MK -n 4 -e 2 "$t/ev.ns"
+$NSDUMP -q -r "$t/ev.ns" >"$t/out" 2>/dev/null
+check "counter columns when nevents > 0" [ "$(row "$t/out" tcp | cut -d' ' -f9-10)" = "42.0 44.0" ]
+
+$NSDUMP --json -r "$t/loss.ns" >"$t/out" 2>/dev/null
+check "--json: 10 block lines, 2 loss lines, 1 table" \
+	[ "$(grep -c '^{"type":"block"' "$t/out")" -eq 10 ] && \
+	[ "$(grep -c '^{"type":"loss"' "$t/out")" -eq 2 ] && \
+	[ "$(tail -1 "$t/out" | cut -c1-16)" = '{"type":"table",' ]
+if command -v jq >/dev/null 2>&1; then
+	check "--json: every line parses" jq -e . "$t/out" >/dev/null
+fi
+
+exit $((fails > 0))

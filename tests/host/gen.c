@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdlib.h>
+#include <string.h>
+#include "decode.h"
+#include "file.h"
+#include "gen.h"
+
+void gen_info(struct nsl_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->abi_version = NSL_ABI_VERSION;
+	info->tsc_khz = GEN_TSC_KHZ;
+	info->block_size = sizeof(struct nsl_block);
+	info->ncpus = 2;
+	info->max_records = NSL_MAX_RECORDS;
+	info->max_events = NSL_MAX_EVENTS;
+	info->ring_bytes = 1 << 20;
+	info->ring_max = 1 << 26;
+	info->ref_tsc = GEN_T0;
+	info->ref_realtime_ns = 1700000000000000000ull;
+}
+
+static void rec(struct nsl_block *b, unsigned int region, uint64_t start,
+		uint64_t ticks)
+{
+	struct nsl_record *r = &b->rec[b->nrec++];
+
+	r->region = region;
+	r->nmerged = 1;
+	r->cpu = b->hdr.cpu;
+	r->start = start;
+	r->ticks = ticks;
+	for (unsigned int e = 0; e < b->nevents; e++)
+		r->count[e] = ticks / 10 + e;
+}
+
+size_t gen_block(const struct gen_opts *g, unsigned int i, void *buf)
+{
+	struct nsl_block b;
+
+	if (i >= g->n)
+		return 0;
+	memset(&b, 0, sizeof(b));
+	b.hdr.kind = NSL_ITEM_BLOCK;
+	b.hdr.cpu = i % 2;
+	b.seq = i / 2;
+	b.tsc0 = GEN_T0 + (uint64_t)i * 3000;
+	b.conn = 42;
+	b.len = 1448;
+	b.ifindex = 1;
+	b.gso_segs = 1;
+	b.proto = 6;
+	b.nhlen = 20;
+	b.thlen = 32;
+	b.dir = NSL_DIR_TX;
+	b.nevents = g->nevents;
+	b.mode = g->nevents ? NSL_MODE_COUNT : NSL_MODE_DURATION;
+	b.tcp_seq = 1000 + i * 1448;
+	rec(&b, NSL_R_WRITE, 0, 3000ull * (i % 10 + 1));
+	b.rec[0].nmerged = 1;
+	rec(&b, NSL_R_TCP, 10, 300);
+	rec(&b, NSL_R_TCP, 400, 120);
+	rec(&b, NSL_R_IP, 600, 600);
+	rec(&b, NSL_R_LINK, 1300, 1500);
+	rec(&b, NSL_R_NIC, 2900, 30000);
+	if (g->open_every && i % g->open_every == g->open_every - 1) {
+		b.rec[b.nrec - 1].flags = NSL_RF_OPEN;
+		b.rec[b.nrec - 1].ticks = 0;
+	}
+	b.hdr.size = NSL_BLOCK_SIZE(b.nrec);
+	memcpy(buf, &b, b.hdr.size);
+	return b.hdr.size;
+}
+
+size_t gen_loss(unsigned int i, void *buf)
+{
+	struct nsl_loss l = {
+		.hdr = { .kind = NSL_ITEM_LOSS, .size = sizeof(l), .cpu = i % 2 },
+		.lost = GEN_LOST,
+		.first_seq = 100000 + i,
+		.tsc = GEN_T0 + (uint64_t)i * 3000,
+	};
+
+	memcpy(buf, &l, sizeof(l));
+	return sizeof(l);
+}
+
+/* Item by item, loss items in their places: calls @fn for each. */
+static int walk(const struct gen_opts *g,
+		int (*fn)(void *ctx, const void *item, size_t size), void *ctx)
+{
+	unsigned char item[sizeof(struct nsl_block)];
+
+	for (unsigned int i = 0; i < g->n; i++) {
+		if (g->loss_every && i % g->loss_every == g->loss_every - 1 &&
+		    fn(ctx, item, gen_loss(i, item)))
+			return -1;
+		if (fn(ctx, item, gen_block(g, i, item)))
+			return -1;
+	}
+	return 0;
+}
+
+struct membuf {
+	unsigned char *p;
+	size_t len, cap;
+};
+
+static int to_mem(void *ctx, const void *item, size_t size)
+{
+	struct membuf *m = ctx;
+
+	if (m->len + size > m->cap) {
+		size_t cap = (m->cap + size) * 2;
+		unsigned char *p = realloc(m->p, cap);
+
+		if (!p)
+			return -1;
+		m->p = p;
+		m->cap = cap;
+	}
+	memcpy(m->p + m->len, item, size);
+	m->len += size;
+	return 0;
+}
+
+unsigned char *gen_stream(const struct gen_opts *g, size_t *len)
+{
+	struct membuf m = { 0 };
+
+	if (walk(g, to_mem, &m)) {
+		free(m.p);
+		return NULL;
+	}
+	*len = m.len;
+	return m.p ? m.p : malloc(1);
+}
+
+static int to_file(void *ctx, const void *item, size_t size)
+{
+	struct ns_item it;
+
+	if (ns_decode_item(item, size, &it))
+		return -1;
+	return nsf_write_item(ctx, &it);
+}
+
+int gen_file(const struct gen_opts *g, int fd)
+{
+	struct nsf_writer w;
+	struct nsl_info info;
+	int ret;
+
+	gen_info(&info);
+	if (nsf_writer_open(&w, fd, "gen", &info)) {
+		nsf_writer_close(&w);
+		return -1;
+	}
+	ret = walk(g, to_file, &w);
+	if (nsf_writer_close(&w))
+		ret = -1;
+	return ret;
+}

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mkblocks: synthetic NetSlice data for tests (see gen.h for its values).
+ *   mkblocks [-n blocks] [-l loss_every] [-o open_every] [-e nevents] [-R] [file]
+ * Writes a trace file, or with -R the raw item stream /dev/ns would give,
+ * to @file or stdout.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include "gen.h"
+
+int main(int argc, char **argv)
+{
+	struct gen_opts g = { .n = 10 };
+	int c, fd = 1, raw = 0;
+
+	while ((c = getopt(argc, argv, "n:l:o:e:R")) != -1) {
+		switch (c) {
+		case 'n': g.n = atoi(optarg); break;
+		case 'l': g.loss_every = atoi(optarg); break;
+		case 'o': g.open_every = atoi(optarg); break;
+		case 'e': g.nevents = atoi(optarg); break;
+		case 'R': raw = 1; break;
+		default:
+			fprintf(stderr, "usage: mkblocks [-n blocks] [-l loss_every] [-o open_every] [-e nevents] [-R] [file]\n");
+			return 2;
+		}
+	}
+	if (g.nevents > NSL_MAX_EVENTS) {
+		fprintf(stderr, "mkblocks: -e at most %d\n", NSL_MAX_EVENTS);
+		return 2;
+	}
+	if (optind < argc) {
+		fd = open(argv[optind], O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd < 0) {
+			perror(argv[optind]);
+			return 1;
+		}
+	}
+	if (raw) {
+		size_t len;
+		unsigned char *p = gen_stream(&g, &len);
+
+		if (!p || write(fd, p, len) != (ssize_t)len) {
+			perror("mkblocks");
+			return 1;
+		}
+		free(p);
+		return close(fd) ? 1 : 0;
+	}
+	if (gen_file(&g, fd)) {
+		perror("mkblocks");
+		return 1;
+	}
+	return 0;
+}

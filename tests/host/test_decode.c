@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdlib.h>
+#include <string.h>
+#include "decode.h"
+#include "gen.h"
+#include "tap.h"
+#include "tests.h"
+
+static const struct gen_opts six = { .n = 1 };	/* block 0: 6 records */
+#define GOOD_SIZE	(64 + 6 * 56)
+
+typedef size_t (*mutate_fn)(unsigned char *buf);	/* returns len */
+
+static size_t good(unsigned char *b) { return gen_block(&six, 0, b); }
+
+static void set_size(unsigned char *b, uint16_t size)
+{
+	memcpy(b + offsetof(struct nsl_item_hdr, size), &size, 2);
+}
+
+static size_t nrec_17(unsigned char *b)
+{
+	good(b);
+	b[offsetof(struct nsl_block, nrec)] = 17;
+	return sizeof(struct nsl_block);
+}
+
+static size_t size_mismatch(unsigned char *b)
+{
+	good(b);
+	set_size(b, GOOD_SIZE + 56);
+	return sizeof(struct nsl_block);
+}
+
+static size_t size_odd(unsigned char *b) { good(b); set_size(b, 396); return GOOD_SIZE; }
+static size_t size_zero(unsigned char *b) { good(b); set_size(b, 0); return GOOD_SIZE; }
+static size_t size_past_end(unsigned char *b) { good(b); set_size(b, GOOD_SIZE + 8); return GOOD_SIZE; }
+static size_t truncated(unsigned char *b) { good(b); return GOOD_SIZE - 8; }
+static size_t short_header(unsigned char *b) { good(b); return 4; }
+static size_t block_short(unsigned char *b) { good(b); set_size(b, 56); return GOOD_SIZE; }
+
+static size_t nevents_5(unsigned char *b)
+{
+	good(b);
+	b[offsetof(struct nsl_block, nevents)] = 5;
+	return GOOD_SIZE;
+}
+
+static size_t region_max(unsigned char *b)
+{
+	good(b);
+	b[offsetof(struct nsl_block, rec[3].region)] = NSL_R_MAX;
+	return GOOD_SIZE;
+}
+
+static size_t region_none(unsigned char *b)
+{
+	good(b);
+	b[offsetof(struct nsl_block, rec[5].region)] = NSL_R_NONE;
+	return GOOD_SIZE;
+}
+
+static size_t unknown_kind(unsigned char *b)
+{
+	struct nsl_item_hdr h = { .kind = 99, .size = 24, .cpu = 3 };
+
+	memset(b, 0xAB, 64);
+	memcpy(b, &h, sizeof(h));
+	return 64;	/* more data follows: only 24 are taken */
+}
+
+static size_t loss(unsigned char *b) { return gen_loss(7, b); }
+
+static size_t loss_big(unsigned char *b)
+{
+	gen_loss(7, b);
+	set_size(b, 40);
+	return 40;
+}
+
+static size_t zero_records(unsigned char *b)
+{
+	good(b);
+	b[offsetof(struct nsl_block, nrec)] = 0;
+	set_size(b, 64);
+	return 64;
+}
+
+static const struct {
+	const char *name;
+	mutate_fn build;
+	enum ns_decode_error err;
+	enum ns_item_type type;
+	size_t size;		/* bytes taken (OK) */
+	uint64_t bad;		/* it.bad (error) */
+} rows[] = {
+	{ "good block",		good,		NS_DEC_OK, NS_ITEM_BLOCK, GOOD_SIZE, 0 },
+	{ "block, 0 records",	zero_records,	NS_DEC_OK, NS_ITEM_BLOCK, 64, 0 },
+	{ "nrec 17",		nrec_17,	NS_DEC_NREC, 0, 0, 17 },
+	{ "size != BLOCK_SIZE(nrec)", size_mismatch, NS_DEC_BLOCK_SIZE, 0, 0, GOOD_SIZE + 56 },
+	{ "size not multiple of 8", size_odd,	NS_DEC_BAD_SIZE, 0, 0, 396 },
+	{ "size 0",		size_zero,	NS_DEC_BAD_SIZE, 0, 0, 0 },
+	{ "size past the end",	size_past_end,	NS_DEC_TRUNCATED, 0, 0, GOOD_SIZE + 8 },
+	{ "truncated buffer",	truncated,	NS_DEC_TRUNCATED, 0, 0, GOOD_SIZE },
+	{ "short header",	short_header,	NS_DEC_SHORT_HEADER, 0, 0, 4 },
+	{ "block below fixed part", block_short, NS_DEC_BLOCK_SHORT, 0, 0, 56 },
+	{ "nevents 5",		nevents_5,	NS_DEC_NEVENTS, 0, 0, 5 },
+	{ "region NSL_R_MAX",	region_max,	NS_DEC_REGION, 0, 0, 3 },
+	{ "region NONE",	region_none,	NS_DEC_REGION, 0, 0, 5 },
+	{ "unknown kind skipped", unknown_kind,	NS_DEC_OK, NS_ITEM_SKIPPED, 24, 0 },
+	{ "loss item",		loss,		NS_DEC_OK, NS_ITEM_LOSS, 32, 0 },
+	{ "loss item of 40 bytes", loss_big,	NS_DEC_LOSS_SIZE, 0, 0, 40 },
+};
+
+static void table(void)
+{
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		unsigned char *buf = calloc(1, 2048);
+		size_t len = rows[i].build(buf);
+		/* exact-size copy: ASan catches any read past @len */
+		unsigned char *exact = malloc(len ? len : 1);
+		struct ns_item it;
+		enum ns_decode_error err;
+		bool ok;
+
+		memcpy(exact, buf, len);
+		err = ns_decode_item(exact, len, &it);
+		ok = err == rows[i].err;
+		if (ok && err == NS_DEC_OK)
+			ok = it.type == rows[i].type && it.hdr.size == rows[i].size;
+		else if (ok)
+			ok = it.bad == rows[i].bad;
+		if (!ok)
+			printf("# err %d type %d size %u bad %llu\n", err, it.type,
+			       it.hdr.size, (unsigned long long)it.bad);
+		tap_ok(ok, "decode: %s", rows[i].name);
+		free(exact);
+		free(buf);
+	}
+}
+
+static void values(void)
+{
+	unsigned char buf[sizeof(struct nsl_block)];
+	struct ns_item it;
+	char msg[128];
+	size_t len = gen_block(&six, 0, buf);
+
+	ns_decode_item(buf, len, &it);
+	tap_ok(it.block.nrec == 6 && it.block.rec[1].region == NSL_R_TCP &&
+	       it.block.rec[1].ticks == 300 && it.block.rec[2].ticks == 120 &&
+	       it.block.rec[0].ticks == 3000 && it.block.len == 1448 &&
+	       it.block.rec[6].region == 0,
+	       "decode: block fields read back, records past nrec zero");
+
+	len = gen_loss(7, buf);
+	ns_decode_item(buf, len, &it);
+	tap_ok(it.loss.lost == GEN_LOST && it.loss.first_seq == 100007 &&
+	       it.hdr.cpu == 1, "decode: loss fields read back");
+
+	nrec_17(buf);
+	ns_decode_describe(ns_decode_item(buf, sizeof(buf), &it), &it, msg,
+			   sizeof(msg));
+	tap_ok(!strcmp(msg, "block nrec 17 exceeds 16"), "decode: reason text '%s'",
+	       msg);
+	region_max(buf);
+	ns_decode_describe(ns_decode_item(buf, GOOD_SIZE, &it), &it, msg,
+			   sizeof(msg));
+	tap_ok(!strcmp(msg, "block record 3 has region id 14 (valid 1..13)"),
+	       "decode: reason text '%s'", msg);
+}
+
+/* Every proper prefix of a block is an error; only the whole is OK. */
+static void prefixes(void)
+{
+	unsigned char buf[sizeof(struct nsl_block)];
+	size_t len = gen_block(&six, 0, buf);
+	int wrong = 0;
+
+	for (size_t cut = 0; cut <= len; cut++) {
+		unsigned char *p = malloc(cut ? cut : 1);
+		struct ns_item it;
+		enum ns_decode_error err;
+
+		memcpy(p, buf, cut);
+		err = ns_decode_item(p, cut, &it);
+		wrong += (cut == len) != (err == NS_DEC_OK);
+		free(p);
+	}
+	TAP_EQ(wrong, 0, "decode: every prefix of a block is refused");
+}
+
+static void stream(void)
+{
+	struct gen_opts g = { .n = 40, .loss_every = 10, .open_every = 3,
+			      .nevents = 2 };
+	size_t len, pos = 0;
+	unsigned char *p = gen_stream(&g, &len);
+	unsigned int blocks = 0, losses = 0, bad = 0;
+
+	while (pos < len) {
+		struct ns_item it;
+
+		if (ns_decode_item(p + pos, len - pos, &it)) {
+			bad++;
+			break;
+		}
+		blocks += it.type == NS_ITEM_BLOCK;
+		losses += it.type == NS_ITEM_LOSS;
+		pos += it.hdr.size;
+	}
+	tap_ok(!bad && blocks == 40 && losses == 4 && pos == len,
+	       "decode: generated stream, 40 blocks and 4 loss items");
+	free(p);
+}
+
+void test_decode(void)
+{
+	table();
+	values();
+	prefixes();
+	stream();
+}

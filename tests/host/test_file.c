@@ -1,0 +1,471 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "crc32.h"
+#include "file.h"
+#include "gen.h"
+#include "tap.h"
+#include "tests.h"
+
+int mem_fd(const void *p, size_t len)
+{
+	int fd = memfd_create("nstest", 0);
+
+	if (fd < 0 || write(fd, p, len) != (ssize_t)len) {
+		perror("memfd");
+		exit(1);
+	}
+	lseek(fd, 0, SEEK_SET);
+	return fd;
+}
+
+unsigned char *fd_bytes(int fd, size_t *len)
+{
+	off_t size = lseek(fd, 0, SEEK_END);
+	unsigned char *p = malloc(size ? size : 1);
+
+	if (!p || pread(fd, p, size, 0) != size) {
+		perror("fd_bytes");
+		exit(1);
+	}
+	*len = size;
+	return p;
+}
+
+static unsigned char *make_file(const struct gen_opts *g, size_t *len)
+{
+	int fd = memfd_create("nstest", 0);
+	unsigned char *p;
+
+	if (gen_file(g, dup(fd))) {
+		perror("gen_file");
+		exit(1);
+	}
+	p = fd_bytes(fd, len);
+	close(fd);
+	return p;
+}
+
+struct outcome {
+	enum nsf_status status;	/* NSF_ERR also when open failed */
+	bool opened;
+	uint64_t blocks, lost;
+	char err[256];
+};
+
+static struct outcome read_all(const void *p, size_t len)
+{
+	struct outcome o = { .status = NSF_ERR };
+	struct nsf_reader r;
+	int fd = mem_fd(p, len);
+	struct ns_item it;
+
+	if (!nsf_reader_open(&r, fd, "t")) {
+		o.opened = true;
+		while ((o.status = nsf_read_item(&r, &it)) == NSF_OK)
+			;
+	}
+	o.blocks = r.blocks;
+	o.lost = r.lost;
+	memcpy(o.err, r.err, sizeof(o.err));
+	nsf_reader_close(&r);
+	close(fd);
+	return o;
+}
+
+/* Offsets where records start, and the end: the clean cut points. */
+static size_t boundaries(const unsigned char *p, size_t len, size_t *at,
+			 size_t max)
+{
+	size_t n = 0, off = sizeof(struct nsf_header);
+
+	while (off + sizeof(struct nsf_rec_hdr) <= len && n < max) {
+		struct nsf_rec_hdr h;
+
+		at[n++] = off;
+		memcpy(&h, p + off, sizeof(h));
+		off += h.len;
+	}
+	if (n < max)
+		at[n++] = off;
+	return n;
+}
+
+/* Fix up the CRC of the record at @off after a test edited it. */
+static void recrc(unsigned char *p, size_t off)
+{
+	struct nsf_rec_hdr h;
+
+	memcpy(&h, p + off, sizeof(h));
+	h.crc = 0;
+	memcpy(p + off, &h, sizeof(h));
+	h.crc = ns_crc32(ns_crc32(0, &h, sizeof(h)), p + off + sizeof(h),
+			 h.len - sizeof(h));
+	memcpy(p + off, &h, sizeof(h));
+}
+
+static void round_trip(void)
+{
+	struct gen_opts g = { .n = 25, .loss_every = 7, .open_every = 4,
+			      .nevents = 2 };
+	size_t flen, slen, pos = 0;
+	unsigned char *file = make_file(&g, &flen);
+	unsigned char *stream = gen_stream(&g, &slen);
+	struct nsf_reader r;
+	struct nsl_info want;
+	struct ns_item it;
+	int fd = mem_fd(file, flen), mismatches = 0, n = 0;
+	enum nsf_status st;
+
+	gen_info(&want);
+	tap_ok(!nsf_reader_open(&r, fd, "rt"), "file: opens (%s)", r.err);
+	tap_ok(!memcmp(&r.info, &want, sizeof(want)),
+	       "file: INFO round-trips every struct nsl_info field");
+	tap_ok(r.layout.native, "file: FIELDS match this build's layout");
+	while ((st = nsf_read_item(&r, &it)) == NSF_OK) {
+		n++;
+		if (pos >= slen || memcmp(stream + pos, it.type == NS_ITEM_BLOCK ?
+					  (void *)&it.block : (void *)&it.loss,
+					  it.hdr.size))
+			mismatches++;
+		pos += it.hdr.size;
+	}
+	tap_ok(st == NSF_END && !mismatches && pos == slen && n == 25 + 3,
+	       "file: writer -> reader gives back the 28 items byte for byte");
+	tap_ok(r.blocks == 25 && r.lost == 3 * GEN_LOST && r.trailer_blocks == 25,
+	       "file: 25 blocks, 15 lost, trailer agrees");
+	nsf_reader_close(&r);
+	close(fd);
+	free(file);
+	free(stream);
+
+	g = (struct gen_opts){ .n = 0 };
+	file = make_file(&g, &flen);
+	struct outcome o = read_all(file, flen);
+
+	tap_ok(o.status == NSF_END && !o.blocks, "file: empty capture reads as complete");
+	free(file);
+
+	g = (struct gen_opts){ .n = 2000 };	/* several DATA records */
+	file = make_file(&g, &flen);
+	o = read_all(file, flen);
+	tap_ok(o.status == NSF_END && o.blocks == 2000 && flen > 2 * NSF_DATA_TARGET,
+	       "file: 2000 blocks over several DATA records");
+	free(file);
+}
+
+static void truncation(void)
+{
+	struct gen_opts g = { .n = 3, .loss_every = 2 };
+	size_t len, at[64], nb;
+	unsigned char *p = make_file(&g, &len);
+	int more_blocks = 0, complete = 0, bad_trunc = 0, bad_err = 0;
+	size_t cuts = 0;
+
+	nb = boundaries(p, len, at, 64);
+	for (size_t cut = 0; cut < len; cut++) {
+		struct outcome o = read_all(p, cut);
+		bool boundary = false;
+
+		for (size_t i = 0; i < nb; i++)
+			boundary |= at[i] == cut;
+		/* before FIELDS ends the reader cannot even start */
+		if (cut < at[2])
+			boundary = false;
+		more_blocks += o.blocks > 3;
+		complete += o.status == NSF_END;
+		bad_trunc += boundary && o.status != NSF_TRUNC;
+		bad_err += !boundary && o.status != NSF_ERR;
+		cuts++;
+	}
+	TAP_EQ(cuts, len, "truncation: cut at each of the %zu byte offsets", len);
+	TAP_EQ(complete, 0, "truncation: no cut reads as a complete file");
+	TAP_EQ(more_blocks, 0, "truncation: no cut reports more blocks than written");
+	TAP_EQ(bad_trunc, 0, "truncation: cuts at record boundaries are clean truncations");
+	TAP_EQ(bad_err, 0, "truncation: cuts inside records are errors");
+
+	struct outcome o = read_all(p, at[nb - 2]);	/* trailer cut off */
+
+	tap_ok(o.status == NSF_TRUNC && o.blocks == 3,
+	       "truncation: without the trailer, 3 blocks then TRUNC");
+	o = read_all(p, at[2] + 20);
+	tap_ok(o.status == NSF_ERR &&
+	       strstr(o.err, "cut at offset") != NULL, "truncation: '%s'", o.err);
+	free(p);
+}
+
+static void corrupt(void)
+{
+	struct gen_opts g = { .n = 3, .loss_every = 2 };
+	size_t len, at[64];
+	unsigned char *good = make_file(&g, &len), *p = malloc(len + 64);
+	struct outcome o;
+	static const struct {
+		uint32_t len;
+		const char *want;
+	} lens[] = {
+		{ 0, "corrupt record length 0 at offset 16" },
+		{ 12, "corrupt record length 12 at offset 16" },
+		{ 8, "corrupt record length 8 at offset 16" },
+		{ 0xFFFFFFF8u, "corrupt record length 4294967288 at offset 16" },
+		{ NSF_MAX_RECORD + 8, "corrupt record length 1048584 at offset 16" },
+		{ 1u << 19, "record at offset 16 (524288 bytes) cut at offset" },
+	};
+
+	boundaries(good, len, at, 64);
+	for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		memcpy(p, good, len);
+		memcpy(p + 16 + 4, &lens[i].len, 4);
+		o = read_all(p, len);
+		tap_ok(o.status == NSF_ERR && !strncmp(o.err, lens[i].want,
+						       strlen(lens[i].want)),
+		       "corrupt: INFO length %u: '%s'", lens[i].len, o.err);
+	}
+
+	memcpy(p, good, len);
+	p[at[2] + 40] ^= 0x10;	/* inside the first DATA record */
+	o = read_all(p, len);
+	tap_ok(o.status == NSF_ERR && strstr(o.err, "CRC mismatch in record at offset") &&
+	       o.blocks == 0, "corrupt: flipped bit in DATA: '%s'", o.err);
+
+	memcpy(p, good, len);
+	p[at[2] + 16 + 2] = 0x08;	/* first item's size: 8 */
+	p[at[2] + 16 + 3] = 0;
+	recrc(p, at[2]);
+	o = read_all(p, len);
+	tap_ok(o.status == NSF_ERR && strstr(o.err, "block size 8 is below"),
+	       "corrupt: bad item inside a good record: '%s'", o.err);
+
+	uint32_t v = 0x04030201;
+
+	memcpy(p, good, len);
+	memcpy(p + 12, &v, 4);
+	o = read_all(p, len);
+	tap_ok(!o.opened && !strcmp(o.err, "written on a machine of the other byte order: unsupported"),
+	       "corrupt: byte-swapped header: '%s'", o.err);
+
+	memcpy(p, good, len);
+	p[0] = 'X';
+	o = read_all(p, len);
+	tap_ok(!o.opened && !strcmp(o.err, "not a NetSlice trace file"),
+	       "corrupt: bad magic");
+
+	v = 2;
+	memcpy(p, good, len);
+	memcpy(p + 8, &v, 4);
+	o = read_all(p, len);
+	tap_ok(!o.opened && !strcmp(o.err, "file format version 2, this nsdump reads 1"),
+	       "corrupt: newer format version: '%s'", o.err);
+
+	/* trailer says 4 blocks */
+	size_t tr = at[boundaries(good, len, at, 64) - 2];
+	uint64_t four = 4;
+
+	memcpy(p, good, len);
+	memcpy(p + tr + 16 + 24, &four, 8);
+	recrc(p, tr);
+	o = read_all(p, len);
+	tap_ok(o.status == NSF_ERR &&
+	       !strcmp(o.err, "trailer says 4 blocks (5 lost), file holds 3 (5 lost)"),
+	       "corrupt: trailer count mismatch: '%s'", o.err);
+
+	memcpy(p, good, len);
+	memset(p + len, 0, 8);
+	o = read_all(p, len + 8);
+	tap_ok(o.status == NSF_ERR && strstr(o.err, "data after the trailer"),
+	       "corrupt: bytes after the trailer: '%s'", o.err);
+
+	/* an unknown record kind (and a reserved EVENTS one) is skipped */
+	struct nsf_rec_hdr h = { .kind = 77, .len = 32 };
+	struct nsf_reader r;
+	struct ns_item it;
+	int fd;
+
+	memcpy(p, good, at[2]);
+	memcpy(p + at[2], &h, sizeof(h));
+	memset(p + at[2] + 16, 0x5A, 16);
+	recrc(p, at[2]);
+	memcpy(p + at[2] + 32, good + at[2], len - at[2]);
+	fd = mem_fd(p, len + 32);
+	nsf_reader_open(&r, fd, "t");
+	while (nsf_read_item(&r, &it) == NSF_OK)
+		;
+	tap_ok(r.done && r.blocks == 3 && r.skipped_records == 1,
+	       "corrupt: unknown record kind skipped by length");
+	nsf_reader_close(&r);
+	close(fd);
+
+	free(p);
+	free(good);
+}
+
+/* A layout from an imagined older netslice.h: fewer fields, moved. */
+static void old_layout(void)
+{
+	static const struct ns_field f[] = {
+		{ "block", 0, 32 }, { "record", 0, 24 }, { "loss", 0, 32 },
+		{ "item.kind", 0, 2 }, { "item.size", 2, 2 }, { "item.cpu", 4, 4 },
+		{ "block.seq", 8, 8 }, { "block.tsc0", 16, 8 },
+		{ "block.len", 24, 4 }, { "block.nrec", 28, 1 },
+		{ "block.dir", 29, 1 }, { "block.gso_segs", 30, 2 },
+		{ "block.rec", 32, 0 },
+		{ "record.region", 0, 1 }, { "record.flags", 2, 2 },
+		{ "record.ticks", 8, 8 }, { "record.start", 16, 8 },
+		{ "loss.lost", 8, 8 }, { "loss.first_seq", 16, 8 },
+		{ "loss.tsc", 24, 8 },
+	};
+	unsigned char file[4096], item[80] = { 0 }, loss[32] = { 0 };
+	struct nsf_value info[2] = { { "abi_version", 0 }, { "tsc_khz", 1000 } };
+	struct nsf_value trailer[2] = { { "blocks", 1 }, { "lost", 9 } };
+	struct nsf_header fh = { .magic = "NSLTRACE", .version = 1,
+				 .bom = NSF_BOM };
+	struct nsl_item_hdr bh = { NSL_ITEM_BLOCK, 80, 1 }, lh = { NSL_ITEM_LOSS, 32, 0 };
+	size_t off = 0;
+	uint64_t u64;
+	uint32_t u32;
+	uint16_t u16;
+
+#define PUT(p, o, v) (memcpy((p) + (o), &(v), sizeof(v)))
+	memcpy(item, &bh, 8);
+	u64 = 77; PUT(item, 8, u64);
+	u64 = 5000; PUT(item, 16, u64);
+	u32 = 1500; PUT(item, 24, u32);
+	item[28] = 2;
+	item[29] = NSL_DIR_RX;
+	u16 = 3; PUT(item, 30, u16);
+	item[32] = NSL_R_RX_NIC;
+	u64 = 2000; PUT(item, 32 + 8, u64);
+	item[56] = NSL_R_RX_IP;
+	u16 = NSL_RF_MIGRATED; PUT(item, 56 + 2, u16);
+	u64 = 700; PUT(item, 56 + 8, u64);
+	u64 = 2100; PUT(item, 56 + 16, u64);
+	memcpy(loss, &lh, 8);
+	u64 = 9; PUT(loss, 8, u64);
+	u64 = 76; PUT(loss, 16, u64);
+
+	memcpy(file, &fh, 16);
+	off = 16;
+#define REC(kind, payload, plen) do {					\
+		struct nsf_rec_hdr h_ = { kind, 16 + (plen), 0, 0 };	\
+		memcpy(file + off, &h_, 16);				\
+		memcpy(file + off + 16, payload, plen);			\
+		recrc(file, off);					\
+		off += 16 + (plen);					\
+	} while (0)
+	REC(NSF_INFO, info, sizeof(info));
+	REC(NSF_FIELDS, f, sizeof(f));
+	unsigned char data[112];
+
+	memcpy(data, loss, 32);
+	memcpy(data + 32, item, 80);
+	REC(NSF_DATA, data, sizeof(data));
+	REC(NSF_TRAILER, trailer, sizeof(trailer));
+
+	struct nsf_reader r;
+	struct ns_item it[2];
+	int fd = mem_fd(file, off);
+	bool ok = !nsf_reader_open(&r, fd, "old") && !r.layout.native &&
+		  nsf_read_item(&r, &it[0]) == NSF_OK &&
+		  nsf_read_item(&r, &it[1]) == NSF_OK;
+
+	tap_ok(ok, "layout: older-layout file opens and reads (%s)", r.err);
+	if (ok) {
+		const struct nsl_block *b = &it[1].block;
+
+		tap_ok(it[0].type == NS_ITEM_LOSS && it[0].loss.lost == 9 &&
+		       it[0].loss.first_seq == 76 && it[0].loss.tsc == 0,
+		       "layout: loss item translated");
+		tap_ok(it[1].type == NS_ITEM_BLOCK && b->hdr.cpu == 1 &&
+		       b->seq == 77 && b->tsc0 == 5000 && b->len == 1500 &&
+		       b->nrec == 2 && b->dir == NSL_DIR_RX && b->gso_segs == 3 &&
+		       b->conn == 0 && b->tcp_seq == 0,
+		       "layout: block fields found by name, missing ones zero");
+		tap_ok(b->rec[0].region == NSL_R_RX_NIC && b->rec[0].ticks == 2000 &&
+		       b->rec[1].region == NSL_R_RX_IP && b->rec[1].ticks == 700 &&
+		       b->rec[1].start == 2100 && b->rec[1].flags == NSL_RF_MIGRATED &&
+		       b->rec[1].count[0] == 0,
+		       "layout: records translated with the file's stride");
+		tap_ok(nsf_read_item(&r, &it[0]) == NSF_END && r.blocks == 1 &&
+		       r.lost == 9, "layout: trailer agrees");
+	}
+	nsf_reader_close(&r);
+	close(fd);
+}
+
+/* A file system that fills after @limit bytes: RLIMIT_FSIZE in a child. */
+static void full_disk(void)
+{
+	struct gen_opts g = { .n = 1000 };
+	char path[] = "/tmp/nsdump-test-XXXXXX";
+	int fd = mkstemp(path), pipefd[2], status;
+	struct nsf_writer w;
+	struct nsl_info info;
+	uint64_t counts[3] = { 0 };
+	pid_t pid;
+
+	gen_info(&info);
+	if (fd < 0 || pipe(pipefd))
+		exit(1);
+	pid = fork();
+	if (!pid) {
+		struct rlimit rl = { 150000, 150000 };
+		unsigned char item[sizeof(struct nsl_block)];
+		struct ns_item it;
+
+		signal(SIGXFSZ, SIG_IGN);
+		setrlimit(RLIMIT_FSIZE, &rl);
+		nsf_writer_open(&w, fd, path, &info);
+		for (unsigned int i = 0; i < g.n; i++) {
+			ns_decode_item(item, gen_block(&g, i, item), &it);
+			if (nsf_write_item(&w, &it))
+				break;
+		}
+		nsf_writer_close(&w);
+		counts[0] = w.err;
+		counts[1] = w.blocks;
+		counts[2] = w.committed;
+		if (write(pipefd[1], counts, sizeof(counts)) != sizeof(counts))
+			_exit(1);
+		_exit(0);
+	}
+	waitpid(pid, &status, 0);
+	if (read(pipefd[0], counts, sizeof(counts)) != sizeof(counts))
+		counts[0] = 0;
+	close(pipefd[0]);
+	close(pipefd[1]);
+
+	size_t len;
+	unsigned char *p = fd_bytes(fd, &len);
+	struct outcome o = read_all(p, len);
+
+	tap_ok(counts[0] == EFBIG && counts[1] > 0 && counts[1] < 1000,
+	       "full disk: write fails after %llu blocks", (unsigned long long)counts[1]);
+	tap_ok(len == counts[2], "full disk: file cut back to its %llu committed bytes",
+	       (unsigned long long)counts[2]);
+	tap_ok(o.status == NSF_TRUNC && o.blocks == counts[1],
+	       "full disk: file reads as truncated with exactly the blocks reported");
+	free(p);
+	close(fd);
+	unlink(path);
+
+	fd = open("/dev/full", O_WRONLY);
+	tap_ok(fd >= 0 && nsf_writer_open(&w, fd, "/dev/full", &info) &&
+	       w.err == ENOSPC && w.blocks == 0 && nsf_writer_close(&w) &&
+	       w.err == ENOSPC, "full disk: /dev/full gives ENOSPC, 0 blocks");
+}
+
+void test_file(void)
+{
+	round_trip();
+	truncation();
+	corrupt();
+	old_layout();
+	full_disk();
+}

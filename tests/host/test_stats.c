@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <math.h>
+#include "stats.h"
+#include "tap.h"
+#include "tests.h"
+
+static void add_all(struct ns_stats *s, const uint64_t *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		ns_stats_add(s, v[i]);
+}
+
+void test_stats(void)
+{
+	struct ns_stats s;
+	struct ns_summary m;
+
+	ns_stats_init(&s, 0);
+	tap_ok(!ns_stats_summary(&s, 1, &m) && m.n == 0 &&
+	       ns_stats_percentile(&s, 50) == 0, "stats: empty has no summary");
+
+	ns_stats_add(&s, 7);
+	ns_stats_summary(&s, 1, &m);
+	tap_ok(m.n == 1 && m.mean == 7 && m.p50 == 7 && m.p99 == 7 &&
+	       m.min == 7 && m.max == 7 && m.cv == 0 && !m.sampled,
+	       "stats: single value");
+	ns_stats_free(&s);
+
+	/* 1..10 shuffled: mean 5.5, population variance 8.25 */
+	static const uint64_t ten[] = { 7, 3, 10, 1, 5, 9, 2, 8, 6, 4 };
+
+	add_all(&s, ten, 10);
+	ns_stats_summary(&s, 1, &m);
+	TAP_NEAR(m.mean, 5.5, "stats: 1..10 mean 5.5");
+	TAP_NEAR(m.p50, 5, "stats: 1..10 p50 = rank ceil(5) = 5");
+	TAP_NEAR(m.p99, 10, "stats: 1..10 p99 = rank ceil(9.9) = 10");
+	tap_ok(m.min == 1 && m.max == 10, "stats: 1..10 min 1 max 10");
+	TAP_NEAR(m.cv, sqrt(8.25) / 5.5, "stats: 1..10 CV sqrt(8.25)/5.5");
+	ns_stats_summary(&s, 0.5, &m);
+	tap_ok(fabs(m.mean - 2.75) < 1e-12 && m.p50 == 2.5 && m.max == 5 &&
+	       fabs(m.cv - sqrt(8.25) / 5.5) < 1e-12,
+	       "stats: scale applies to values, not to CV");
+	ns_stats_free(&s);
+
+	/* mean 5, population sd 2 */
+	static const uint64_t eight[] = { 9, 4, 2, 5, 4, 7, 4, 5 };
+
+	add_all(&s, eight, 8);
+	ns_stats_summary(&s, 1, &m);
+	tap_ok(fabs(m.mean - 5) < 1e-12 && fabs(m.cv - 0.4) < 1e-12 && m.p50 == 4 &&
+	       m.p99 == 9, "stats: {2,4,4,4,5,5,7,9} mean 5 CV 0.4 p50 4 p99 9");
+	ns_stats_free(&s);
+
+	for (uint64_t v = 100; v >= 1; v--)
+		ns_stats_add(&s, v);
+	TAP_EQ(ns_stats_percentile(&s, 50), 50, "stats: 1..100 p50 50");
+	TAP_EQ(ns_stats_percentile(&s, 99), 99, "stats: 1..100 p99 99");
+	TAP_EQ(ns_stats_percentile(&s, 100), 100, "stats: 1..100 p100 100");
+	TAP_EQ(ns_stats_percentile(&s, 0), 1, "stats: p0 is the minimum");
+	ns_stats_free(&s);
+
+	static const uint64_t zeros[] = { 0, 0, 0 };
+
+	add_all(&s, zeros, 3);
+	ns_stats_summary(&s, 1, &m);
+	tap_ok(m.mean == 0 && m.cv == 0 && m.max == 0, "stats: all zero, CV 0");
+	ns_stats_free(&s);
+
+	/* large ticks: no precision loss in min/max/percentiles */
+	ns_stats_add(&s, UINT64_MAX);
+	ns_stats_add(&s, UINT64_MAX - 1);
+	tap_ok(s.max == UINT64_MAX && s.min == UINT64_MAX - 1 &&
+	       ns_stats_percentile(&s, 50) == UINT64_MAX - 1,
+	       "stats: 64-bit values kept exactly");
+	ns_stats_free(&s);
+
+	/* memory bound: 100 stored of 1000, n/mean/min/max still exact */
+	ns_stats_init(&s, 100);
+	for (uint64_t v = 1; v <= 1000; v++)
+		ns_stats_add(&s, v);
+	ns_stats_summary(&s, 1, &m);
+	tap_ok(m.n == 1000 && m.mean == 500.5 && m.min == 1 && m.max == 1000 &&
+	       m.sampled && s.stored == 100 && s.cap == 100,
+	       "stats: past the limit a 100-value reservoir, exact n/mean/min/max");
+	tap_ok(m.p50 > 300 && m.p50 < 700, "stats: reservoir p50 %.0f plausible",
+	       m.p50);
+	ns_stats_free(&s);
+}
