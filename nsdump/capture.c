@@ -25,6 +25,9 @@ static int dev_fail(struct ns_dev *d, const char *what, int err)
 	case ENOTTY:
 		why = "not a NetSlice device";
 		break;
+	case EBUSY:
+		why = "busy (one reader at a time: is another nsdump running?)";
+		break;
 	default:
 		why = strerror(err);
 	}
@@ -40,8 +43,6 @@ static int dev_fail(struct ns_dev *d, const char *what, int err)
 
 int ns_dev_open(struct ns_dev *d, const char *path, uint64_t rcvbuf)
 {
-	struct nsl_state on = { .state = NSL_STATE_ON };
-
 	memset(d, 0, sizeof(*d));
 	d->path = path;
 	d->fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -82,7 +83,7 @@ int ns_dev_open(struct ns_dev *d, const char *path, uint64_t rcvbuf)
 		}
 		d->info.ring_bytes = rcvbuf;
 	}
-	if (ioctl(d->fd, NSIOCSSTATE, &on))
+	if (ns_dev_collect(d, true))
 		return dev_fail(d, "NSIOCSSTATE", errno);
 	return 0;
 }
@@ -119,6 +120,46 @@ ssize_t ns_dev_read(struct ns_dev *d, void *buf, size_t len,
 	return 0;
 }
 
+ssize_t ns_dev_read_timeout(struct ns_dev *d, void *buf, size_t len,
+			    int timeout_ms)
+{
+	struct pollfd p = { .fd = d->fd, .events = POLLIN };
+	ssize_t n;
+
+	n = poll(&p, 1, timeout_ms);
+	if (!n || (n < 0 && errno == EINTR))
+		return 0;
+	if (n < 0) {
+		snprintf(d->err, sizeof(d->err), "%s: poll: %s", d->path,
+			 strerror(errno));
+		return -1;
+	}
+	n = read(d->fd, buf, len);
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return 0;
+	if (n < 0)
+		snprintf(d->err, sizeof(d->err), "%s: read: %s", d->path,
+			 strerror(errno));
+	return n;
+}
+
+int ns_dev_emitted(struct ns_dev *d, uint64_t *emitted)
+{
+	struct nsl_info info;
+
+	if (ioctl(d->fd, NSIOCGINFO, &info))
+		return -1;
+	*emitted = info.emitted;
+	return 0;
+}
+
+int ns_dev_collect(struct ns_dev *d, bool on)
+{
+	struct nsl_state st = { .state = on ? NSL_STATE_ON : NSL_STATE_OFF };
+
+	return ioctl(d->fd, NSIOCSSTATE, &st);
+}
+
 int ns_dev_drops(struct ns_dev *d, uint64_t *drops)
 {
 	struct nsl_count c = { 0 };
@@ -131,11 +172,9 @@ int ns_dev_drops(struct ns_dev *d, uint64_t *drops)
 
 void ns_dev_close(struct ns_dev *d)
 {
-	struct nsl_state off = { .state = NSL_STATE_OFF };
-
 	if (d->fd < 0)
 		return;
-	ioctl(d->fd, NSIOCSSTATE, &off);
+	ns_dev_collect(d, false);
 	close(d->fd);
 	d->fd = -1;
 }

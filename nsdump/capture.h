@@ -4,6 +4,7 @@
 #define _NS_CAPTURE_H
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -27,8 +28,13 @@ int ns_dev_open(struct ns_dev *d, const char *path, uint64_t rcvbuf);
  */
 ssize_t ns_dev_read(struct ns_dev *d, void *buf, size_t len,
 		    volatile sig_atomic_t *stop, volatile sig_atomic_t *wake);
-int ns_dev_drops(struct ns_dev *d, uint64_t *drops);
-/* Stop capturing and close. */
+/* One poll()+read(): bytes, 0 if nothing came within @timeout_ms, -1. */
+ssize_t ns_dev_read_timeout(struct ns_dev *d, void *buf, size_t len,
+			    int timeout_ms);
+int ns_dev_collect(struct ns_dev *d, bool on);	/* NSIOCSSTATE */
+int ns_dev_drops(struct ns_dev *d, uint64_t *drops);	/* NSIOCGDROPS */
+int ns_dev_emitted(struct ns_dev *d, uint64_t *emitted);	/* NSIOCGINFO */
+/* Switch collection off (the module leaves it as it is on close), close. */
 void ns_dev_close(struct ns_dev *d);
 
 #endif /* _NS_CAPTURE_H */

@@ -195,6 +195,65 @@ static bool consume(struct run *run, const struct ns_item *it)
 	return !(run->o->count && run->captured >= run->o->count);
 }
 
+/* The items of one read(): 0, 1 once -c is satisfied, -1 on a bad item. */
+static int consume_buffer(struct run *run, struct ns_dev *dev,
+			  const unsigned char *buf, size_t n)
+{
+	for (size_t pos = 0; pos < n; ) {
+		struct ns_item it;
+		enum ns_decode_error err;
+		char why[128];
+
+		err = ns_decode_item(buf + pos, n - pos, &it);
+		if (err) {
+			ns_decode_describe(err, &it, why, sizeof(why));
+			error("%s: bad item at byte %zu of a read: %s",
+			      dev->path, pos, why);
+			return -1;
+		}
+		pos += it.hdr.size;
+		if (!consume(run, &it))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * After SIGINT/SIGTERM: switch collection off and read what is still
+ * coming (blocks of skbs instrumented before the switch arrive as they
+ * are freed) until the kernel's emitted count stops moving, so that
+ * captured + dropped = emitted.  At most about a second; a second
+ * signal cuts it short.
+ */
+static int drain_device(struct run *run, struct ns_dev *dev,
+			unsigned char *buf, size_t cap)
+{
+	uint64_t emitted = UINT64_MAX, now;
+
+	stop_flag = 0;
+	if (ns_dev_collect(dev, false))
+		return 0;
+	for (int quiet = 0; quiet < 20 && !stop_flag; ) {
+		ssize_t n = ns_dev_read_timeout(dev, buf, cap, 50);
+		int ret;
+
+		if (n < 0) {
+			error("%s", dev->err);
+			return -1;
+		}
+		ret = consume_buffer(run, dev, buf, n);
+		if (ret)
+			return ret < 0 ? -1 : 0;
+		if (n)
+			continue;
+		if (ns_dev_emitted(dev, &now) || now == emitted)
+			break;
+		emitted = now;
+		quiet++;
+	}
+	return 0;
+}
+
 static int read_device(struct run *run, struct ns_dev *dev)
 {
 	size_t cap = (size_t)NS_READ_BLOCKS * dev->info.block_size;
@@ -205,40 +264,26 @@ static int read_device(struct run *run, struct ns_dev *dev)
 		error("out of memory");
 		return -1;
 	}
-	while (!stop_flag && !ret) {
+	while (!ret) {
 		ssize_t n = ns_dev_read(dev, buf, cap, &stop_flag, &usr1_flag);
-		size_t pos = 0;
 
 		if (usr1_flag) {
 			usr1_flag = 0;
 			print_stats(run, dev);
 		}
+		if (stop_flag) {
+			ret = drain_device(run, dev, buf, cap);
+			break;
+		}
 		if (n < 0) {
 			error("%s", dev->err);
 			ret = -1;
-		}
-		while (n > 0 && pos < (size_t)n) {
-			struct ns_item it;
-			enum ns_decode_error err;
-			char why[128];
-
-			err = ns_decode_item(buf + pos, n - pos, &it);
-			if (err) {
-				ns_decode_describe(err, &it, why, sizeof(why));
-				error("%s: bad item at byte %zu of a read: %s",
-				      dev->path, pos, why);
-				ret = -1;
-				break;
-			}
-			pos += it.hdr.size;
-			if (!consume(run, &it)) {
-				stop_flag = 1;
-				break;
-			}
+		} else {
+			ret = consume_buffer(run, dev, buf, n);
 		}
 	}
 	free(buf);
-	return ret;
+	return ret < 0 ? -1 : 0;
 }
 
 static int read_file(struct run *run, struct nsf_reader *r)

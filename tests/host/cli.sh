@@ -109,4 +109,31 @@ if command -v jq >/dev/null 2>&1; then
 	check "--json: every line parses" jq -e . "$t/out" >/dev/null
 fi
 
+# the live path, with fakedev.so standing in for /dev/ns
+$MK -R -n 10 -l 4 "$t/raw"
+live() {
+	NSDUMP_DEV=$t/raw NSFAKE_LOG=$t/log NSFAKE_DROPS=${DROPS:-7} \
+	ASAN_OPTIONS=verify_asan_link_order=0 LD_PRELOAD=$(pwd)/$obj/fakedev.so \
+	"$@"
+}
+rm -f "$t/log"
+live $NSDUMP -B 1M >"$t/out" 2>"$t/err"; rc=$?
+check "live: exit 0 after SIGINT at the end" [ $rc -eq 0 ]
+check "live: 10 packet lines, 2 loss lines" [ "$(grep -c ' cpu ' "$t/out")" -eq 10 ] && \
+	[ "$(grep -c '^-- 5 blocks lost here' "$t/out")" -eq 2 ]
+check "live: drops from NSIOCGDROPS" [ "$(cat "$t/err")" = "10 blocks captured, 7 dropped by kernel" ]
+check "live: -B 1M sets 1048576 bytes, collection on then off" \
+	[ "$(head -3 "$t/log" | tr '\n' ' ')" = "rcvbuf 1048576 state 1 state 0 " ]
+check "live: table as from a file" [ "$(row "$t/out" write)" = "10 5.500 5.000 10.000 1.000 10.000 0.522 0" ]
+live $NSDUMP -q -c 4 >"$t/out" 2>"$t/err"
+check "live: -c 4" [ "$(cat "$t/err")" = "4 blocks captured, 7 dropped by kernel" ]
+live $NSDUMP -w "$t/live.ns" >"$t/out" 2>"$t/err"; rc=$?
+check "live: -w writes quietly" [ $rc -eq 0 ] && [ ! -s "$t/out" ]
+$NSDUMP -q -r "$t/live.ns" >"$t/out" 2>"$t/err"
+check "live: -w file reads back, drops from its loss items" \
+	[ "$(cat "$t/err")" = "10 blocks captured, 10 dropped by kernel" ]
+NSFAKE_ABI=2 live $NSDUMP >/dev/null 2>"$t/err"; rc=$?
+check "live: ABI mismatch refused" [ $rc -eq 1 ] && \
+	[ "$(cat "$t/err")" = "nsdump: $t/raw: kernel speaks NetSlice ABI 2, this nsdump 1" ]
+
 exit $((fails > 0))

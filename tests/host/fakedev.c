@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * LD_PRELOAD stand-in for /dev/ns, to run nsdump's live path on the host:
+ * point NSDUMP_DEV at a raw item stream (mkblocks -R) and preload this.
+ * ioctls on that file answer as the module would; read() hands out whole
+ * items only; at the end of the stream the process gets SIGINT, as if
+ * the user pressed ^C.  NSFAKE_DROPS: what NSIOCGDROPS says (default 0);
+ * NSFAKE_ABI: abi_version to report; NSFAKE_LOG: file where NSIOCSRCVBUF
+ * and NSIOCSSTATE calls are logged.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "gen.h"
+
+static bool is_fake(int fd)
+{
+	const char *path = getenv("NSDUMP_DEV");
+	struct stat a, b;
+
+	return path && !fstat(fd, &a) && !stat(path, &b) &&
+	       a.st_ino == b.st_ino && a.st_dev == b.st_dev && S_ISREG(a.st_mode);
+}
+
+static void log_call(const char *fmt, unsigned long long v)
+{
+	const char *path = getenv("NSFAKE_LOG");
+	FILE *f = path ? fopen(path, "a") : NULL;
+
+	if (f) {
+		fprintf(f, fmt, v);
+		fclose(f);
+	}
+}
+
+int ioctl(int fd, unsigned long req, ...)
+{
+	static int (*real)(int, unsigned long, void *);
+	va_list ap;
+	void *arg;
+
+	va_start(ap, req);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	if (!real)
+		real = (int (*)(int, unsigned long, void *))dlsym(RTLD_NEXT, "ioctl");
+	if (!is_fake(fd))
+		return real(fd, req, arg);
+
+	switch (req) {
+	case NSIOCGINFO: {
+		struct nsl_info *info = arg;
+
+		gen_info(info);
+		if (getenv("NSFAKE_ABI"))
+			info->abi_version = atoi(getenv("NSFAKE_ABI"));
+		return 0;
+	}
+	case NSIOCSRCVBUF:
+		log_call("rcvbuf %llu\n", ((struct nsl_rcvbuf *)arg)->bytes);
+		return 0;
+	case NSIOCSSTATE:
+		log_call("state %llu\n", ((struct nsl_state *)arg)->state);
+		return 0;
+	case NSIOCGDROPS:
+		((struct nsl_count *)arg)->count =
+			getenv("NSFAKE_DROPS") ? atoll(getenv("NSFAKE_DROPS")) : 0;
+		return 0;
+	default:
+		errno = ENOTTY;
+		return -1;
+	}
+}
+
+ssize_t read(int fd, void *buf, size_t len)
+{
+	static ssize_t (*real)(int, void *, size_t);
+	off_t at;
+	size_t got = 0;
+	unsigned char *p = buf;
+
+	if (!real)
+		real = (ssize_t (*)(int, void *, size_t))dlsym(RTLD_NEXT, "read");
+	if (!is_fake(fd))
+		return real(fd, buf, len);
+
+	/* whole items only, at most 3 per read to exercise several reads */
+	at = lseek(fd, 0, SEEK_CUR);
+	for (int n = 0; n < 3; n++) {
+		struct nsl_item_hdr h;
+
+		if (pread(fd, &h, sizeof(h), at + got) != sizeof(h) ||
+		    h.size < 8 || got + h.size > len ||
+		    pread(fd, p + got, h.size, at + got) != h.size)
+			break;
+		got += h.size;
+	}
+	if (!got) {
+		raise(SIGINT);
+		errno = EINTR;
+		return -1;
+	}
+	lseek(fd, at + got, SEEK_SET);
+	return got;
+}
