@@ -22,6 +22,7 @@
  */
 
 #include <linux/cpumask.h>
+#include <linux/errno.h>
 #include <linux/irq_work.h>
 #include <linux/lockdep.h>
 #include <linux/math64.h>
@@ -260,6 +261,7 @@ static u8 *ring_replace(struct nslm_ring *ring, u8 *slots, u32 nslots)
 	old = ring->slots;
 	ring->slots = slots;
 	ring->nslots = nslots;
+	ring->head = 0;		/* may lie beyond a smaller ring */
 	if (ring->lost)
 		ring_push_loss(ring);
 	spin_unlock_irqrestore(&ring->lock, flags);

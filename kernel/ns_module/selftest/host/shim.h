@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Just enough of the kernel API for ring.c to run in user space, single
+ * CPU, single thread: locks are no-ops, allocations are malloc().
+ */
+#ifndef SHIM_H
+#define SHIM_H
+#include <stdint.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdio.h>
+typedef uint8_t __u8; typedef uint16_t __u16; typedef uint32_t __u32; typedef uint64_t __u64;
+typedef uint8_t u8; typedef uint16_t u16; typedef uint32_t u32; typedef uint64_t u64;
+#define U32_MAX UINT32_MAX
+#define U64_MAX UINT64_MAX
+#define INT_MAX 0x7fffffff
+#define PAGE_SIZE 4096
+typedef int spinlock_t;
+struct mutex { int x; };
+struct wait_queue_head { int x; };
+struct irq_work { int x; };
+#define DEFINE_MUTEX(n) struct mutex n
+#define DECLARE_WAIT_QUEUE_HEAD(n) struct wait_queue_head n
+#define DEFINE_IRQ_WORK(n, f) struct irq_work n
+#define DEFINE_PER_CPU(t, n) t n
+#define raw_cpu_ptr(p) (p)
+#define per_cpu_ptr(p, c) (p)
+#define spin_lock_init(l) (*(l) = 0)
+#define spin_lock_irqsave(l, f) ((f) = 0, *(l) = 1)
+#define spin_unlock_irqrestore(l, f) (*(l) = 0)
+#define lockdep_assert_held(l) do { } while (0)
+#define WRITE_ONCE(x, v) ((x) = (v))
+#define READ_ONCE(x) (x)
+#define WARN_ON_ONCE(c) (c)
+#define unlikely(c) (c)
+#define get_cycles() 42
+#define wake_up_interruptible(q) do { } while (0)
+#define wq_has_sleeper(q) 0
+#define irq_work_queue(w) do { } while (0)
+#define irq_work_sync(w) do { } while (0)
+#define GFP_KERNEL 0
+#define __GFP_NOWARN 0
+#define kvmalloc(s, g) malloc(s)
+#define kvmalloc_node(s, g, n) malloc(s)
+#define kvfree free
+#define kfree free
+#define kcalloc(n, s, g) calloc(n, s)
+#define nr_cpu_ids 1
+#define num_possible_cpus() 1
+#define for_each_possible_cpu(c) for ((c) = 0; (c) < 1; (c)++)
+#define cpu_to_node(c) 0
+#define totalram_pages() 262144UL
+#define div_u64(a, b) ((a) / (b))
+#define min_t(t, a, b) ((t)(a) < (t)(b) ? (t)(a) : (t)(b))
+#define max_t(t, a, b) ((t)(a) > (t)(b) ? (t)(a) : (t)(b))
+#define min(a, b) ((a) < (b) ? (a) : (b))
+#define mutex_lock(m) do { } while (0)
+#define mutex_unlock(m) do { } while (0)
+#define __init
+#define pr_err(...) printf(__VA_ARGS__)
+#define pr_info(...) printf(__VA_ARGS__)
+#endif
