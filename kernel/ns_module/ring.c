@@ -406,4 +406,4 @@ void nslm_rings_uninit(void)
 	}
 }
 
-#include "selftest/ring.c"
+#include "selftest/ring_test.c"
