@@ -328,8 +328,12 @@ static int open_output(struct run *run, const struct nsl_info *info)
 		}
 	}
 	run->writing = true;
-	if (nsf_writer_open(&run->w, fd, name, info))
+	if (nsf_writer_open(&run->w, fd, name, info)) {
+		error("%s: %s; no blocks written", name, strerror(run->w.err));
+		nsf_writer_close(&run->w);
+		run->writing = false;
 		return -1;
+	}
 	return 0;
 }
 
@@ -407,7 +411,6 @@ int main(int argc, char **argv)
 		else if (!strcmp(o.wfile, "-"))
 			out = stderr;
 		if (open_output(&run, info)) {
-			error("%s: %s", o.wfile, strerror(run.w.err));
 			ret = 1;
 			goto done;
 		}
