@@ -177,6 +177,37 @@ struct nsl_info {
 	__u64 emitted;		/* blocks handed to the module by the core */
 };
 
+/*
+ * NSIOCGCALIB: the cost of the macros themselves on one CPU (NetSlice's
+ * Table 2), the inputs of the correction formulas.
+ */
+enum nsl_cost_id {
+	NSL_C_NSI	= 0,	/* NET_SLICE_INIT (tau alpha) */
+	NSL_C_NSS	= 1,	/* NET_SLICE_START */
+	NSL_C_NST	= 2,	/* NET_SLICE_STOP */
+	NSL_C_NSE	= 3,	/* NET_SLICE_EXIT (tau gamma) */
+	NSL_C_NSO	= 4,	/* empty START..STOP as recorded (tau o) */
+	NSL_C_NSA	= 5,	/* a START/STOP pair seen by an enclosing
+				 * region (tau beta) */
+	NSL_C_MAX	= 6
+};
+
+struct nsl_cost {
+	__u64 ticks;		/* median, TSC ticks */
+	__u64 min;		/* smallest sample, ticks */
+	__u32 cv_ppm;		/* coefficient of variation, parts per 10^6 */
+	__u32 samples;		/* samples kept (outliers removed) */
+	__u64 count[NSL_MAX_EVENTS];	/* median counter delta per event */
+};
+
+struct nsl_calib {
+	__u32 cpu;		/* in: CPU to measure */
+	__u32 reps;		/* in: repetitions, 0 = default */
+	__u32 flags;		/* in: must be 0 */
+	__u32 nevents;		/* out: valid entries of nsl_cost.count */
+	struct nsl_cost cost[NSL_C_MAX];
+};
+
 #define NSL_IOC_MAGIC		0xB9
 
 #define NSIOCSRCVBUF	_IOW(NSL_IOC_MAGIC, 0x01, struct nsl_rcvbuf)
@@ -186,5 +217,6 @@ struct nsl_info {
 #define NSIOCGPACKETS	_IOR(NSL_IOC_MAGIC, 0x05, struct nsl_count)
 #define NSIOCGDROPS	_IOR(NSL_IOC_MAGIC, 0x06, struct nsl_count)
 #define NSIOCGINFO	_IOR(NSL_IOC_MAGIC, 0x07, struct nsl_info)
+#define NSIOCGCALIB	_IOWR(NSL_IOC_MAGIC, 0x08, struct nsl_calib)
 
 #endif /* _UAPI_LINUX_NETSLICE_H */
