@@ -111,13 +111,29 @@
 	X(OFF(nsl_info, ref_realtime_ns), 48) \
 	X(OFF(nsl_info, emitted), 56) \
 	\
+	X(NSL_C_MAX, 6) \
+	X(SZ(nsl_cost), 56) \
+	X(OFF(nsl_cost, ticks), 0) \
+	X(OFF(nsl_cost, min), 8) \
+	X(OFF(nsl_cost, cv_ppm), 16) \
+	X(OFF(nsl_cost, samples), 20) \
+	X(OFF(nsl_cost, count), 24) \
+	\
+	X(SZ(nsl_calib), 352) \
+	X(OFF(nsl_calib, cpu), 0) \
+	X(OFF(nsl_calib, reps), 4) \
+	X(OFF(nsl_calib, flags), 8) \
+	X(OFF(nsl_calib, nevents), 12) \
+	X(OFF(nsl_calib, cost), 16) \
+	\
 	X(NSIOCSRCVBUF, 0x4010B901UL) \
 	X(NSIOCSSTATE, 0x4008B902UL) \
 	X(NSIOCSEVENT, 0x4088B903UL) \
 	X(NSIOCSEMODE, 0x4008B904UL) \
 	X(NSIOCGPACKETS, 0x8008B905UL) \
 	X(NSIOCGDROPS, 0x8008B906UL) \
-	X(NSIOCGINFO, 0x8040B907UL)
+	X(NSIOCGINFO, 0x8040B907UL) \
+	X(NSIOCGCALIB, 0xC160B908UL)
 
 /* C90 has no _Static_assert: a negative array size stops the build. */
 #define STATIC_CHECK(expr, want) \

@@ -8,6 +8,7 @@ inc=${NSL_INCLUDE:-$here/../../include}
 out=${OUT:-$here/out}
 CFLAGS="-std=c90 -pedantic -Wall -Wextra -Werror -I$inc"
 mkdir -p "$out"
+rm -f "$out"/dump*.txt "$out"/tap*.txt
 
 n=0 pass=0 fail=0
 result() {	# result ok|notok description
