@@ -9,6 +9,7 @@
 #include <linux/bitops.h>
 #include <linux/capability.h>
 #include <linux/cpumask.h>
+#include <linux/err.h>
 #include <linux/fs.h>
 #include <linux/irqflags.h>
 #include <linux/miscdevice.h>
@@ -216,6 +217,23 @@ static int set_mode(void __user *argp)
 	return mode.mode == NSL_MODE_DURATION ? 0 : -EOPNOTSUPP;
 }
 
+static int get_calib(void __user *argp)
+{
+	struct nsl_calib *calib;
+	int ret;
+
+	calib = memdup_user(argp, sizeof(*calib));
+	if (IS_ERR(calib))
+		return PTR_ERR(calib);
+	if (calib->flags || calib->nevents || calib->cpu >= nr_cpu_ids ||
+	    !cpu_online(calib->cpu))
+		ret = -EINVAL;
+	else
+		ret = -EOPNOTSUPP;	/* until the core exports calibration */
+	kfree(calib);
+	return ret;
+}
+
 static int get_count(void __user *argp, bool drops)
 {
 	struct nslm_totals totals;
@@ -284,6 +302,8 @@ static long nslm_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return get_count(argp, true);
 	case NSIOCGINFO:
 		return get_info(argp);
+	case NSIOCGCALIB:
+		return get_calib(argp);
 	default:
 		return -ENOTTY;
 	}

@@ -328,7 +328,9 @@ static void check_bad_input(int fd, const struct nsl_info *info)
 	struct nsl_state st;
 	struct nsl_events evs;
 	struct nsl_mode mode;
+	struct nsl_calib calib;
 	char buf[BLOCK];
+	int ret;
 
 	EXPECT_ERR(ioctl(fd, _IO(NSL_IOC_MAGIC, 0x7f)), ENOTTY);
 	EXPECT_ERR(ioctl(fd, _IOW(NSL_IOC_MAGIC, 0x01, struct nsl_state), &st),
@@ -372,6 +374,26 @@ static void check_bad_input(int fd, const struct nsl_info *info)
 	EXPECT_ERR(ioctl(fd, NSIOCSEMODE, &mode), EINVAL);
 	mode = (struct nsl_mode){ .mode = NSL_MODE_DURATION };
 	EXPECT_OK(ioctl(fd, NSIOCSEMODE, &mode));
+
+	memset(&calib, 0, sizeof(calib));
+	calib.flags = 1;
+	EXPECT_ERR(ioctl(fd, NSIOCGCALIB, &calib), EINVAL);
+	memset(&calib, 0, sizeof(calib));
+	calib.cpu = ~0U;
+	EXPECT_ERR(ioctl(fd, NSIOCGCALIB, &calib), EINVAL);
+	memset(&calib, 0, sizeof(calib));
+	calib.nevents = 1;
+	EXPECT_ERR(ioctl(fd, NSIOCGCALIB, &calib), EINVAL);
+	memset(&calib, 0, sizeof(calib));
+	ret = ioctl(fd, NSIOCGCALIB, &calib);
+	if (ret == -1 && errno == EOPNOTSUPP)
+		tap(1, "NSIOCGCALIB cpu 0 # SKIP core has no calibration yet");
+	else
+		tap(ret == 0 && calib.reps >= 16 &&
+		    calib.cost[NSL_C_NSS].samples > 0,
+		    "NSIOCGCALIB cpu 0: %d, reps %u, NSS %llu ticks", ret,
+		    calib.reps,
+		    (unsigned long long)calib.cost[NSL_C_NSS].ticks);
 
 	EXPECT_ERR(read(fd, buf, BLOCK - 1), EINVAL);
 	EXPECT_ERR(read(fd, buf, 0), EINVAL);
