@@ -187,8 +187,7 @@ enum nsl_cost_id {
 	NSL_C_NST	= 2,	/* NET_SLICE_STOP */
 	NSL_C_NSE	= 3,	/* NET_SLICE_EXIT (tau gamma) */
 	NSL_C_NSO	= 4,	/* empty START..STOP as recorded (tau o) */
-	NSL_C_NSA	= 5,	/* a START/STOP pair seen by an enclosing
-				 * region (tau beta) */
+	NSL_C_NSA	= 5,	/* pair inside a region (tau beta) */
 	NSL_C_MAX	= 6
 };
 

@@ -16,6 +16,7 @@
 struct sk_buff;
 struct skb_ext;
 struct net_device;
+struct sock;
 
 /* A receiver gets every finished block, in softirq or process context. */
 struct nsl_receiver {
@@ -27,19 +28,42 @@ struct nsl_receiver {
 
 #include <linux/jump_label.h>
 
+/* nsl_skb_block.state bits */
+enum nsl_state_bit {
+	NSL_ST_ELIGIBLE,	/* this copy is to be emitted */
+	NSL_ST_EMITTED,		/* it has been */
+	NSL_ST_DEAD,		/* superseded (software GSO): never emit */
+	NSL_ST_SENT,		/* template: transmitted at least once */
+};
+
+/* The payload of SKB_EXT_NETSLICE. */
+struct nsl_skb_block {
+	struct nsl_block blk;		/* what the receiver gets */
+	const struct sk_buff *owner;	/* the skb handed to the driver */
+	unsigned long state;		/* NSL_ST_* bits */
+	u32 gen;			/* counter set of this block */
+	u8 nopen;			/* records open now */
+	bool sealed;			/* no merging into the last record */
+};
+
 DECLARE_STATIC_KEY_FALSE(nsl_active);
 
 int nsl_register(const struct nsl_receiver *rcv);
 void nsl_unregister(const struct nsl_receiver *rcv);
 void nsl_set_active(bool on);
 u64 nsl_emitted(void);
+u64 nsl_nomem(void);
 u32 nsl_tsc_khz(void);
+int nsl_counters_set(const struct nsl_events *req);
+int nsl_counters_set_mode(u32 mode);
+int nsl_calibrate(struct nsl_calib *c);
 
 void __nsl_init(struct sk_buff *skb, int dir);
 void __nsl_start(int region, struct sk_buff *skb);
 void __nsl_stop(int region, struct sk_buff *skb);
 void __nsl_exit(struct sk_buff *skb);
-void __nsl_tx_fork(struct sk_buff *skb, bool retrans);
+void __nsl_tx_fork(struct sk_buff *skb, struct sock *sk);
+void __nsl_copy(struct sk_buff *to, const struct sk_buff *from);
 void __nsl_xmit(struct sk_buff *skb, struct net_device *dev);
 void __nsl_gso_segmented(struct sk_buff *orig, struct sk_buff *segs);
 void nsl_ext_release(struct skb_ext *ext, void *blk);
@@ -50,27 +74,35 @@ void nsl_ext_release(struct skb_ext *ext, void *blk);
 			call;					\
 	} while (0)
 
+#else /* !CONFIG_NETSLICE */
+
+static inline void __nsl_init(struct sk_buff *skb, int dir) {}
+static inline void __nsl_start(int region, struct sk_buff *skb) {}
+static inline void __nsl_stop(int region, struct sk_buff *skb) {}
+static inline void __nsl_exit(struct sk_buff *skb) {}
+static inline void __nsl_tx_fork(struct sk_buff *skb, struct sock *sk) {}
+static inline void __nsl_copy(struct sk_buff *to,
+			      const struct sk_buff *from) {}
+static inline void __nsl_xmit(struct sk_buff *skb, struct net_device *dev) {}
+static inline void __nsl_gso_segmented(struct sk_buff *orig,
+				       struct sk_buff *segs) {}
+
+/* Compiled out: the calls below are empty inlines. */
+#define NSL_HOOK(call)			call
+
+#endif /* CONFIG_NETSLICE */
+
 #define NET_SLICE_INIT(skb, dir)	NSL_HOOK(__nsl_init(skb, dir))
 #define NET_SLICE_START(id, skb)	NSL_HOOK(__nsl_start(id, skb))
 #define NET_SLICE_STOP(id, skb)		NSL_HOOK(__nsl_stop(id, skb))
 #define NET_SLICE_EXIT(skb)		NSL_HOOK(__nsl_exit(skb))
 /* The clone TCP hands to IP becomes the block that is emitted. */
-#define NET_SLICE_TX_FORK(skb, re)	NSL_HOOK(__nsl_tx_fork(skb, re))
-/* The skb that enters the driver: stops link, starts nic. */
+#define NET_SLICE_TX_FORK(skb, sk)	NSL_HOOK(__nsl_tx_fork(skb, sk))
+/* A new skb split off another one gets its own copy of the block. */
+#define NET_SLICE_COPY(to, from)	NSL_HOOK(__nsl_copy(to, from))
+/* The skb that enters the driver: stops link and write, starts nic. */
 #define NET_SLICE_XMIT(skb, dev)	NSL_HOOK(__nsl_xmit(skb, dev))
 #define NET_SLICE_GSO(orig, segs)	NSL_HOOK(__nsl_gso_segmented(orig, segs))
-
-#else /* !CONFIG_NETSLICE */
-
-#define NET_SLICE_INIT(skb, dir)	do { } while (0)
-#define NET_SLICE_START(id, skb)	do { } while (0)
-#define NET_SLICE_STOP(id, skb)		do { } while (0)
-#define NET_SLICE_EXIT(skb)		do { } while (0)
-#define NET_SLICE_TX_FORK(skb, re)	do { } while (0)
-#define NET_SLICE_XMIT(skb, dev)	do { } while (0)
-#define NET_SLICE_GSO(orig, segs)	do { } while (0)
-
-#endif /* CONFIG_NETSLICE */
 
 /* Block size is fixed at build time; NET_SLICE_CONF names it. */
 #define NET_SLICE_CONF			NSL_MAX_RECORDS

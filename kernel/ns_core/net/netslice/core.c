@@ -1,0 +1,434 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * NetSlice core: the measurement block of an skb and its regions.
+ *
+ * A block lives in the skb extension SKB_EXT_NETSLICE.  On the send path
+ * tcp_sendmsg() gives a new skb a block (NSI); that block is a template
+ * that stays with the skb in the write queue.  Each transmission of the
+ * skb forks it: the clone handed to IP gets a private copy, which is the
+ * block that is eventually emitted, exactly once, when the skb that
+ * reached the driver is freed (NSE) -- or, failing that, when the last
+ * reference to the extension goes away.
+ *
+ * Writers never copy-on-write: between forks a block has a single writer
+ * (the socket owner before transmission, the transmitting context after),
+ * and clones made by taps only read it.
+ */
+
+#include <linux/netslice.h>
+#include <linux/skbuff.h>
+#include <linux/netdevice.h>
+#include <linux/percpu.h>
+#include <linux/rcupdate.h>
+#include <linux/mutex.h>
+#include <linux/export.h>
+#include <linux/ip.h>
+#include <linux/tcp.h>
+#include <linux/timex.h>
+#include <net/tcp.h>
+#ifdef CONFIG_X86_TSC
+#include <asm/tsc.h>
+#endif
+
+#include "core.h"
+
+/* On while a receiver is registered and collection is enabled. */
+DEFINE_STATIC_KEY_FALSE(nsl_active);
+
+/* Registered receiver; written under nsl_reg_lock, read under RCU. */
+static const struct nsl_receiver __rcu *nsl_rcv;
+static DEFINE_MUTEX(nsl_reg_lock);
+
+static DEFINE_PER_CPU(u64, nsl_emit_count);
+static DEFINE_PER_CPU(u64, nsl_nomem_count);
+
+static inline u64 nsl_now(void)
+{
+#ifdef CONFIG_X86_TSC
+	return rdtsc();
+#else
+	return get_cycles();
+#endif
+}
+
+u32 nsl_tsc_khz(void)
+{
+#ifdef CONFIG_X86_TSC
+	return tsc_khz;
+#else
+	return 0;
+#endif
+}
+EXPORT_SYMBOL_GPL(nsl_tsc_khz);
+
+static inline struct nsl_skb_block *nsl_block_of(const struct sk_buff *skb)
+{
+	return skb_ext_find(skb, SKB_EXT_NETSLICE);
+}
+
+void __nsl_init(struct sk_buff *skb, int dir)
+{
+	struct nsl_skb_block *b;
+	struct nsl_block *blk;
+
+	b = skb_ext_add(skb, SKB_EXT_NETSLICE);
+	if (unlikely(!b)) {
+		this_cpu_inc(nsl_nomem_count);
+		return;
+	}
+	blk = &b->blk;
+	memset(blk, 0, offsetof(struct nsl_block, rec));
+	blk->hdr.kind = NSL_ITEM_BLOCK;
+	blk->tsc0 = nsl_now();
+	blk->dir = dir;
+	blk->gso_segs = 1;
+	b->gen = 0;
+	blk->nevents = nsl_counters_nevents(&b->gen);
+	blk->mode = blk->nevents ? NSL_MODE_COUNT : NSL_MODE_DURATION;
+	blk->hdr.cpu = raw_smp_processor_id();
+	b->owner = NULL;
+	b->state = dir == NSL_DIR_RX ? BIT(NSL_ST_ELIGIBLE) : 0;
+	b->nopen = 0;
+	b->sealed = false;
+}
+EXPORT_SYMBOL_GPL(__nsl_init);
+
+static void nsl_rec_begin(struct nsl_skb_block *b, struct nsl_record *r,
+			  u64 now)
+{
+	r->ticks -= now;
+	if (b->blk.nevents)
+		nsl_counters_start(r, b->blk.nevents, b->gen);
+	r->flags |= NSL_RF_OPEN;
+	b->nopen++;
+}
+
+static void nsl_rec_end(struct nsl_skb_block *b, struct nsl_record *r,
+			u64 now)
+{
+	if (b->blk.nevents)
+		nsl_counters_stop(r, b->blk.nevents, b->gen);
+	r->ticks += now;
+	r->flags &= ~NSL_RF_OPEN;
+	if (unlikely(r->cpu != raw_smp_processor_id())) {
+		r->flags |= NSL_RF_MIGRATED;
+		if (b->blk.nevents)
+			r->flags |= NSL_RF_INVALID;
+	}
+	if (b->nopen)
+		b->nopen--;
+}
+
+static void nsl_start_block(struct nsl_skb_block *b, int region, u64 now)
+{
+	struct nsl_block *blk = &b->blk;
+	struct nsl_record *r;
+
+	/* Back-to-back intervals of one region in one phase are summed. */
+	if (blk->nrec && !b->sealed) {
+		r = &blk->rec[blk->nrec - 1];
+		if (r->region == region && !(r->flags & NSL_RF_OPEN)) {
+			r->flags |= NSL_RF_MERGED;
+			r->nmerged++;
+			nsl_rec_begin(b, r, now);
+			return;
+		}
+	}
+	if (unlikely(blk->nrec >= NSL_MAX_RECORDS)) {
+		blk->flags |= NSL_BF_TRUNC;
+		return;
+	}
+	r = &blk->rec[blk->nrec++];
+	r->region = region;
+	r->depth = b->nopen;
+	r->flags = 0;
+	r->nmerged = 1;
+	r->cpu = raw_smp_processor_id();
+	r->start = now - blk->tsc0;
+	r->ticks = 0;
+	memset(r->count, 0, sizeof(r->count));
+	b->sealed = false;
+	nsl_rec_begin(b, r, now);
+}
+
+static struct nsl_record *nsl_open_record(struct nsl_skb_block *b, int region)
+{
+	int i;
+
+	for (i = b->blk.nrec - 1; i >= 0; i--) {
+		struct nsl_record *r = &b->blk.rec[i];
+
+		if (r->region == region && (r->flags & NSL_RF_OPEN))
+			return r;
+	}
+	return NULL;
+}
+
+static void nsl_stop_block(struct nsl_skb_block *b, int region, u64 now)
+{
+	struct nsl_record *r = nsl_open_record(b, region);
+
+	if (r)
+		nsl_rec_end(b, r, now);
+}
+
+void __nsl_start(int region, struct sk_buff *skb)
+{
+	u64 now = nsl_now();
+	struct nsl_skb_block *b = nsl_block_of(skb);
+
+	if (b)
+		nsl_start_block(b, region, now);
+}
+EXPORT_SYMBOL_GPL(__nsl_start);
+
+void __nsl_stop(int region, struct sk_buff *skb)
+{
+	u64 now = nsl_now();
+	struct nsl_skb_block *b = nsl_block_of(skb);
+
+	if (b)
+		nsl_stop_block(b, region, now);
+}
+EXPORT_SYMBOL_GPL(__nsl_stop);
+
+/*
+ * @skb is the skb TCP hands to IP (a clone of the write-queue skb, sharing
+ * its template).  Give it a private copy: that copy is what gets emitted.
+ */
+void __nsl_tx_fork(struct sk_buff *skb, struct sock *sk)
+{
+	struct nsl_skb_block *tmpl = nsl_block_of(skb);
+	struct nsl_skb_block *b;
+	bool retrans;
+	u64 now;
+
+	if (!tmpl)
+		return;
+	retrans = test_and_set_bit(NSL_ST_SENT, &tmpl->state);
+	b = skb_ext_add(skb, SKB_EXT_NETSLICE);
+	if (unlikely(!b)) {
+		this_cpu_inc(nsl_nomem_count);
+		return;
+	}
+	now = nsl_now();
+	if (retrans) {
+		/* A retransmission is its own block, timed from now. */
+		b->blk.nrec = 0;
+		b->blk.flags = NSL_BF_RETRANS;
+		b->blk.tsc0 = now;
+		b->blk.hdr.cpu = raw_smp_processor_id();
+		b->nopen = 0;
+		nsl_start_block(b, NSL_R_WRITE, now);
+	}
+	b->blk.conn = sock_gen_cookie(sk);
+	b->blk.tcp_seq = TCP_SKB_CB(skb)->seq;
+	b->blk.proto = IPPROTO_TCP;
+	b->owner = NULL;
+	b->state = BIT(NSL_ST_ELIGIBLE);
+	b->sealed = true;
+}
+EXPORT_SYMBOL_GPL(__nsl_tx_fork);
+
+/* @to (a new skb split off @from) gets its own copy of @from's block. */
+void __nsl_copy(struct sk_buff *to, const struct sk_buff *from)
+{
+	struct nsl_skb_block *src = nsl_block_of(from);
+	struct nsl_skb_block *b;
+
+	if (!src)
+		return;
+	b = skb_ext_add(to, SKB_EXT_NETSLICE);
+	if (unlikely(!b)) {
+		this_cpu_inc(nsl_nomem_count);
+		return;
+	}
+	memcpy(b, src, sizeof(*b));
+	b->owner = NULL;
+}
+EXPORT_SYMBOL_GPL(__nsl_copy);
+
+/* @skb enters the driver of @dev: the stack's part is over. */
+void __nsl_xmit(struct sk_buff *skb, struct net_device *dev)
+{
+	u64 now = nsl_now();
+	struct nsl_skb_block *b = nsl_block_of(skb);
+	struct nsl_block *blk;
+
+	if (!b || !test_bit(NSL_ST_ELIGIBLE, &b->state))
+		return;
+	blk = &b->blk;
+	/* A requeued skb (NETDEV_TX_BUSY) keeps its first nic START. */
+	if (b->owner == skb && nsl_open_record(b, NSL_R_NIC))
+		return;
+	nsl_stop_block(b, NSL_R_LINK, now);
+	nsl_stop_block(b, NSL_R_WRITE, now);
+	b->owner = skb;
+	blk->ifindex = dev->ifindex;
+	blk->len = skb->len;
+	blk->gso_segs = skb_is_gso(skb) ? skb_shinfo(skb)->gso_segs : 1;
+	if (skb_network_header_was_set(skb))
+		blk->nhlen = skb_network_header_len(skb);
+	if (skb_transport_header_was_set(skb) && blk->proto == IPPROTO_TCP)
+		blk->thlen = tcp_hdrlen(skb);
+	if (dev->flags & IFF_LOOPBACK)
+		blk->flags |= NSL_BF_LOOPBACK;
+	nsl_start_block(b, NSL_R_NIC, nsl_now());
+}
+EXPORT_SYMBOL_GPL(__nsl_xmit);
+
+/* Software GSO made @segs out of @orig: one block per segment. */
+void __nsl_gso_segmented(struct sk_buff *orig, struct sk_buff *segs)
+{
+	struct nsl_skb_block *ob = nsl_block_of(orig);
+	struct sk_buff *seg;
+
+	if (!ob || !test_bit(NSL_ST_ELIGIBLE, &ob->state))
+		return;
+	skb_list_walk_safe(segs, seg, segs) {
+		struct nsl_skb_block *b = nsl_block_of(seg);
+
+		if (b != ob)
+			continue;
+		b = skb_ext_add(seg, SKB_EXT_NETSLICE);
+		if (unlikely(!b)) {
+			this_cpu_inc(nsl_nomem_count);
+			continue;
+		}
+		b->blk.flags |= NSL_BF_GSO;
+		b->owner = NULL;
+	}
+	/* The super-packet itself never reaches a driver. */
+	set_bit(NSL_ST_DEAD, &ob->state);
+}
+EXPORT_SYMBOL_GPL(__nsl_gso_segmented);
+
+static void nsl_emit(struct nsl_skb_block *b)
+{
+	const struct nsl_receiver *rcv;
+	struct nsl_block *blk = &b->blk;
+
+	if (!test_bit(NSL_ST_ELIGIBLE, &b->state) ||
+	    test_bit(NSL_ST_DEAD, &b->state) ||
+	    test_and_set_bit(NSL_ST_EMITTED, &b->state))
+		return;
+	if (!b->owner && blk->dir == NSL_DIR_TX)
+		blk->flags |= NSL_BF_NOXMIT;
+	blk->hdr.size = NSL_BLOCK_SIZE(blk->nrec);
+
+	rcu_read_lock();
+	rcv = rcu_dereference(nsl_rcv);
+	if (rcv) {
+		this_cpu_inc(nsl_emit_count);
+		rcv->deliver(blk, rcv->priv);
+	}
+	rcu_read_unlock();
+}
+
+/* NSE: the skb is being freed. */
+void __nsl_exit(struct sk_buff *skb)
+{
+	u64 now = nsl_now();
+	struct nsl_skb_block *b = nsl_block_of(skb);
+
+	if (!b || b->owner != skb)
+		return;
+	nsl_stop_block(b, NSL_R_NIC, now);
+	nsl_emit(b);
+}
+EXPORT_SYMBOL_GPL(__nsl_exit);
+
+/*
+ * NSE as calibration times it: the same steps, with the block copied to
+ * @dst instead of delivered.
+ */
+void nsl_exit_copy(struct sk_buff *skb, struct nsl_block *dst)
+{
+	u64 now = nsl_now();
+	struct nsl_skb_block *b = nsl_block_of(skb);
+
+	if (!b)
+		return;
+	nsl_stop_block(b, NSL_R_NIC, now);
+	if (test_and_set_bit(NSL_ST_EMITTED, &b->state))
+		return;
+	b->blk.hdr.size = NSL_BLOCK_SIZE(b->blk.nrec);
+	rcu_read_lock();
+	memcpy(dst, &b->blk, b->blk.hdr.size);
+	rcu_read_unlock();
+	clear_bit(NSL_ST_EMITTED, &b->state);
+}
+
+/* The last reference to the extension holding @ptr is going away. */
+void nsl_ext_release(struct skb_ext *ext, void *ptr)
+{
+	struct nsl_skb_block *b = ptr;
+
+	if (b->owner)
+		nsl_stop_block(b, NSL_R_NIC, nsl_now());
+	nsl_emit(b);
+}
+
+int nsl_register(const struct nsl_receiver *rcv)
+{
+	int ret = 0;
+
+	if (!rcv || !rcv->deliver)
+		return -EINVAL;
+	mutex_lock(&nsl_reg_lock);
+	if (rcu_dereference_protected(nsl_rcv, lockdep_is_held(&nsl_reg_lock)))
+		ret = -EBUSY;
+	else
+		rcu_assign_pointer(nsl_rcv, rcv);
+	mutex_unlock(&nsl_reg_lock);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(nsl_register);
+
+void nsl_unregister(const struct nsl_receiver *rcv)
+{
+	mutex_lock(&nsl_reg_lock);
+	if (rcu_dereference_protected(nsl_rcv,
+				      lockdep_is_held(&nsl_reg_lock)) == rcv) {
+		static_branch_disable(&nsl_active);
+		RCU_INIT_POINTER(nsl_rcv, NULL);
+	}
+	mutex_unlock(&nsl_reg_lock);
+	/* Every deliver() in flight has returned after this. */
+	synchronize_rcu();
+}
+EXPORT_SYMBOL_GPL(nsl_unregister);
+
+void nsl_set_active(bool on)
+{
+	mutex_lock(&nsl_reg_lock);
+	if (on && rcu_dereference_protected(nsl_rcv,
+					    lockdep_is_held(&nsl_reg_lock)))
+		static_branch_enable(&nsl_active);
+	else
+		static_branch_disable(&nsl_active);
+	mutex_unlock(&nsl_reg_lock);
+}
+EXPORT_SYMBOL_GPL(nsl_set_active);
+
+u64 nsl_emitted(void)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu(nsl_emit_count, cpu);
+	return sum;
+}
+EXPORT_SYMBOL_GPL(nsl_emitted);
+
+u64 nsl_nomem(void)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu(nsl_nomem_count, cpu);
+	return sum;
+}
+EXPORT_SYMBOL_GPL(nsl_nomem);

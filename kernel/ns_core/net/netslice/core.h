@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * NetSlice core internals shared by core.c and counters.c.
+ */
+#ifndef _NSL_CORE_H
+#define _NSL_CORE_H
+
+#include <linux/netslice.h>
+
+/*
+ * Events counted in blocks started now (0 in duration mode); *gen names
+ * the counter set, so a block never mixes readings of two sets.
+ */
+u8 nsl_counters_nevents(u32 *gen);
+
+/* At START / STOP of @r: account this CPU's readings of the set @gen. */
+void nsl_counters_start(struct nsl_record *r, u8 nevents, u32 gen);
+void nsl_counters_stop(struct nsl_record *r, u8 nevents, u32 gen);
+
+/* NSE, with the block copied to @dst instead of delivered. */
+void nsl_exit_copy(struct sk_buff *skb, struct nsl_block *dst);
+
+#endif /* _NSL_CORE_H */

@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * NetSlice counters: one pinned kernel perf event per CPU per chosen event.
+ *
+ * perf owns the PMU; the core only asks it for counters and reads them:
+ * hardware counters with rdpmc on the index perf assigned, software
+ * counters with perf_event_read_local().  A reading that cannot be trusted
+ * (event not active, counter not in a register, a configuration change
+ * between START and STOP) marks the record NSL_RF_INVALID.
+ */
+
+#include <linux/perf_event.h>
+#include <linux/percpu.h>
+#include <linux/slab.h>
+#include <linux/cpu.h>
+#include <linux/mutex.h>
+#include <linux/rcupdate.h>
+#include <linux/export.h>
+
+#include "core.h"
+
+#define NSL_PMC_MASK	GENMASK_ULL(47, 0)
+
+struct nsl_counter_set {
+	u32 nevents;
+	u32 gen;			/* changes with every new set */
+	bool hw[NSL_MAX_EVENTS];	/* read with rdpmc */
+	struct perf_event * __percpu *ev;	/* [nevents] per CPU */
+	struct rcu_head rcu;
+};
+
+/* Current set (NULL: no events); written under nsl_ctr_lock. */
+static struct nsl_counter_set __rcu *nsl_ctrs;
+static DEFINE_MUTEX(nsl_ctr_lock);
+static u32 nsl_mode;		/* NSL_MODE_*; under nsl_ctr_lock */
+static u32 nsl_ctr_gen;		/* under nsl_ctr_lock */
+
+u8 nsl_counters_nevents(u32 *gen)
+{
+	struct nsl_counter_set *set;
+	u8 n = 0;
+
+	if (READ_ONCE(nsl_mode) != NSL_MODE_COUNT)
+		return 0;
+	rcu_read_lock();
+	set = rcu_dereference(nsl_ctrs);
+	if (set) {
+		n = set->nevents;
+		*gen = set->gen;
+	}
+	rcu_read_unlock();
+	return n;
+}
+
+/* Reads event @i of @set on this CPU; false if it cannot be trusted. */
+static bool nsl_counter_read(struct nsl_counter_set *set, int i, u64 *val)
+{
+	struct perf_event *ev = per_cpu_ptr(set->ev, smp_processor_id())[i];
+
+	if (unlikely(!ev || READ_ONCE(ev->state) != PERF_EVENT_STATE_ACTIVE))
+		return false;
+#ifdef CONFIG_X86
+	if (set->hw[i]) {
+		if (unlikely(READ_ONCE(ev->hw.idx) < 0))
+			return false;
+		*val = native_read_pmc(ev->hw.event_base_rdpmc) & NSL_PMC_MASK;
+		return true;
+	}
+#endif
+	return perf_event_read_local(ev, val, NULL, NULL) == 0;
+}
+
+/*
+ * START subtracts the readings from count[], STOP adds them, so count[]
+ * ends as the delta, summed over merged intervals.
+ */
+static void nsl_counters_apply(struct nsl_record *r, u8 nevents, u32 gen,
+			       bool stop)
+{
+	struct nsl_counter_set *set;
+	unsigned long flags;
+	int i;
+
+	local_irq_save(flags);
+	rcu_read_lock();
+	set = rcu_dereference(nsl_ctrs);
+	if (unlikely(!set || set->gen != gen || set->nevents != nevents)) {
+		r->flags |= NSL_RF_INVALID;
+		goto out;
+	}
+	for (i = 0; i < nevents; i++) {
+		u64 v;
+
+		if (!nsl_counter_read(set, i, &v)) {
+			r->flags |= NSL_RF_INVALID;
+			continue;
+		}
+		r->count[i] = stop ? r->count[i] + v : r->count[i] - v;
+		if (set->hw[i])
+			r->count[i] &= NSL_PMC_MASK;
+	}
+out:
+	rcu_read_unlock();
+	local_irq_restore(flags);
+}
+
+void nsl_counters_start(struct nsl_record *r, u8 nevents, u32 gen)
+{
+	nsl_counters_apply(r, nevents, gen, false);
+}
+
+void nsl_counters_stop(struct nsl_record *r, u8 nevents, u32 gen)
+{
+	nsl_counters_apply(r, nevents, gen, true);
+}
+
+static void nsl_set_release(struct nsl_counter_set *set)
+{
+	int cpu, i;
+
+	if (!set)
+		return;
+	for_each_possible_cpu(cpu) {
+		struct perf_event **ev = per_cpu_ptr(set->ev, cpu);
+
+		for (i = 0; i < set->nevents; i++)
+			if (ev[i])
+				perf_event_release_kernel(ev[i]);
+	}
+	free_percpu(set->ev);
+	kfree(set);
+}
+
+static int nsl_event_check(const struct nsl_event *e)
+{
+	if (e->flags)
+		return -EINVAL;
+	switch (e->type) {
+	case PERF_TYPE_HARDWARE:
+		if ((e->config & 0xffffffff) >= PERF_COUNT_HW_MAX)
+			return -EINVAL;
+		break;
+	case PERF_TYPE_SOFTWARE:
+		if (e->config >= PERF_COUNT_SW_MAX ||
+		    e->config == PERF_COUNT_SW_BPF_OUTPUT ||
+		    e->config == PERF_COUNT_SW_DUMMY)
+			return -EINVAL;
+		break;
+	case PERF_TYPE_HW_CACHE:
+		if ((e->config & 0xff) >= PERF_COUNT_HW_CACHE_MAX ||
+		    ((e->config >> 8) & 0xff) >= PERF_COUNT_HW_CACHE_OP_MAX ||
+		    ((e->config >> 16) & 0xff) >=
+			PERF_COUNT_HW_CACHE_RESULT_MAX ||
+		    e->config >> 24)
+			return -EINVAL;
+		break;
+	case PERF_TYPE_RAW:
+		break;
+	default:
+		/* Dynamic PMUs (types past PERF_TYPE_MAX) are left to perf. */
+		if (e->type < PERF_TYPE_MAX)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+static struct nsl_counter_set *nsl_set_create(const struct nsl_events *req)
+{
+	struct nsl_counter_set *set;
+	int cpu, i, err;
+
+	set = kzalloc(sizeof(*set), GFP_KERNEL);
+	if (unlikely(!set))
+		return ERR_PTR(-ENOMEM);
+	set->ev = __alloc_percpu(sizeof(struct perf_event *) * NSL_MAX_EVENTS,
+				 sizeof(void *));
+	if (unlikely(!set->ev)) {
+		kfree(set);
+		return ERR_PTR(-ENOMEM);
+	}
+	set->nevents = req->nevents;
+	for (i = 0; i < req->nevents; i++)
+		set->hw[i] = req->ev[i].type != PERF_TYPE_SOFTWARE;
+
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		struct perf_event **ev = per_cpu_ptr(set->ev, cpu);
+
+		for (i = 0; i < req->nevents; i++) {
+			struct perf_event_attr attr = {
+				.type = req->ev[i].type,
+				.size = sizeof(attr),
+				.config = req->ev[i].config,
+				.config1 = req->ev[i].config1,
+				.config2 = req->ev[i].config2,
+				.pinned = 1,
+				.exclude_user = 1,
+			};
+
+			ev[i] = perf_event_create_kernel_counter(&attr, cpu,
+								 NULL, NULL,
+								 NULL);
+			if (IS_ERR(ev[i])) {
+				err = PTR_ERR(ev[i]);
+				ev[i] = NULL;
+				goto err_release;
+			}
+		}
+	}
+	cpus_read_unlock();
+	return set;
+
+err_release:
+	cpus_read_unlock();
+	nsl_set_release(set);
+	/* perf says ENOENT when no PMU takes the event */
+	return ERR_PTR(err == -ENOENT ? -ENODEV : err);
+}
+
+int nsl_counters_set(const struct nsl_events *req)
+{
+	struct nsl_counter_set *set = NULL, *old;
+	int i, err;
+
+	if (req->flags || req->nevents > NSL_MAX_EVENTS)
+		return -EINVAL;
+	for (i = 0; i < NSL_MAX_EVENTS; i++) {
+		if (i >= req->nevents) {
+			if (memchr_inv(&req->ev[i], 0, sizeof(req->ev[i])))
+				return -EINVAL;
+			continue;
+		}
+		err = nsl_event_check(&req->ev[i]);
+		if (err)
+			return err;
+	}
+	if (req->nevents) {
+		set = nsl_set_create(req);
+		if (IS_ERR(set))
+			return PTR_ERR(set);
+	}
+
+	mutex_lock(&nsl_ctr_lock);
+	if (set)
+		set->gen = ++nsl_ctr_gen;
+	else
+		++nsl_ctr_gen;
+	old = rcu_replace_pointer(nsl_ctrs, set,
+				  lockdep_is_held(&nsl_ctr_lock));
+	mutex_unlock(&nsl_ctr_lock);
+	/* Nobody reads the old counters after this. */
+	synchronize_rcu();
+	nsl_set_release(old);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(nsl_counters_set);
+
+int nsl_counters_set_mode(u32 mode)
+{
+	if (mode != NSL_MODE_DURATION && mode != NSL_MODE_COUNT)
+		return -EINVAL;
+	mutex_lock(&nsl_ctr_lock);
+	WRITE_ONCE(nsl_mode, mode);
+	mutex_unlock(&nsl_ctr_lock);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(nsl_counters_set_mode);
