@@ -66,6 +66,7 @@ void __nsl_tx_fork(struct sk_buff *skb, struct sock *sk);
 void __nsl_copy(struct sk_buff *to, const struct sk_buff *from);
 void __nsl_xmit(struct sk_buff *skb, struct net_device *dev);
 void __nsl_gso_segmented(struct sk_buff *orig, struct sk_buff *segs);
+void __nsl_rx(struct sk_buff *skb);
 void nsl_ext_release(struct skb_ext *ext, void *blk);
 
 #define NSL_HOOK(call)						\
@@ -86,6 +87,7 @@ static inline void __nsl_copy(struct sk_buff *to,
 static inline void __nsl_xmit(struct sk_buff *skb, struct net_device *dev) {}
 static inline void __nsl_gso_segmented(struct sk_buff *orig,
 				       struct sk_buff *segs) {}
+static inline void __nsl_rx(struct sk_buff *skb) {}
 
 /* Compiled out: the calls below are empty inlines. */
 #define NSL_HOOK(call)			call
@@ -103,6 +105,8 @@ static inline void __nsl_gso_segmented(struct sk_buff *orig,
 /* The skb that enters the driver: stops link and write, starts nic. */
 #define NET_SLICE_XMIT(skb, dev)	NSL_HOOK(__nsl_xmit(skb, dev))
 #define NET_SLICE_GSO(orig, segs)	NSL_HOOK(__nsl_gso_segmented(orig, segs))
+/* The stack takes a received skb: stops rx-nic, starts rx-link. */
+#define NET_SLICE_RX(skb)		NSL_HOOK(__nsl_rx(skb))
 
 /* Block size is fixed at build time; NET_SLICE_CONF names it. */
 #define NET_SLICE_CONF			NSL_MAX_RECORDS

@@ -33,7 +33,8 @@
 #include "core.h"
 
 /* On while a receiver is registered and collection is enabled. */
-DEFINE_STATIC_KEY_FALSE(nsl_active);
+struct static_key_false nsl_active = STATIC_KEY_FALSE_INIT;
+EXPORT_SYMBOL_GPL(nsl_active);
 
 /* Registered receiver; written under nsl_reg_lock, read under RCU. */
 static const struct nsl_receiver __rcu *nsl_rcv;
@@ -86,7 +87,8 @@ void __nsl_init(struct sk_buff *skb, int dir)
 	blk->nevents = nsl_counters_nevents(&b->gen);
 	blk->mode = blk->nevents ? NSL_MODE_COUNT : NSL_MODE_DURATION;
 	blk->hdr.cpu = raw_smp_processor_id();
-	b->owner = NULL;
+	/* A received skb is its own block's owner from the start. */
+	b->owner = dir == NSL_DIR_RX ? skb : NULL;
 	b->state = dir == NSL_DIR_RX ? BIT(NSL_ST_ELIGIBLE) : 0;
 	b->nopen = 0;
 	b->sealed = false;
@@ -303,6 +305,36 @@ void __nsl_gso_segmented(struct sk_buff *orig, struct sk_buff *segs)
 }
 EXPORT_SYMBOL_GPL(__nsl_gso_segmented);
 
+/*
+ * The stack takes a received skb.  Drivers that are not instrumented give
+ * it no block: it gets one here.  Over loopback the sent skb's block
+ * carries on into the receive path.
+ */
+void __nsl_rx(struct sk_buff *skb)
+{
+	u64 now = nsl_now();
+	struct nsl_skb_block *b = nsl_block_of(skb);
+	struct nsl_block *blk;
+
+	if (!b) {
+		__nsl_init(skb, NSL_DIR_RX);
+		b = nsl_block_of(skb);
+		if (!b)
+			return;
+	}
+	if (!test_bit(NSL_ST_ELIGIBLE, &b->state))
+		return;
+	blk = &b->blk;
+	blk->flags |= NSL_BF_RX;
+	if (blk->dir == NSL_DIR_RX) {
+		blk->ifindex = skb->dev ? skb->dev->ifindex : 0;
+		blk->len = skb->len;
+	}
+	nsl_stop_block(b, NSL_R_RX_NIC, now);
+	nsl_start_block(b, NSL_R_RX_LINK, now);
+}
+EXPORT_SYMBOL_GPL(__nsl_rx);
+
 static void nsl_emit(struct nsl_skb_block *b)
 {
 	const struct nsl_receiver *rcv;
@@ -325,6 +357,25 @@ static void nsl_emit(struct nsl_skb_block *b)
 	rcu_read_unlock();
 }
 
+/* What a received packet was, read from its headers as it is freed. */
+static void nsl_rx_headers(struct nsl_block *blk, const struct sk_buff *skb)
+{
+	const struct iphdr *iph;
+
+	if (skb->protocol != htons(ETH_P_IP) ||
+	    !skb_network_header_was_set(skb))
+		return;
+	iph = ip_hdr(skb);
+	blk->proto = iph->protocol;
+	blk->nhlen = iph->ihl * 4;
+	if (iph->protocol == IPPROTO_TCP && skb_transport_header_was_set(skb) &&
+	    skb_transport_header(skb) + sizeof(struct tcphdr) <=
+	    skb_tail_pointer(skb)) {
+		blk->thlen = tcp_hdrlen(skb);
+		blk->tcp_seq = ntohl(tcp_hdr(skb)->seq);
+	}
+}
+
 /* NSE: the skb is being freed. */
 void __nsl_exit(struct sk_buff *skb)
 {
@@ -334,6 +385,11 @@ void __nsl_exit(struct sk_buff *skb)
 	if (!b || b->owner != skb)
 		return;
 	nsl_stop_block(b, NSL_R_NIC, now);
+	/* Packets TCP consumes itself (ACKs) end in tcp. */
+	if (b->blk.flags & NSL_BF_RX)
+		nsl_stop_block(b, NSL_R_RX_TCP, now);
+	if (b->blk.dir == NSL_DIR_RX)
+		nsl_rx_headers(&b->blk, skb);
 	nsl_emit(b);
 }
 EXPORT_SYMBOL_GPL(__nsl_exit);

@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Checks on what nsdump reports, for the in-VM tests.
+
+    nscheck.py send-integrity FILE.json [--ifindex N] [--loopback]
+    nscheck.py count FILE.json --ifindex N [--loopback]   (prints blocks segs)
+
+FILE.json is `nsdump -r trace --json` output: one object per line.
+Exit 0 when every assertion holds, 1 otherwise, with one line per failure
+(the first 20) on stdout.
+"""
+import json
+import sys
+
+SEND_REGIONS = ("write", "tcp", "ip", "link", "nic")
+
+
+def load(path):
+    blocks, losses = [], []
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if not line.startswith("{"):
+                continue
+            obj = json.loads(line)
+            if obj.get("type") == "block":
+                blocks.append(obj)
+            elif obj.get("type") == "loss":
+                losses.append(obj)
+    return blocks, losses
+
+
+def selected(blocks, ifindex, loopback):
+    out = []
+    for b in blocks:
+        if b["dir"] != "tx" or "NOXMIT" in b["flags"]:
+            continue
+        if ifindex is not None and b["ifindex"] != ifindex:
+            continue
+        if loopback and "LOOPBACK" not in b["flags"]:
+            continue
+        out.append(b)
+    return out
+
+
+def end(r):
+    return r["start"] + r["ticks"]
+
+
+def check_send_block(b):
+    """Returns the list of problems with one transmitted block."""
+    errs = []
+    recs = b["records"]
+    by = {}
+    for r in recs:
+        by.setdefault(r["region"], []).append(r)
+        if "OPEN" in r["flags"]:
+            errs.append("%s never stopped" % r["region"])
+        if r["ticks"] < 0 or r["ticks"] >= 1 << 62:
+            errs.append("%s negative duration %d" % (r["region"], r["ticks"]))
+    for name in SEND_REGIONS:
+        if name not in by:
+            errs.append("no %s region" % name)
+    if errs:
+        return errs
+    if len(by["write"]) != 1 or len(by["ip"]) != 1 or len(by["link"]) != 1 \
+            or len(by["nic"]) != 1:
+        errs.append("write/ip/link/nic must appear once each: %s"
+                    % [r["region"] for r in recs])
+        return errs
+    write, ip, link, nic = (by[n][0] for n in ("write", "ip", "link", "nic"))
+    tcps = by["tcp"]
+    retrans = "RETRANS" in b["flags"]
+    want_tcp = 1 if retrans else 2
+    if len(tcps) != want_tcp:
+        errs.append("%d tcp intervals, expected %d (copy%s)"
+                    % (len(tcps), want_tcp, "" if retrans else " + header"))
+    if write["start"] != 0:
+        errs.append("write does not start at NSI (start %d)" % write["start"])
+    # Nesting: tcp, ip and link lie inside write, one level deeper.
+    for r in tcps + [ip, link]:
+        if r["start"] < write["start"] or end(r) > end(write):
+            errs.append("%s [%d,%d] not inside write [%d,%d]"
+                        % (r["region"], r["start"], end(r),
+                           write["start"], end(write)))
+        if r["depth"] != write["depth"] + 1:
+            errs.append("%s depth %d, write depth %d"
+                        % (r["region"], r["depth"], write["depth"]))
+    # Order: tcp (copy, header) then ip then link; nic after write.
+    chain = tcps + [ip, link]
+    for a, c in zip(chain, chain[1:]):
+        if end(a) > c["start"]:
+            errs.append("%s ends at %d after %s starts at %d"
+                        % (a["region"], end(a), c["region"], c["start"]))
+    if nic["start"] < end(write):
+        errs.append("nic starts at %d before write ends at %d"
+                    % (nic["start"], end(write)))
+    if nic["depth"] != 0 or write["depth"] != 0:
+        errs.append("write/nic not top level")
+    if b["segs"] < 1:
+        errs.append("gso segs %d" % b["segs"])
+    return errs
+
+
+def main(argv):
+    if len(argv) < 3:
+        print(__doc__)
+        return 2
+    cmd, path = argv[1], argv[2]
+    ifindex, loopback = None, "--loopback" in argv
+    if "--ifindex" in argv:
+        ifindex = int(argv[argv.index("--ifindex") + 1])
+    blocks, losses = load(path)
+    sel = selected(blocks, ifindex, loopback)
+    if cmd == "count":
+        print(len(sel), sum(b["segs"] for b in sel))
+        return 0
+    if cmd != "send-integrity":
+        print("unknown command", cmd)
+        return 2
+    bad = 0
+    for b in sel:
+        errs = check_send_block(b)
+        if errs:
+            bad += 1
+            if bad <= 20:
+                print("block cpu %d seq %d: %s" % (b["cpu"], b["seq"],
+                                                    "; ".join(errs)))
+    print("%d blocks checked, %d bad, %d retransmissions, %d loss items"
+          % (len(sel), bad, sum("RETRANS" in b["flags"] for b in sel),
+             len(losses)))
+    if not sel:
+        print("no blocks selected")
+        return 1
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
