@@ -83,9 +83,32 @@ int ns_dev_open(struct ns_dev *d, const char *path, uint64_t rcvbuf)
 		}
 		d->info.ring_bytes = rcvbuf;
 	}
+	return 0;
+}
+
+int ns_dev_start(struct ns_dev *d)
+{
 	if (ns_dev_collect(d, true))
 		return dev_fail(d, "NSIOCSSTATE", errno);
 	return 0;
+}
+
+int ns_dev_set_events(struct ns_dev *d, const struct nsl_events *ev)
+{
+	struct nsl_mode mode = {
+		.mode = ev->nevents ? NSL_MODE_COUNT : NSL_MODE_DURATION,
+	};
+
+	if (ioctl(d->fd, NSIOCSEVENT, ev))
+		return -1;
+	return ioctl(d->fd, NSIOCSEMODE, &mode) ? -2 : 0;
+}
+
+int ns_dev_calib(struct ns_dev *d, uint32_t cpu, struct nsl_calib *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->cpu = cpu;
+	return ioctl(d->fd, NSIOCGCALIB, c) ? errno : 0;
 }
 
 ssize_t ns_dev_read(struct ns_dev *d, void *buf, size_t len,

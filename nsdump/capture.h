@@ -20,8 +20,17 @@ struct ns_dev {
 	char err[256];
 };
 
-/* Open, check the ABI, set the ring size if @rcvbuf, start. 0 or -1. */
+/* Open, check the ABI, set the ring size if @rcvbuf.  0 or -1. */
 int ns_dev_open(struct ns_dev *d, const char *path, uint64_t rcvbuf);
+/* Switch collection on; 0 or -1 (d->err, the device closed). */
+int ns_dev_start(struct ns_dev *d);
+/*
+ * NSIOCSEVENT with @ev, then NSIOCSEMODE (COUNT if any event, else
+ * DURATION): 0, -1 if NSIOCSEVENT failed, -2 if NSIOCSEMODE; errno set.
+ */
+int ns_dev_set_events(struct ns_dev *d, const struct nsl_events *ev);
+/* NSIOCGCALIB for @cpu (default repetitions): 0 or the errno. */
+int ns_dev_calib(struct ns_dev *d, uint32_t cpu, struct nsl_calib *c);
 /*
  * Wait for and read whole items.  Returns bytes read, 0 if @stop or
  * @wake was raised by a signal meanwhile, -1 on error (d->err).

@@ -1,20 +1,82 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Counter events by name (-e EVENT[,EVENT], -L): the place for libpfm4
- * (pfm_get_os_event_encoding into struct nsl_events, then NSIOCSEVENT and
- * NSIOCSEMODE).  Not built in yet: both calls say so.
+ * Counter events by name (-e EVENT[,EVENT...], -L), through libpfm4.
+ *
+ * A name is tried as written, then with the "perf::" prefix, then through
+ * a table of perf(1)'s names, whose own encoding is the last resort (a
+ * libpfm4 older than the kernel may lack a software event).  The result
+ * is checked with a user-space perf_event_open() of the same encoding on
+ * one CPU, counting kernel mode only as the kernel will, so that "this
+ * machine cannot count that" is said before anything reaches /dev/ns.
+ * The machine (the probe, whether a CPU PMU exists, perf_event_paranoid)
+ * is behind struct ns_event_host, which the host tests replace.
  */
 #ifndef _NS_EVENTS_H
 #define _NS_EVENTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <perfmon/pfmlib_perf_event.h>	/* its own perf_event.h */
 #include "netslice.h"
 
-/* Parse "cycles,instructions"; 0, or -1 with @err set. */
-int ns_events_parse(const char *spec, struct nsl_events *ev,
-		    const char *names[NSL_MAX_EVENTS], char *err, size_t errlen);
-/* -L: list the events this machine offers; 0 or -1 with @err set. */
-int ns_events_list(FILE *out, char *err, size_t errlen);
+#define NS_EVENT_NAME	64	/* bytes of a name, NUL included */
+
+struct ns_evsel {
+	unsigned int n;				/* events chosen */
+	char name[NSL_MAX_EVENTS][NS_EVENT_NAME];	/* as the user wrote it */
+	char canon[NSL_MAX_EVENTS][128];	/* libpfm4's full name */
+	struct nsl_events ev;			/* what NSIOCSEVENT takes */
+};
+
+struct ns_event_host {
+	/* perf_event_open() of @attr: 0 if it opened, else the errno */
+	int (*probe)(const struct perf_event_attr *attr, void *ctx);
+	/* does the kernel have a CPU PMU (/sys/bus/event_source/devices/cpu) */
+	bool (*cpu_pmu)(void *ctx);
+	/* kernel.perf_event_paranoid, or INT_MIN if unknown */
+	int (*paranoid)(void *ctx);
+	void *ctx;
+};
+
+extern const struct ns_event_host ns_event_host_real;
+
+/* pfm_initialize() once; 0 or -1 with @err set. */
+int ns_events_init(char *err, size_t errlen);
+
+/*
+ * One name to an encoding (type, config, config1, config2 of @attr; the
+ * rest zero but for exclude_user).  0, or -1 with a message of the form
+ * "NAME: reason" in @err (unknown names get close-name suggestions).
+ */
+int ns_event_encode(const char *name, struct perf_event_attr *attr,
+		    char *canon, size_t canonlen, char *err, size_t errlen);
+
+/* Parse, encode and probe "cycles,instructions"; 0 or -1 with @err. */
+int ns_events_parse(const char *spec, struct ns_evsel *sel,
+		    const struct ns_event_host *host, char *err, size_t errlen);
+
+/* Why perf_event_open() refused @attr with @errnum, one line. */
+void ns_event_probe_reason(const char *name, const struct perf_event_attr *attr,
+			   int errnum, const struct ns_event_host *host,
+			   char *msg, size_t msglen);
+
+/* Why NSIOCSEVENT or NSIOCSEMODE (@what) failed with @errnum. */
+void ns_events_kernel_reason(const struct ns_evsel *sel, const char *what,
+			     int errnum, char *msg, size_t msglen);
+
+/* "did you mean a, b?" for @name: the closest known names, or "". */
+void ns_event_suggest(const char *name, char *buf, size_t len);
+
+/* Hardware (needs a PMU) rather than a kernel software event. */
+bool ns_event_is_hw(const struct perf_event_attr *attr);
+
+/* -L: the events this machine can count; 0 or -1 with @err set. */
+int ns_events_list(FILE *out, const struct ns_event_host *host,
+		   char *err, size_t errlen);
+
+/* cycles / instructions in any spelling (generic or raw): for IPC. */
+enum ns_event_kind { NS_EV_OTHER, NS_EV_CYCLES, NS_EV_INSTRUCTIONS };
+enum ns_event_kind ns_event_kind(const struct nsl_event *ev, const char *canon);
 
 #endif /* _NS_EVENTS_H */

@@ -17,6 +17,12 @@ _Static_assert(sizeof(struct nsf_rec_hdr) == 16, "record header");
 _Static_assert(sizeof(struct nsf_value) == 32, "value");
 _Static_assert(sizeof(struct ns_field) == 32, "field");
 _Static_assert(NSF_DATA_TARGET >= sizeof(struct nsl_block), "data target");
+_Static_assert(sizeof(struct nsf_event) == 224, "event");
+_Static_assert(sizeof(struct nsf_calib_hdr) == 80, "calib header");
+
+#define CALIB_ENTRY_HDR	16
+#define CALIB_COST(nev)	(24 + 8 * (size_t)(nev))
+#define CALIB_MAX_CPUS	65536
 
 /* The struct nsl_info fields, by name, as INFO carries them. */
 #define INFO_FIELD(m) { #m, offsetof(struct nsl_info, m), \
@@ -144,6 +150,77 @@ int nsf_writer_open(struct nsf_writer *w, int fd, const char *name,
 	rec = w->buf;	/* the layout fits in a DATA buffer */
 	memcpy(rec + HDR, l.f, l.n * sizeof(l.f[0]));
 	return write_record(w, NSF_FIELDS, rec, l.n * sizeof(l.f[0]));
+}
+
+int nsf_write_events(struct nsf_writer *w, const struct ns_evsel *sel)
+{
+	size_t len = 8 + sel->n * sizeof(struct nsf_event);
+	unsigned char *rec = w->buf;	/* no DATA pending yet */
+	uint32_t n = sel->n, zero = 0;
+
+	if (w->err || w->used)
+		return -1;
+	memset(rec + HDR, 0, len);
+	memcpy(rec + HDR, &n, 4);
+	memcpy(rec + HDR + 4, &zero, 4);
+	for (unsigned int i = 0; i < sel->n; i++) {
+		struct nsf_event e;
+
+		memset(&e, 0, sizeof(e));
+		memcpy(e.name, sel->name[i], sizeof(e.name) - 1);
+		strncpy(e.canon, sel->canon[i], sizeof(e.canon) - 1);
+		e.type = sel->ev.ev[i].type;
+		e.config = sel->ev.ev[i].config;
+		e.config1 = sel->ev.ev[i].config1;
+		e.config2 = sel->ev.ev[i].config2;
+		memcpy(rec + HDR + 8 + i * sizeof(e), &e, sizeof(e));
+	}
+	return write_record(w, NSF_EVENTS, rec, len);
+}
+
+int nsf_write_calib(struct nsf_writer *w, const struct ns_calib_set *cs)
+{
+	struct nsf_calib_hdr h = {
+		.ncpus = ns_calib_count(cs), .ncost = NSL_C_MAX,
+		.nev = NSL_MAX_EVENTS, .tsc_khz = cs->tsc_khz,
+	};
+	size_t entry = CALIB_ENTRY_HDR + NSL_C_MAX * CALIB_COST(NSL_MAX_EVENTS);
+	size_t len = sizeof(h) + h.ncpus * entry, off = HDR;
+	unsigned char *rec;
+	int ret;
+
+	if (w->err || w->used)
+		return -1;
+	rec = calloc(1, HDR + len);
+	if (!rec) {
+		w->err = ENOMEM;
+		return -1;
+	}
+	memcpy(h.model, cs->model, sizeof(h.model) - 1);
+	memcpy(rec + off, &h, sizeof(h));
+	off += sizeof(h);
+	for (uint32_t i = 0; i < cs->ncpus; i++) {
+		const struct nsl_calib *c = &cs->cpu[i];
+		uint32_t head[4] = { i, c->nevents, 0, 0 };
+
+		if (!cs->valid[i])
+			continue;
+		memcpy(rec + off, head, sizeof(head));
+		off += sizeof(head);
+		for (int m = 0; m < NSL_C_MAX; m++) {
+			const struct nsl_cost *k = &c->cost[m];
+
+			memcpy(rec + off, &k->ticks, 8);
+			memcpy(rec + off + 8, &k->min, 8);
+			memcpy(rec + off + 16, &k->cv_ppm, 4);
+			memcpy(rec + off + 20, &k->samples, 4);
+			memcpy(rec + off + 24, k->count, sizeof(k->count));
+			off += CALIB_COST(NSL_MAX_EVENTS);
+		}
+	}
+	ret = write_record(w, NSF_CALIB, rec, len);
+	free(rec);
+	return ret;
 }
 
 int nsf_writer_flush(struct nsf_writer *w)
@@ -299,6 +376,97 @@ static int parse_fields(struct nsf_reader *r)
 	return 0;
 }
 
+static int parse_events(struct nsf_reader *r)
+{
+	struct ns_evsel *sel = &r->events;
+	uint32_t n;
+
+	if (r->rec_len < 8)
+		return rfail(r, "EVENTS record at offset %llu: bad length",
+			     (unsigned long long)r->rec_off);
+	memcpy(&n, r->rec, 4);
+	if (n > NSL_MAX_EVENTS || r->rec_len != 8 + n * sizeof(struct nsf_event))
+		return rfail(r, "EVENTS record at offset %llu: %u events in %zu bytes",
+			     (unsigned long long)r->rec_off, n, r->rec_len);
+	memset(sel, 0, sizeof(*sel));
+	for (uint32_t i = 0; i < n; i++) {
+		struct nsf_event e;
+
+		memcpy(&e, r->rec + 8 + i * sizeof(e), sizeof(e));
+		e.name[sizeof(e.name) - 1] = 0;
+		e.canon[sizeof(e.canon) - 1] = 0;
+		snprintf(sel->name[i], sizeof(sel->name[i]), "%s", e.name);
+		snprintf(sel->canon[i], sizeof(sel->canon[i]), "%s", e.canon);
+		sel->ev.ev[i].type = e.type;
+		sel->ev.ev[i].config = e.config;
+		sel->ev.ev[i].config1 = e.config1;
+		sel->ev.ev[i].config2 = e.config2;
+	}
+	sel->n = sel->ev.nevents = n;
+	r->have_events = true;
+	return 0;
+}
+
+static int parse_calib(struct nsf_reader *r)
+{
+	struct nsf_calib_hdr h;
+	size_t entry, off = sizeof(h);
+	uint32_t maxcpu = 0;
+
+	if (r->rec_len < sizeof(h))
+		return rfail(r, "CALIB record at offset %llu: bad length",
+			     (unsigned long long)r->rec_off);
+	memcpy(&h, r->rec, sizeof(h));
+	h.model[sizeof(h.model) - 1] = 0;
+	if (h.ncpus > CALIB_MAX_CPUS || h.ncost > 64 || h.nev > 64)
+		return rfail(r, "CALIB record at offset %llu: implausible sizes",
+			     (unsigned long long)r->rec_off);
+	entry = CALIB_ENTRY_HDR + h.ncost * CALIB_COST(h.nev);
+	if (r->rec_len != sizeof(h) + h.ncpus * entry)
+		return rfail(r, "CALIB record at offset %llu: %u CPUs in %zu bytes",
+			     (unsigned long long)r->rec_off, h.ncpus, r->rec_len);
+	for (uint32_t i = 0; i < h.ncpus; i++) {
+		uint32_t cpu;
+
+		memcpy(&cpu, r->rec + off + i * entry, 4);
+		if (cpu >= CALIB_MAX_CPUS)
+			return rfail(r, "CALIB record at offset %llu: CPU %u",
+				     (unsigned long long)r->rec_off, cpu);
+		if (cpu + 1 > maxcpu)
+			maxcpu = cpu + 1;
+	}
+	ns_calib_free(&r->calib);
+	if (ns_calib_alloc(&r->calib, maxcpu))
+		return rfail(r, "out of memory");
+	r->calib.tsc_khz = h.tsc_khz;
+	snprintf(r->calib.model, sizeof(r->calib.model), "%s", h.model);
+	for (uint32_t i = 0; i < h.ncpus; i++, off += entry) {
+		const unsigned char *p = r->rec + off;
+		struct nsl_calib c;
+
+		memset(&c, 0, sizeof(c));
+		memcpy(&c.cpu, p, 4);
+		memcpy(&c.nevents, p + 4, 4);
+		if (c.nevents > h.nev)
+			c.nevents = h.nev;
+		for (uint32_t m = 0; m < h.ncost && m < NSL_C_MAX; m++) {
+			const unsigned char *q = p + CALIB_ENTRY_HDR +
+						 m * CALIB_COST(h.nev);
+			struct nsl_cost *k = &c.cost[m];
+
+			memcpy(&k->ticks, q, 8);
+			memcpy(&k->min, q + 8, 8);
+			memcpy(&k->cv_ppm, q + 16, 4);
+			memcpy(&k->samples, q + 20, 4);
+			memcpy(k->count, q + 24,
+			       8 * (h.nev < NSL_MAX_EVENTS ? h.nev : NSL_MAX_EVENTS));
+		}
+		ns_calib_put(&r->calib, &c);
+	}
+	r->have_calib = true;
+	return 0;
+}
+
 static int parse_trailer(struct nsf_reader *r)
 {
 	const struct nsf_value *v = (const void *)r->rec;
@@ -410,12 +578,20 @@ static int advance(struct nsf_reader *r)
 				return rfail(r, "DATA record at offset %llu before INFO and FIELDS",
 					     (unsigned long long)r->rec_off);
 			return 0;
+		case NSF_EVENTS:
+			if (parse_events(r))
+				return -1;
+			break;
+		case NSF_CALIB:
+			if (parse_calib(r))
+				return -1;
+			break;
 		case NSF_TRAILER:
 			if (parse_trailer(r))
 				return -1;
 			return 1;
 		default:
-			/* EVENTS, CALIB and kinds of later versions */
+			/* kinds of later versions */
 			r->skipped_records++;
 			break;
 		}
@@ -510,4 +686,5 @@ void nsf_reader_close(struct nsf_reader *r)
 {
 	free(r->rec);
 	r->rec = NULL;
+	ns_calib_free(&r->calib);
 }

@@ -11,8 +11,13 @@
  *
  *   INFO     named u64 values: the struct nsl_info fields by name
  *   FIELDS   struct ns_field entries: the layout of the items (layout.h)
- *   EVENTS   reserved: counter event names for count[] (libpfm4 issue)
- *   CALIB    reserved: macro overhead calibration (correction issue)
+ *   EVENTS   the counter events of count[]: u32 n, u32 0, then n struct
+ *            nsf_event (name as given, libpfm4's name, the encoding)
+ *   CALIB    the macros' own cost per CPU (NSIOCGCALIB): struct
+ *            nsf_calib_hdr, then ncpus entries of u32 cpu, u32 nevents,
+ *            u32 0, u32 0 and ncost costs of u64 ticks, u64 min,
+ *            u32 cv_ppm, u32 samples, u64 count[nev]; the sizes are in
+ *            the header, so a newer ABI's larger tables still read
  *   DATA     one or more whole ABI items, as read() returned them
  *   TRAILER  named u64 values: blocks, lost, loss_items, data_records;
  *            last record: a file without it was cut short.
@@ -24,7 +29,9 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "calib.h"
 #include "decode.h"
+#include "events.h"
 #include "layout.h"
 
 #define NSF_MAGIC		"NSLTRACE"
@@ -61,6 +68,23 @@ struct nsf_value {
 	uint64_t value;
 };
 
+/* One counter event of EVENTS: 224 bytes, strings NUL-padded. */
+struct nsf_event {
+	char name[NS_EVENT_NAME];	/* as given to -e */
+	char canon[128];		/* libpfm4's full name */
+	uint32_t type;
+	uint32_t pad;
+	uint64_t config, config1, config2;
+};
+
+struct nsf_calib_hdr {
+	uint32_t ncpus;		/* entries that follow */
+	uint32_t ncost;		/* costs per entry (NSL_C_MAX when written) */
+	uint32_t nev;		/* counts per cost (NSL_MAX_EVENTS) */
+	uint32_t tsc_khz;
+	char model[64];		/* the machine's CPU, NUL-padded */
+};
+
 struct nsf_writer {
 	int fd;
 	const char *name;
@@ -79,6 +103,9 @@ int nsf_writer_open(struct nsf_writer *w, int fd, const char *name,
 		    const struct nsl_info *info);
 /* Append one decoded item (written in this build's layout). */
 int nsf_write_item(struct nsf_writer *w, const struct ns_item *it);
+/* EVENTS and CALIB: after nsf_writer_open(), before any item. */
+int nsf_write_events(struct nsf_writer *w, const struct ns_evsel *sel);
+int nsf_write_calib(struct nsf_writer *w, const struct ns_calib_set *cs);
 int nsf_writer_flush(struct nsf_writer *w);
 /*
  * Flush, append the TRAILER, close the fd.  On a write error the file is
@@ -102,6 +129,9 @@ struct nsf_reader {
 	struct nsl_info info;
 	struct ns_layout layout;
 	bool have_info, have_fields, done;
+	bool have_events, have_calib;
+	struct ns_evsel events;		/* EVENTS, if have_events */
+	struct ns_calib_set calib;	/* CALIB, if have_calib */
 	unsigned char *rec;	/* current record payload */
 	size_t rec_len, pos, cap;
 	unsigned char item[sizeof(struct nsl_block)];	/* translated item */

@@ -24,9 +24,12 @@ static void json_flags(FILE *f, const char *key, const char *names)
 
 static void json_block(struct ns_report *r, const struct nsl_block *b)
 {
+	bool corrected = ns_calib_get(r->calib, 0) != NULL;
+	struct ns_rec_corr corr[NSL_MAX_RECORDS];
 	FILE *f = r->out;
 	char fl[128];
 
+	ns_correct_block(r->calib, b, corr);
 	fprintf(f, "{\"type\":\"block\",\"time_us\":%.3f,\"cpu\":%u,\"seq\":%llu,\"dir\":\"%s\",\"len\":%u,\"segs\":%u,\"tsc0\":%llu,\"conn\":%llu,\"tcp_seq\":%u,\"ifindex\":%u,\"proto\":%u,\"nhlen\":%u,\"thlen\":%u,\"mode\":%u,\"nevents\":%u",
 		ns_report_time_us(r, b), b->hdr.cpu, (unsigned long long)b->seq,
 		b->dir == NSL_DIR_RX ? "rx" : "tx", b->len, b->gso_segs,
@@ -51,7 +54,18 @@ static void json_block(struct ns_report *r, const struct nsl_block *b)
 		for (unsigned int e = 0; e < b->nevents; e++)
 			fprintf(f, "%s%llu", e ? "," : "",
 				(unsigned long long)rec->count[e]);
-		fputs("]}", f);
+		fprintf(f, "],\"k\":%u", corr[i].k);
+		if (corrected && !(rec->flags & NSL_RF_OPEN)) {
+			fprintf(f, ",\"us_corrected\":%.3f,\"ticks_corrected\":%llu,\"clamped\":%s,\"count_corrected\":[",
+				ns_report_us(r, corr[i].ticks),
+				(unsigned long long)corr[i].ticks,
+				corr[i].ticks_clamped ? "true" : "false");
+			for (unsigned int e = 0; e < b->nevents; e++)
+				fprintf(f, "%s%llu", e ? "," : "",
+					(unsigned long long)corr[i].count[e]);
+			fputc(']', f);
+		}
+		fputc('}', f);
 	}
 	fputs("]}\n", f);
 }
@@ -63,45 +77,102 @@ static void json_loss(struct ns_report *r, const struct nsl_loss *l)
 		(unsigned long long)l->first_seq, (unsigned long long)l->tsc);
 }
 
+static void json_summary(FILE *f, const char *key, struct ns_stats *st,
+			 double scale)
+{
+	struct ns_summary s;
+
+	if (!ns_stats_summary(st, scale, &s)) {
+		fprintf(f, ",\"%s\":{\"n\":0}", key);
+		return;
+	}
+	fprintf(f, ",\"%s\":{\"n\":%llu,\"mean\":%.3f,\"p50\":%.3f,\"p99\":%.3f}",
+		key, (unsigned long long)s.n, s.mean, s.p50, s.p99);
+}
+
+/* "key":[v,...] of the counter summaries: 0 mean, 1 p50, 2 p99. */
+static void json_events(FILE *f, const char *key, const struct ns_summary *c,
+			unsigned int n, int which)
+{
+	fprintf(f, ",\"%s\":[", key);
+	for (unsigned int e = 0; e < n; e++) {
+		double v = which == 0 ? c[e].mean : which == 1 ? c[e].p50 : c[e].p99;
+
+		if (e)
+			fputc(',', f);
+		if (!c[e].n)
+			fputs("null", f);
+		else
+			fprintf(f, which ? "%.0f" : "%.1f", v);
+	}
+	fputc(']', f);
+}
+
 static void json_table(struct ns_report *r)
 {
+	bool corrected = ns_calib_get(r->calib, 0) != NULL;
 	FILE *f = r->out;
 	bool first = true;
-	char lbl[16];
+	char lbl[16], how[192];
 
-	fprintf(f, "{\"type\":\"table\",\"unit\":\"us\",\"corrected\":false,\"tsc\":\"rdtsc, not serialising\",\"tsc_khz\":%u,\"blocks\":%llu,\"lost\":%llu,\"events\":[",
+	fprintf(f, "{\"type\":\"table\",\"unit\":\"us\",\"corrected\":%s,",
+		corrected ? "true" : "false");
+	if (corrected) {
+		ns_calib_summary(r->calib, how, sizeof(how));
+		fprintf(f, "\"correction\":\"%s\",", how);
+	}
+	fprintf(f, "\"tsc\":\"rdtsc, not serialising\",\"tsc_khz\":%u,\"blocks\":%llu,\"lost\":%llu,\"invalid\":%llu,\"clamped_ticks\":%llu,\"clamped_counts\":%llu,\"events\":[",
 		r->tsc_khz, (unsigned long long)r->blocks,
-		(unsigned long long)r->lost);
+		(unsigned long long)r->lost, (unsigned long long)r->invalid,
+		(unsigned long long)r->clamped_ticks,
+		(unsigned long long)r->clamped_counts);
 	for (unsigned int e = 0; e < r->nevents; e++)
 		fprintf(f, "%s\"%s\"", e ? "," : "",
 			ns_event_label(r, e, lbl, sizeof(lbl)));
 	fputs("],\"regions\":[", f);
 	for (unsigned int id = 1; id < NSL_R_MAX; id++) {
-		const struct ns_region_acc *acc = &r->region[id];
-		struct ns_summary s;
+		struct ns_region_acc *acc = &r->region[id];
+		struct ns_summary s, c[NSL_MAX_EVENTS];
+		double ipc;
 
 		if (!acc->records)
 			continue;
-		fprintf(f, "%s{\"region\":\"%s\",\"open\":%llu", first ? "" : ",",
-			ns_region_name(id), (unsigned long long)acc->open);
+		fprintf(f, "%s{\"region\":\"%s\",\"open\":%llu,\"invalid\":%llu",
+			first ? "" : ",", ns_region_name(id),
+			(unsigned long long)acc->open,
+			(unsigned long long)acc->invalid);
 		first = false;
-		if (ns_report_summary(r, id, &s))
+		if (ns_report_summary(r, id, &s)) {
 			fprintf(f, ",\"n\":%llu,\"mean\":%.3f,\"p50\":%.3f,\"p99\":%.3f,\"min\":%.3f,\"max\":%.3f,\"cv\":%.4f,\"sampled\":%s",
 				(unsigned long long)s.n, s.mean, s.p50, s.p99,
 				s.min, s.max, s.cv, s.sampled ? "true" : "false");
-		else
+			fprintf(f, ",\"raw_mean\":%.3f",
+				ns_report_us(r, 1) * acc->raw_sum / s.n);
+		} else {
 			fputs(",\"n\":0", f);
-		fputs(",\"event_mean\":[", f);
-		for (unsigned int e = 0; e < r->nevents; e++) {
-			if (acc->ev_n[e])
-				fprintf(f, "%s%.1f", e ? "," : "",
-					acc->ev_sum[e] / acc->ev_n[e]);
-			else
-				fprintf(f, "%snull", e ? "," : "");
 		}
-		fputs("]}", f);
+		for (unsigned int e = 0; e < r->nevents; e++)
+			if (!ns_stats_summary(&acc->ev[e], 1, &c[e]))
+				c[e].n = 0;
+		json_events(f, "event_mean", c, r->nevents, 0);
+		json_events(f, "event_p50", c, r->nevents, 1);
+		json_events(f, "event_p99", c, r->nevents, 2);
+		ipc = ns_report_ipc(r, id);
+		if (ipc >= 0)
+			fprintf(f, ",\"ipc\":%.3f", ipc);
+		fputc('}', f);
 	}
 	fputs("]}\n", f);
+	if (r->rtt) {
+		fputs("{\"type\":\"rtt\",\"unit\":\"us\"", f);
+		json_summary(f, "raw", &r->rtt->raw, 1000.0 / r->tsc_khz);
+		if (corrected)
+			json_summary(f, "corrected", &r->rtt->corrected,
+				     1000.0 / r->tsc_khz);
+		fprintf(f, ",\"spanning_loss\":%llu,\"clamped\":%llu}\n",
+			(unsigned long long)r->rtt->spanning_loss,
+			(unsigned long long)r->rtt->clamped);
+	}
 }
 
 const struct ns_printer ns_json_printer = {

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "calib.h"
 #include "capture.h"
 #include "decode.h"
 #include "events.h"
@@ -26,13 +27,17 @@ struct opts {
 	const char *dev, *rfile, *wfile, *events;
 	uint64_t count, rcvbuf;	/* 0: unlimited / leave as is */
 	int verbose;
-	bool quiet, json, list;
+	bool quiet, json, list, raw, calibrate, rtt;
 };
 
 struct run {
 	struct opts *o;
 	struct ns_report rep;
 	struct nsf_writer w;
+	struct ns_evsel sel;		/* -e, or the file's EVENTS */
+	struct ns_calib_set calib;	/* live: NSIOCGCALIB per CPU */
+	const struct ns_calib_set *use_calib;	/* NULL: raw */
+	struct ns_rtt rtt;
 	bool writing;
 	uint64_t captured, skipped;
 };
@@ -54,16 +59,23 @@ static void on_usr1(int sig)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: nsdump [-nqv] [--json] [-B size] [-c count] [-e event[,event]] [-L]\n"
-		"              [-i device | -r file] [-w file]\n"
-		"  -B size   ring buffer bytes per CPU (k, M suffixes)\n"
-		"  -c count  stop after count blocks\n"
-		"  -e events counter events (libpfm4 names); -L lists them\n"
-		"  -i dev    device to read (default $NSDUMP_DEV or /dev/ns)\n"
-		"  -r file   read a trace file ('-' = stdin)\n"
-		"  -w file   write a trace file ('-' = stdout); no text unless -v\n"
-		"  -q        no per-packet lines; -v more detail; -n accepted\n"
-		"  --json    JSON lines instead of text\n");
+		"usage: nsdump [-nqv] [--json] [--raw] [--rtt] [-B size] [-c count]\n"
+		"              [-e event[,event...]] [-i device | -r file] [-w file]\n"
+		"       nsdump -L\n"
+		"       nsdump --calibrate [-e event[,event...]] [-i device | -r file]\n"
+		"  -B size      ring buffer bytes per CPU (k, M suffixes)\n"
+		"  -c count     stop after count blocks\n"
+		"  -e events    up to %d counter events (perf or libpfm4 names)\n"
+		"  -L           list the events this machine can count\n"
+		"  -i dev       device to read (default $NSDUMP_DEV or /dev/ns)\n"
+		"  -r file      read a trace file ('-' = stdin)\n"
+		"  -w file      write a trace file ('-' = stdout); no text unless -v\n"
+		"  -q           no per-packet lines; -v more detail; -n accepted\n"
+		"  --json       JSON lines instead of text\n"
+		"  --raw        do not correct for the macros' own cost\n"
+		"  --rtt        the user-level round trip of a ping-pong (formula 5)\n"
+		"  --calibrate  print the macros' own cost on this machine (Table 2)\n",
+		NSL_MAX_EVENTS);
 }
 
 __attribute__((format(printf, 1, 2)))
@@ -104,6 +116,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "raw", no_argument, NULL, 'R' },
+		{ "rtt", no_argument, NULL, 'T' },
+		{ "calibrate", no_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char *end;
@@ -134,6 +149,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			}
 			break;
 		case 'e': o->events = optarg; break;
+		case 'R': o->raw = true; break;
+		case 'T': o->rtt = true; break;
+		case 'C': o->calibrate = true; break;
 		case 'h': usage(stdout); exit(0);
 		case 'i': o->dev = optarg; break;
 		case 'j': o->json = true; break;
@@ -155,6 +173,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	}
 	if (o->rfile && o->rcvbuf) {
 		error("-B applies to a device, not to -r");
+		return -1;
+	}
+	if (o->rfile && o->events) {
+		error("-e applies to a device; a file's events are those it was written with");
 		return -1;
 	}
 	return 0;
@@ -328,11 +350,63 @@ static int open_output(struct run *run, const struct nsl_info *info)
 		}
 	}
 	run->writing = true;
-	if (nsf_writer_open(&run->w, fd, name, info)) {
+	if (nsf_writer_open(&run->w, fd, name, info) ||
+	    (run->sel.n && nsf_write_events(&run->w, &run->sel)) ||
+	    (ns_calib_count(&run->calib) &&
+	     nsf_write_calib(&run->w, &run->calib))) {
 		error("%s: %s; no blocks written", name, strerror(run->w.err));
 		nsf_writer_close(&run->w);
 		run->writing = false;
 		return -1;
+	}
+	return 0;
+}
+
+/* NSIOCSEVENT + NSIOCSEMODE: the chosen events, or none (durations). */
+static int set_events(struct run *run, struct ns_dev *dev)
+{
+	char msg[512];
+	int ret = ns_dev_set_events(dev, &run->sel.ev);
+
+	if (!ret)
+		return 0;
+	ns_events_kernel_reason(&run->sel, ret == -1 ? "NSIOCSEVENT" : "NSIOCSEMODE",
+				errno, msg, sizeof(msg));
+	error("%s: %s", dev->path, msg);
+	return -1;
+}
+
+/*
+ * NSIOCGCALIB on every CPU, with the events already chosen so that the
+ * counter medians are of those events.  A kernel without it leaves the
+ * values raw; a CPU that cannot be measured (offline) is skipped and its
+ * records use another CPU's calibration.
+ */
+static int calibrate_device(struct run *run, struct ns_dev *dev)
+{
+	struct ns_calib_set *cs = &run->calib;
+
+	if (ns_calib_alloc(cs, dev->info.ncpus)) {
+		error("out of memory");
+		return -1;
+	}
+	cs->tsc_khz = dev->info.tsc_khz;
+	ns_calib_read_model(cs, "/proc/cpuinfo");
+	for (uint32_t cpu = 0; cpu < dev->info.ncpus; cpu++) {
+		struct nsl_calib c;
+		int err = ns_dev_calib(dev, cpu, &c);
+
+		if (err == ENOTTY || err == EOPNOTSUPP)
+			break;
+		if (err == EPERM || err == EACCES) {
+			error("%s: NSIOCGCALIB: permission denied (needs CAP_NET_ADMIN)",
+			      dev->path);
+			return -1;
+		}
+		if (!err) {
+			c.cpu = cpu;
+			ns_calib_put(cs, &c);
+		}
 	}
 	return 0;
 }
@@ -351,6 +425,33 @@ static int close_output(struct run *run)
 	return -1;
 }
 
+static void use_calibration(struct run *run, const char *none_msg)
+{
+	run->use_calib = NULL;
+	if (run->o->raw)
+		return;
+	if (ns_calib_count(&run->calib))
+		run->use_calib = &run->calib;
+	else if (!run->o->calibrate)
+		error("%s: values are raw", none_msg);
+}
+
+static int print_calibration(struct run *run)
+{
+	const struct nsl_calib *first = ns_calib_get(&run->calib, 0);
+	const char *names[NSL_MAX_EVENTS] = { NULL };
+
+	if (!first) {
+		error("no calibration (the kernel offers none, or the file has no CALIB record)");
+		return 1;
+	}
+	for (unsigned int e = 0; e < run->sel.n; e++)
+		names[e] = run->sel.name[e];
+	ns_calib_print(stdout, &run->calib, names,
+		       first->nevents > run->sel.n ? first->nevents : run->sel.n);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = on_stop };
@@ -360,23 +461,22 @@ int main(int argc, char **argv)
 	struct run run = { .o = &o };
 	const struct nsl_info *info;
 	FILE *out = stdout;
-	char err[256];
+	char err[512];
 	int in_fd = 0, ret = 0;
 
 	if (parse_opts(argc, argv, &o))
 		return 2;
-	if (o.list && ns_events_list(stdout, err, sizeof(err))) {
-		error("%s", err);
-		return 1;
-	}
-	if (o.events) {
-		struct nsl_events ev;
-
-		if (ns_events_parse(o.events, &ev, run.rep.event_name, err,
-				    sizeof(err))) {
+	if (o.list) {
+		if (ns_events_list(stdout, &ns_event_host_real, err, sizeof(err))) {
 			error("%s", err);
 			return 1;
 		}
+		return 0;
+	}
+	if (o.events && ns_events_parse(o.events, &run.sel, &ns_event_host_real,
+					err, sizeof(err))) {
+		error("%s", err);
+		return 1;
 	}
 
 	sigaction(SIGINT, &sa, NULL);
@@ -394,15 +494,35 @@ int main(int argc, char **argv)
 		}
 		if (nsf_reader_open(&reader, in_fd, o.rfile)) {
 			error("%s: %s", o.rfile, reader.err);
+			nsf_reader_close(&reader);
 			return 1;
 		}
 		info = &reader.info;
+		if (reader.have_events)
+			run.sel = reader.events;
+		if (reader.have_calib) {
+			run.calib = reader.calib;	/* the reader lends it */
+			if (!run.calib.tsc_khz)
+				run.calib.tsc_khz = info->tsc_khz;
+		}
+		snprintf(err, sizeof(err), "%s: no calibration in the file",
+			 o.rfile);
+		use_calibration(&run, err);
 	} else {
 		if (ns_dev_open(&dev, o.dev, o.rcvbuf)) {
 			error("%s", dev.err);
 			return 1;
 		}
 		info = &dev.info;
+		if (set_events(&run, &dev) || calibrate_device(&run, &dev)) {
+			ret = 1;
+			goto done;
+		}
+		use_calibration(&run, "no calibration from the kernel");
+	}
+	if (o.calibrate) {
+		ret = print_calibration(&run);
+		goto done;
 	}
 
 	if (o.wfile) {
@@ -415,10 +535,22 @@ int main(int argc, char **argv)
 			goto done;
 		}
 	}
+	if (!o.rfile && ns_dev_start(&dev)) {
+		error("%s", dev.err);
+		close_output(&run);
+		ret = 1;
+		goto done;
+	}
 	ns_report_init(&run.rep, o.json ? &ns_json_printer : &ns_plain_printer,
 		       out, info->tsc_khz);
+	ns_report_set_events(&run.rep, &run.sel);
+	run.rep.calib = run.use_calib;
 	run.rep.verbose = o.verbose;
 	run.rep.quiet = o.quiet;
+	if (o.rtt) {
+		ns_rtt_init(&run.rtt);
+		run.rep.rtt = &run.rtt;
+	}
 
 	if (o.rfile ? read_file(&run, &reader) : read_device(&run, &dev))
 		ret = 1;
@@ -429,12 +561,15 @@ int main(int argc, char **argv)
 		fflush(out);
 	print_stats(&run, o.rfile ? NULL : &dev);
 	ns_report_free(&run.rep);
+	if (o.rtt)
+		ns_rtt_free(&run.rtt);
 done:
 	if (o.rfile) {
-		nsf_reader_close(&reader);
+		nsf_reader_close(&reader);	/* frees run.calib's tables */
 		if (in_fd > 0)
 			close(in_fd);
 	} else {
+		ns_calib_free(&run.calib);
 		ns_dev_close(&dev);
 	}
 	return ret;

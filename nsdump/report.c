@@ -10,14 +10,69 @@ void ns_report_init(struct ns_report *r, const struct ns_printer *pr,
 	r->pr = pr;
 	r->out = out;
 	r->tsc_khz = tsc_khz;
-	for (int i = 0; i < NSL_R_MAX; i++)
+	r->ev_cycles = r->ev_instr = -1;
+	for (int i = 0; i < NSL_R_MAX; i++) {
 		ns_stats_init(&r->region[i].ticks, 0);
+		for (int e = 0; e < NSL_MAX_EVENTS; e++)
+			ns_stats_init(&r->region[i].ev[e], NS_EV_STATS_LIMIT);
+	}
 }
 
 void ns_report_free(struct ns_report *r)
 {
-	for (int i = 0; i < NSL_R_MAX; i++)
+	for (int i = 0; i < NSL_R_MAX; i++) {
 		ns_stats_free(&r->region[i].ticks);
+		for (int e = 0; e < NSL_MAX_EVENTS; e++)
+			ns_stats_free(&r->region[i].ev[e]);
+	}
+}
+
+void ns_report_set_events(struct ns_report *r, const struct ns_evsel *sel)
+{
+	r->ev_cycles = r->ev_instr = -1;
+	for (unsigned int e = 0; e < NSL_MAX_EVENTS; e++) {
+		r->event_name[e][0] = 0;
+		if (e >= sel->n)
+			continue;
+		snprintf(r->event_name[e], sizeof(r->event_name[e]), "%s",
+			 sel->name[e]);
+		switch (ns_event_kind(&sel->ev.ev[e], sel->canon[e])) {
+		case NS_EV_CYCLES:
+			if (r->ev_cycles < 0)
+				r->ev_cycles = e;
+			break;
+		case NS_EV_INSTRUCTIONS:
+			if (r->ev_instr < 0)
+				r->ev_instr = e;
+			break;
+		case NS_EV_OTHER:
+			break;
+		}
+	}
+}
+
+double ns_report_ipc(const struct ns_report *r, unsigned int region)
+{
+	const struct ns_region_acc *acc = &r->region[region];
+
+	if (r->ev_cycles < 0 || r->ev_instr < 0 ||
+	    (unsigned int)r->ev_cycles >= r->nevents ||
+	    (unsigned int)r->ev_instr >= r->nevents ||
+	    !acc->ev_n[r->ev_cycles] || acc->ev_sum[r->ev_cycles] <= 0)
+		return -1;
+	return acc->ev_sum[r->ev_instr] / acc->ev_sum[r->ev_cycles];
+}
+
+void ns_report_correction(const struct ns_report *r, char *buf, size_t len)
+{
+	char taus[128];
+
+	if (!ns_calib_get(r->calib, 0)) {
+		snprintf(buf, len, "RAW values, not corrected for macro overhead");
+		return;
+	}
+	ns_calib_summary(r->calib, taus, sizeof(taus));
+	snprintf(buf, len, "corrected for macro overhead (%s)", taus);
 }
 
 double ns_report_us(const struct ns_report *r, uint64_t ticks)
@@ -41,7 +96,7 @@ bool ns_report_summary(struct ns_report *r, unsigned int region,
 const char *ns_event_label(const struct ns_report *r, unsigned int e,
 			   char *buf, size_t len)
 {
-	if (r->event_name[e])
+	if (r->event_name[e][0])
 		return r->event_name[e];
 	snprintf(buf, len, "ev%u", e);
 	return buf;
@@ -85,16 +140,21 @@ void ns_record_flags(uint32_t flags, char *buf, size_t len)
 
 /*
  * A packet's value for a region is the sum of that region's records in
- * its block (tcp: copy in sendmsg + header build in xmit).  A region with
- * an OPEN record gives no value for that block: its sum would be short.
+ * its block (tcp: copy in sendmsg + header build in xmit), each corrected
+ * on its own.  A region with an OPEN record gives no value for that
+ * block: its sum would be short; one with an INVALID record gives its
+ * duration but no counter values.
  */
 static void accumulate(struct ns_report *r, const struct nsl_block *b)
 {
-	uint64_t sum[NSL_R_MAX] = { 0 }, ev[NSL_R_MAX][NSL_MAX_EVENTS];
+	uint64_t sum[NSL_R_MAX] = { 0 }, raw[NSL_R_MAX] = { 0 };
+	uint64_t ev[NSL_R_MAX][NSL_MAX_EVENTS];
 	bool seen[NSL_R_MAX] = { false }, open[NSL_R_MAX] = { false };
 	bool ev_bad[NSL_R_MAX] = { false };
+	struct ns_rec_corr corr[NSL_MAX_RECORDS];
 
 	memset(ev, 0, sizeof(ev));
+	ns_correct_block(r->calib, b, corr);
 	for (unsigned int i = 0; i < b->nrec; i++) {
 		const struct nsl_record *rec = &b->rec[i];
 		unsigned int id = rec->region;
@@ -106,11 +166,21 @@ static void accumulate(struct ns_report *r, const struct nsl_block *b)
 			r->region[id].open++;
 			continue;
 		}
-		sum[id] += rec->ticks;
-		if (rec->flags & NSL_RF_INVALID)
+		sum[id] += corr[i].ticks;
+		raw[id] += rec->ticks;
+		r->clamped_ticks += corr[i].ticks_clamped;
+		if (rec->flags & NSL_RF_INVALID) {
 			ev_bad[id] = true;
-		for (unsigned int e = 0; e < b->nevents; e++)
-			ev[id][e] += rec->count[e];
+			if (b->nevents) {
+				r->region[id].invalid++;
+				r->invalid++;
+			}
+			continue;
+		}
+		for (unsigned int e = 0; e < b->nevents; e++) {
+			ev[id][e] += corr[i].count[e];
+			r->clamped_counts += !!(corr[i].count_clamped & (1u << e));
+		}
 	}
 	for (unsigned int id = 0; id < NSL_R_MAX; id++) {
 		struct ns_region_acc *acc = &r->region[id];
@@ -118,9 +188,11 @@ static void accumulate(struct ns_report *r, const struct nsl_block *b)
 		if (!seen[id] || open[id])
 			continue;
 		ns_stats_add(&acc->ticks, sum[id]);
+		acc->raw_sum += (double)raw[id];
 		if (ev_bad[id])
 			continue;
 		for (unsigned int e = 0; e < b->nevents; e++) {
+			ns_stats_add(&acc->ev[e], ev[id][e]);
 			acc->ev_sum[e] += (double)ev[id][e];
 			acc->ev_n[e]++;
 		}
@@ -137,6 +209,8 @@ void ns_report_block(struct ns_report *r, const struct nsl_block *b)
 		r->nevents = b->nevents;
 	r->blocks++;
 	accumulate(r, b);
+	if (r->rtt)
+		ns_rtt_block(r->rtt, r->calib, b);
 	if (r->out && !r->quiet)
 		r->pr->block(r, b);
 }
@@ -145,12 +219,16 @@ void ns_report_loss(struct ns_report *r, const struct nsl_loss *l)
 {
 	r->lost += l->lost;
 	r->loss_items++;
+	if (r->rtt)
+		ns_rtt_loss(r->rtt, l);
 	if (r->out && !r->quiet)
 		r->pr->loss(r, l);
 }
 
 void ns_report_table(struct ns_report *r)
 {
+	if (r->rtt)
+		ns_rtt_finish(r->rtt);
 	if (r->out)
 		r->pr->table(r);
 }
@@ -160,9 +238,12 @@ void ns_report_table(struct ns_report *r)
 static void plain_block(struct ns_report *r, const struct nsl_block *b)
 {
 	bool done[NSL_MAX_RECORDS] = { false };
+	bool corrected = ns_calib_get(r->calib, 0) != NULL;
+	struct ns_rec_corr corr[NSL_MAX_RECORDS];
 	FILE *f = r->out;
 	char fl[128];
 
+	ns_correct_block(r->calib, b, corr);
 	fprintf(f, "%.3f cpu %u seq %llu %s len %u segs %u",
 		ns_report_time_us(r, b), b->hdr.cpu,
 		(unsigned long long)b->seq, b->dir == NSL_DIR_RX ? "rx" : "tx",
@@ -184,7 +265,7 @@ static void plain_block(struct ns_report *r, const struct nsl_block *b)
 			if (b->rec[j].flags & NSL_RF_OPEN)
 				fputs("open", f);
 			else
-				fprintf(f, "%.3f", ns_report_us(r, b->rec[j].ticks));
+				fprintf(f, "%.3f", ns_report_us(r, corr[j].ticks));
 		}
 	}
 	fputc('\n', f);
@@ -197,19 +278,28 @@ static void plain_block(struct ns_report *r, const struct nsl_block *b)
 		b->mode == NSL_MODE_COUNT ? "count" : "duration", b->nevents);
 	for (unsigned int i = 0; i < b->nrec; i++) {
 		const struct nsl_record *rec = &b->rec[i];
+		bool open = rec->flags & NSL_RF_OPEN;
 		char lbl[16];
 
-		fprintf(f, "    [%u] %-7s start %llu ticks %llu depth %u cpu %u nmerged %u",
-			i, ns_region_name(rec->region),
+		fprintf(f, "    [%u] %-7s start %llu ticks %llu", i,
+			ns_region_name(rec->region),
 			(unsigned long long)rec->start,
-			(unsigned long long)rec->ticks, rec->depth, rec->cpu,
-			rec->nmerged);
+			(unsigned long long)rec->ticks);
+		if (corrected && !open)
+			fprintf(f, " corrected %llu%s",
+				(unsigned long long)corr[i].ticks,
+				corr[i].ticks_clamped ? " (clamped)" : "");
+		fprintf(f, " K %u depth %u cpu %u nmerged %u", corr[i].k,
+			rec->depth, rec->cpu, rec->nmerged);
 		ns_record_flags(rec->flags, fl, sizeof(fl));
 		if (fl[0])
 			fprintf(f, " flags %s", fl);
-		for (unsigned int e = 0; e < b->nevents; e++)
+		for (unsigned int e = 0; e < b->nevents; e++) {
 			fprintf(f, " %s %llu", ns_event_label(r, e, lbl, sizeof(lbl)),
 				(unsigned long long)rec->count[e]);
+			if (corrected && !open)
+				fprintf(f, "/%llu", (unsigned long long)corr[i].count[e]);
+		}
 		fputc('\n', f);
 	}
 }
@@ -221,24 +311,60 @@ static void plain_loss(struct ns_report *r, const struct nsl_loss *l)
 		(unsigned long long)l->first_seq);
 }
 
+static void plain_rtt(struct ns_report *r)
+{
+	struct ns_rtt *t = r->rtt;
+	struct ns_summary raw, cor;
+	FILE *f = r->out;
+
+	fprintf(f, "# user-level round trip (NetSlice formula 5): tsc0 of a sender's first block to that of its next turn, one ping-pong at a time\n");
+	if (!ns_stats_summary(&t->raw, 1000.0 / r->tsc_khz, &raw)) {
+		fprintf(f, "rtt       n 0 (no alternating senders: not a ping-pong)\n");
+		return;
+	}
+	ns_stats_summary(&t->corrected, 1000.0 / r->tsc_khz, &cor);
+	fprintf(f, "rtt raw       n %llu mean %.3f p50 %.3f p99 %.3f us\n",
+		(unsigned long long)raw.n, raw.mean, raw.p50, raw.p99);
+	if (ns_calib_get(r->calib, 0))
+		fprintf(f, "rtt corrected n %llu mean %.3f p50 %.3f p99 %.3f us\n",
+			(unsigned long long)cor.n, cor.mean, cor.p50, cor.p99);
+	else
+		fprintf(f, "rtt corrected - (no calibration)\n");
+	if (t->spanning_loss || t->clamped || t->oom)
+		fprintf(f, "# rtt: %llu samples with a loss inside dropped, %llu clamped to 0%s\n",
+			(unsigned long long)t->spanning_loss,
+			(unsigned long long)t->clamped,
+			t->oom ? "; OUT OF MEMORY: blocks missing" : "");
+}
+
 static void plain_table(struct ns_report *r)
 {
+	bool corrected = ns_calib_get(r->calib, 0) != NULL;
+	bool ipc = r->ev_cycles >= 0 && r->ev_instr >= 0 &&
+		   (unsigned int)r->ev_cycles < r->nevents &&
+		   (unsigned int)r->ev_instr < r->nevents;
 	FILE *f = r->out;
 	bool sampled = false;
-	char lbl[16];
+	char lbl[16], how[192];
 
-	fprintf(f, "# per-layer latency, µs, over %llu blocks (%llu lost): RAW values, not corrected for macro overhead\n",
-		(unsigned long long)r->blocks, (unsigned long long)r->lost);
+	ns_report_correction(r, how, sizeof(how));
+	fprintf(f, "# per-layer latency, µs, over %llu blocks (%llu lost): %s\n",
+		(unsigned long long)r->blocks, (unsigned long long)r->lost, how);
 	fprintf(f, "# TSC read with rdtsc (not serialising), tsc_khz %u; a packet's value for a region sums its records in the block; regions with an OPEN record are excluded (open column)\n",
 		r->tsc_khz);
 	fprintf(f, "%-8s %10s %11s %10s  %10s  %11s %11s %7s %8s",
 		"region", "n", "mean", "p50", "p99", "min", "max", "CV", "open");
+	if (corrected)
+		fprintf(f, " %11s", "raw-mean");
 	for (unsigned int e = 0; e < r->nevents; e++)
-		fprintf(f, " %12s", ns_event_label(r, e, lbl, sizeof(lbl)));
+		fprintf(f, " %14s %10s %10s", ns_event_label(r, e, lbl, sizeof(lbl)),
+			"p50", "p99");
+	if (ipc)
+		fprintf(f, " %6s", "IPC");
 	fputc('\n', f);
 
 	for (unsigned int id = 1; id < NSL_R_MAX; id++) {
-		const struct ns_region_acc *acc = &r->region[id];
+		struct ns_region_acc *acc = &r->region[id];
 		struct ns_summary s;
 
 		if (!acc->records)
@@ -255,11 +381,23 @@ static void plain_table(struct ns_report *r)
 			s.p50, s.sampled ? '~' : ' ', s.p99,
 			s.sampled ? '~' : ' ', s.min, s.max, s.cv,
 			(unsigned long long)acc->open);
+		if (corrected)
+			fprintf(f, " %11.3f", ns_report_us(r, 1) * acc->raw_sum / s.n);
 		for (unsigned int e = 0; e < r->nevents; e++) {
-			if (acc->ev_n[e])
-				fprintf(f, " %12.1f", acc->ev_sum[e] / acc->ev_n[e]);
+			struct ns_summary c;
+
+			if (ns_stats_summary(&acc->ev[e], 1, &c))
+				fprintf(f, " %14.1f %10.0f %10.0f", c.mean, c.p50, c.p99);
 			else
-				fprintf(f, " %12s", "-");
+				fprintf(f, " %14s %10s %10s", "-", "-", "-");
+		}
+		if (ipc) {
+			double x = ns_report_ipc(r, id);
+
+			if (x >= 0)
+				fprintf(f, " %6.2f", x);
+			else
+				fprintf(f, " %6s", "-");
 		}
 		fputc('\n', f);
 	}
@@ -267,7 +405,15 @@ static void plain_table(struct ns_report *r)
 		fprintf(f, "# ~: percentile from a uniform sample of %u values per region (memory bound)\n",
 			NS_STATS_LIMIT);
 	if (r->nevents)
-		fprintf(f, "# counter columns: mean delta per packet over blocks whose records were all valid\n");
+		fprintf(f, "# counter columns: mean, p50, p99 of the delta per packet%s; %llu invalid counter readings excluded\n",
+			ipc ? ", IPC = sum instructions / sum cycles" : "",
+			(unsigned long long)r->invalid);
+	if (corrected)
+		fprintf(f, "# %llu durations and %llu counter values clamped to 0 by the correction\n",
+			(unsigned long long)r->clamped_ticks,
+			(unsigned long long)r->clamped_counts);
+	if (r->rtt)
+		plain_rtt(r);
 }
 
 const struct ns_printer ns_plain_printer = {

@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "calib.h"
+#include "events.h"
 #include "netslice.h"
 #include "stats.h"
 
@@ -24,11 +26,17 @@ struct ns_printer {
 extern const struct ns_printer ns_plain_printer;
 extern const struct ns_printer ns_json_printer;
 
+#define NS_EV_STATS_LIMIT	(NS_STATS_LIMIT / 4)
+
+/* Values are corrected for macro overhead when the report has a calib. */
 struct ns_region_acc {
 	struct ns_stats ticks;	/* one value per block: its records summed */
+	double raw_sum;		/* the same sums uncorrected, for raw_mean */
 	uint64_t records;	/* records of this region seen */
 	uint64_t open;		/* of which NSL_RF_OPEN: excluded */
-	double ev_sum[NSL_MAX_EVENTS];	/* counter deltas, per block summed */
+	uint64_t invalid;	/* NSL_RF_INVALID: counters excluded */
+	struct ns_stats ev[NSL_MAX_EVENTS];	/* counter deltas per block */
+	double ev_sum[NSL_MAX_EVENTS];	/* their exact sums, for IPC */
 	uint64_t ev_n[NSL_MAX_EVENTS];	/* blocks with valid deltas */
 };
 
@@ -41,14 +49,22 @@ struct ns_report {
 	bool have_t0;
 	uint64_t t0;		/* tsc0 of the first block: time origin */
 	unsigned int nevents;	/* largest nevents seen */
-	const char *event_name[NSL_MAX_EVENTS];	/* NULL: "ev<i>" */
+	char event_name[NSL_MAX_EVENTS][NS_EVENT_NAME];	/* "": "ev<i>" */
+	int ev_cycles, ev_instr;	/* which count[] is which, -1: none */
+	const struct ns_calib_set *calib;	/* NULL: report raw values */
+	struct ns_rtt *rtt;	/* NULL unless --rtt */
 	uint64_t blocks, lost, loss_items;
+	uint64_t invalid;	/* records whose counters were excluded */
+	uint64_t clamped_ticks;	/* corrected durations clamped to 0 */
+	uint64_t clamped_counts;	/* corrected counter values clamped */
 	struct ns_region_acc region[NSL_R_MAX];
 };
 
 void ns_report_init(struct ns_report *r, const struct ns_printer *pr,
 		    FILE *out, uint32_t tsc_khz);
 void ns_report_free(struct ns_report *r);
+/* Event names (for labels) and which ones are cycles and instructions. */
+void ns_report_set_events(struct ns_report *r, const struct ns_evsel *sel);
 void ns_report_block(struct ns_report *r, const struct nsl_block *b);
 void ns_report_loss(struct ns_report *r, const struct nsl_loss *l);
 void ns_report_table(struct ns_report *r);
@@ -58,6 +74,10 @@ double ns_report_us(const struct ns_report *r, uint64_t ticks);
 double ns_report_time_us(const struct ns_report *r, const struct nsl_block *b);
 bool ns_report_summary(struct ns_report *r, unsigned int region,
 		       struct ns_summary *s);
+/* Instructions per cycle of a region, or a negative value if unknown. */
+double ns_report_ipc(const struct ns_report *r, unsigned int region);
+/* The table's first line after "per-layer latency": RAW or corrected. */
+void ns_report_correction(const struct ns_report *r, char *buf, size_t len);
 const char *ns_event_label(const struct ns_report *r, unsigned int e,
 			   char *buf, size_t len);
 /* "RETRANS,GSO" / "OPEN,MERGED"; unknown bits in hex; "" for none */

@@ -26,7 +26,9 @@ check "write row n 10 mean 5.5 p50 5 p99 10 min 1 max 10 CV 0.522" \
 	[ "$(row "$t/out" write)" = "10 5.500 5.000 10.000 1.000 10.000 0.522 0" ]
 check "tcp row sums two records" \
 	[ "$(row "$t/out" tcp)" = "10 0.140 0.140 0.140 0.140 0.140 0.000 0" ]
-check "statistics line" [ "$(cat "$t/err")" = "10 blocks captured, 0 dropped by kernel" ]
+check "statistics line" [ "$(tail -1 "$t/err")" = "10 blocks captured, 0 dropped by kernel" ]
+check "no CALIB: one note, values raw" [ "$(grep -c . "$t/err")" -eq 2 ] && \
+	[ "$(head -1 "$t/err")" = "nsdump: $t/ten.ns: no calibration in the file: values are raw" ]
 check "table header says RAW and rdtsc" grep -q "RAW values, not corrected for macro overhead" "$t/out"
 check "-q prints no packet lines" [ "$(grep -c ' cpu ' "$t/out")" -eq 0 ]
 
@@ -39,12 +41,12 @@ $NSDUMP -v -r "$t/ten.ns" >"$t/out" 2>/dev/null
 check "-v shows raw ticks per record" grep -q '^    \[0\] write   start 0 ticks 3000 ' "$t/out"
 
 $NSDUMP -c 3 -r "$t/ten.ns" >"$t/out" 2>"$t/err"
-check "-c 3 stops after 3 blocks" [ "$(cat "$t/err")" = "3 blocks captured, 0 dropped by kernel" ]
+check "-c 3 stops after 3 blocks" [ "$(tail -1 "$t/err")" = "3 blocks captured, 0 dropped by kernel" ]
 check "-c 3 table n 3" [ "$(row "$t/out" write | cut -d' ' -f1-2)" = "3 2.000" ]
 
 $MK -n 10 -l 4 -o 5 "$t/loss.ns"
 $NSDUMP -r "$t/loss.ns" >"$t/out" 2>"$t/err"
-check "loss items counted as drops" [ "$(cat "$t/err")" = "10 blocks captured, 10 dropped by kernel" ]
+check "loss items counted as drops" [ "$(tail -1 "$t/err")" = "10 blocks captured, 10 dropped by kernel" ]
 check "loss line in place" grep -qx -- "-- 5 blocks lost here (cpu 1, first seq 100003) --" "$t/out"
 check "open records excluded and counted" [ "$(row "$t/out" nic | cut -d' ' -f1,8)" = "8 2" ]
 
@@ -56,7 +58,7 @@ check "-w: exit 0, nothing on stdout" [ $rc -eq 0 ] && [ ! -s "$t/out" ]
 $NSDUMP -q -r "$t/copy.ns" >"$t/out2" 2>"$t/err2"
 $NSDUMP -q -r "$t/loss.ns" >"$t/out1" 2>/dev/null
 check "-w then -r gives the same table and counts" cmp -s "$t/out1" "$t/out2"
-check "-w copy keeps the drops" [ "$(cat "$t/err2")" = "10 blocks captured, 10 dropped by kernel" ]
+check "-w copy keeps the drops" [ "$(tail -1 "$t/err2")" = "10 blocks captured, 10 dropped by kernel" ]
 $NSDUMP -r "$t/ten.ns" -w - 2>/dev/null | $NSDUMP -q -r - >"$t/out" 2>/dev/null
 check "-w - | -r - pipes a trace" [ "$(row "$t/out" write | cut -d' ' -f1-2)" = "10 5.500" ]
 
@@ -94,11 +96,42 @@ $NSDUMP -Z >/dev/null 2>&1; rc3=$?
 $NSDUMP -c 0 >/dev/null 2>&1; rc4=$?
 check "bad -B, unknown option, -c 0: exit 2" [ $rc1 -eq 2 ] && [ $rc2 -eq 2 ] && [ $rc3 -eq 2 ] && [ $rc4 -eq 2 ]
 $NSDUMP -e cycles -r "$t/ten.ns" >/dev/null 2>"$t/err"; rc=$?
-check "-e not supported yet: exit 1" [ $rc -eq 1 ] && grep -q "needs libpfm4" "$t/err"
+check "-e with -r: usage error" [ $rc -eq 2 ] && grep -q "^nsdump: -e applies to a device" "$t/err"
+$NSDUMP -e cyclse -i /dev/null >/dev/null 2>"$t/err"; rc=$?
+check "-e cyclse: exit 1, one line with the suggestion" [ $rc -eq 1 ] && \
+	[ "$(cat "$t/err")" = "nsdump: cyclse: unknown event; did you mean cycles?" ]
+$NSDUMP -e cpu-clock,faults,cs,task-clock,cycles -i /dev/null >/dev/null 2>"$t/err"; rc=$?
+check "-e five events: too many" [ $rc -eq 1 ] && \
+	[ "$(cat "$t/err")" = "nsdump: -e cpu-clock,faults,cs,task-clock,cycles: too many events (at most 4)" ]
+$NSDUMP -e cycles:u -i /dev/null >/dev/null 2>"$t/err"; rc=$?
+check "-e cycles:u: user-mode only refused" [ $rc -eq 1 ] && grep -q "drop the :u modifier" "$t/err"
+$NSDUMP -L >"$t/out" 2>"$t/err"; rc=$?
+check "-L: exit 0, software events listed" [ $rc -eq 0 ] && \
+	grep -q '^  cpu-clock ' "$t/out" && grep -q '^  context-switches OR cs ' "$t/out"
+if [ -e /sys/bus/event_source/devices/cpu ]; then
+	check "-L: a PMU, hardware events listed" grep -q '^  cycles OR cpu-cycles ' "$t/out"
+else
+	check "-L: no PMU, said so, no hardware events" \
+		grep -q '^No hardware PMU found' "$t/out" && ! grep -q '^  cycles' "$t/out"
+fi
 
 $MK -n 4 -e 2 "$t/ev.ns"
 $NSDUMP -q -r "$t/ev.ns" >"$t/out" 2>/dev/null
-check "counter columns when nevents > 0" [ "$(row "$t/out" tcp | cut -d' ' -f9-10)" = "42.0 44.0" ]
+check "counter columns when nevents > 0: mean p50 p99 each" \
+	[ "$(row "$t/out" tcp | cut -d' ' -f9-14)" = "42.0 42 42 44.0 44 44" ]
+check "no EVENTS record: counters named ev0, ev1" grep -q ' ev0  *p50  *p99  *ev1 ' "$t/out"
+$MK -n 20 -e 2 -N -i 4 "$t/named.ns"
+$NSDUMP -q -r "$t/named.ns" >"$t/out" 2>/dev/null
+check "EVENTS record: names in the header, IPC column" \
+	grep -q ' cycles  *p50  *p99  *instructions  *p50  *p99  *IPC$' "$t/out"
+check "IPC per layer: tcp 44/42" [ "$(row "$t/out" tcp | awk '{print $NF}')" = "1.05" ]
+check "INVALID ip records: counters over 15 of 20, 5 readings excluded" \
+	[ "$(row "$t/out" ip | cut -d' ' -f1,9)" = "20 60.0" ] && \
+	grep -q "; 5 invalid counter readings excluded" "$t/out"
+$NSDUMP --json -q -r "$t/named.ns" >"$t/out" 2>/dev/null
+check "--json: events named, ipc, invalid" \
+	grep -q '"events":\["cycles","instructions"\]' "$t/out" && \
+	grep -q '"region":"ip","open":0,"invalid":5,' "$t/out" && grep -q '"ipc":1.048' "$t/out"
 
 $NSDUMP --json -r "$t/loss.ns" >"$t/out" 2>/dev/null
 check "--json: 10 block lines, 2 loss lines, 1 table" \
@@ -122,16 +155,33 @@ check "live: exit 0 after SIGINT at the end" [ $rc -eq 0 ]
 check "live: 10 packet lines, 2 loss lines" [ "$(grep -c ' cpu ' "$t/out")" -eq 10 ] && \
 	[ "$(grep -c '^-- 5 blocks lost here' "$t/out")" -eq 2 ]
 check "live: drops from NSIOCGDROPS" [ "$(cat "$t/err")" = "10 blocks captured, 7 dropped by kernel" ]
-check "live: -B 1M sets 1048576 bytes, collection on then off" \
-	[ "$(head -3 "$t/log" | tr '\n' ' ')" = "rcvbuf 1048576 state 1 state 0 " ]
-check "live: table as from a file" [ "$(row "$t/out" write)" = "10 5.500 5.000 10.000 1.000 10.000 0.522 0" ]
+check "live: -B 1M, no events: duration mode, calibration per CPU, then collection on and off" \
+	[ "$(head -7 "$t/log" | tr '\n' ' ')" = "rcvbuf 1048576 events 0 mode 0 calib 0 calib 1 state 1 state 0 " ]
+check "live: table corrected by the kernel's calibration (write - 270 ticks)" \
+	[ "$(row "$t/out" write)" = "10 5.410 4.910 9.910 0.910 9.910 0.531 0 5.500" ]
+check "live: header names tau_o and tau_beta" \
+	grep -q "corrected for macro overhead (tau_o=10.0ns, tau_beta=20.0ns)" "$t/out"
+live $NSDUMP -q --raw >"$t/out" 2>"$t/err"
+check "live: --raw: the raw table" [ "$(row "$t/out" write)" = "10 5.500 5.000 10.000 1.000 10.000 0.522 0" ] && \
+	grep -q "RAW values, not corrected" "$t/out"
+NSFAKE_CALIB_ERR=25 live $NSDUMP -q >"$t/out" 2>"$t/err"
+check "live: no NSIOCGCALIB (ENOTTY): raw, one note" \
+	[ "$(head -1 "$t/err")" = "nsdump: no calibration from the kernel: values are raw" ] && \
+	[ "$(row "$t/out" write)" = "10 5.500 5.000 10.000 1.000 10.000 0.522 0" ]
+rm -f "$t/log"
+live $NSDUMP -q -e cpu-clock,page-faults >"$t/out" 2>"$t/err"; rc=$?
+check "live: -e cpu-clock,page-faults: encodings sent, count mode" [ $rc -eq 0 ] && \
+	[ "$(head -2 "$t/log" | tr '\n' ' ')" = "events 2 4294967296 4294967298 mode 1 " ]
+NSFAKE_EVENT_ERR=95 live $NSDUMP -q -e cpu-clock >"$t/out" 2>"$t/err"; rc=$?
+check "live: NSIOCSEVENT EOPNOTSUPP names the events" [ $rc -eq 1 ] && \
+	[ "$(cat "$t/err")" = "nsdump: $t/raw: NSIOCSEVENT cpu-clock: this netslice.ko cannot count events (durations only) (EOPNOTSUPP)" ]
 live $NSDUMP -q -c 4 >"$t/out" 2>"$t/err"
 check "live: -c 4" [ "$(cat "$t/err")" = "4 blocks captured, 7 dropped by kernel" ]
 live $NSDUMP -w "$t/live.ns" >"$t/out" 2>"$t/err"; rc=$?
 check "live: -w writes quietly" [ $rc -eq 0 ] && [ ! -s "$t/out" ]
 $NSDUMP -q -r "$t/live.ns" >"$t/out" 2>"$t/err"
 check "live: -w file reads back, drops from its loss items" \
-	[ "$(cat "$t/err")" = "10 blocks captured, 10 dropped by kernel" ]
+	[ "$(tail -1 "$t/err")" = "10 blocks captured, 10 dropped by kernel" ]
 NSFAKE_ABI=2 live $NSDUMP >/dev/null 2>"$t/err"; rc=$?
 check "live: ABI mismatch refused" [ $rc -eq 1 ] && \
 	[ "$(cat "$t/err")" = "nsdump: $t/raw: kernel speaks NetSlice ABI 2, this nsdump 1" ]

@@ -5,8 +5,10 @@
  * ioctls on that file answer as the module would; read() hands out whole
  * items only; at the end of the stream the process gets SIGINT, as if
  * the user pressed ^C.  NSFAKE_DROPS: what NSIOCGDROPS says (default 0);
- * NSFAKE_ABI: abi_version to report; NSFAKE_LOG: file where NSIOCSRCVBUF
- * and NSIOCSSTATE calls are logged.
+ * NSFAKE_ABI: abi_version to report; NSFAKE_LOG: file where NSIOCSRCVBUF,
+ * NSIOCSSTATE, NSIOCSEVENT, NSIOCSEMODE and NSIOCGCALIB calls are logged.
+ * NSIOCGCALIB answers gen_calib()'s table for each CPU, or fails with
+ * the errno in NSFAKE_CALIB_ERR; NSFAKE_EVENT_ERR makes NSIOCSEVENT fail.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -40,6 +42,8 @@ static void log_call(const char *fmt, unsigned long long v)
 	}
 }
 
+static unsigned int fake_nevents;	/* as NSIOCSEVENT set it */
+
 int ioctl(int fd, unsigned long req, ...)
 {
 	static int (*real)(int, unsigned long, void *);
@@ -69,6 +73,39 @@ int ioctl(int fd, unsigned long req, ...)
 	case NSIOCSSTATE:
 		log_call("state %llu\n", ((struct nsl_state *)arg)->state);
 		return 0;
+	case NSIOCSEVENT: {
+		const struct nsl_events *ev = arg;
+
+		log_call("events %llu", ev->nevents);
+		for (unsigned int i = 0; i < ev->nevents && i < NSL_MAX_EVENTS; i++)
+			log_call(" %llu", (unsigned long long)ev->ev[i].type << 32 |
+				 ev->ev[i].config);
+		log_call("\n", 0);
+		fake_nevents = ev->nevents;
+		if (getenv("NSFAKE_EVENT_ERR")) {
+			errno = atoi(getenv("NSFAKE_EVENT_ERR"));
+			return -1;
+		}
+		return 0;
+	}
+	case NSIOCSEMODE:
+		log_call("mode %llu\n", ((struct nsl_mode *)arg)->mode);
+		return 0;
+	case NSIOCGCALIB: {
+		struct nsl_calib *c = arg;
+
+		log_call("calib %llu\n", c->cpu);
+		if (getenv("NSFAKE_CALIB_ERR")) {
+			errno = atoi(getenv("NSFAKE_CALIB_ERR"));
+			return -1;
+		}
+		if (c->cpu >= 2 || c->reps || c->flags) {
+			errno = EINVAL;
+			return -1;
+		}
+		gen_calib(c->cpu, fake_nevents, c);
+		return 0;
+	}
 	case NSIOCGDROPS:
 		((struct nsl_count *)arg)->count =
 			getenv("NSFAKE_DROPS") ? atoll(getenv("NSFAKE_DROPS")) : 0;

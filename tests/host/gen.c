@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "decode.h"
@@ -20,12 +21,57 @@ void gen_info(struct nsl_info *info)
 	info->ref_realtime_ns = 1700000000000000000ull;
 }
 
+void gen_calib(uint32_t cpu, unsigned int nevents, struct nsl_calib *c)
+{
+	static const uint64_t ticks[NSL_C_MAX] = {
+		[NSL_C_NSI] = 90, [NSL_C_NSS] = 45, [NSL_C_NST] = 45,
+		[NSL_C_NSE] = 300, [NSL_C_NSO] = GEN_TAU_O,
+		[NSL_C_NSA] = GEN_TAU_BETA,
+	};
+
+	memset(c, 0, sizeof(*c));
+	c->cpu = cpu;
+	c->nevents = nevents;
+	for (int m = 0; m < NSL_C_MAX; m++) {
+		c->cost[m].ticks = ticks[m];
+		c->cost[m].min = ticks[m] - 3;
+		c->cost[m].cv_ppm = 4000;	/* 0.4 % */
+		c->cost[m].samples = 1000;
+		for (unsigned int e = 0; e < nevents; e++)
+			c->cost[m].count[e] = m == NSL_C_NSO ? 2 + e :
+					      m == NSL_C_NSA ? 5 + e : 10 * m + e;
+	}
+}
+
+void gen_events(unsigned int n, struct ns_evsel *sel)
+{
+	static const struct {
+		const char *name;
+		uint32_t type;
+		uint64_t config;
+	} ev[NSL_MAX_EVENTS] = {
+		{ "cycles", 0, 0 }, { "instructions", 0, 1 },
+		{ "cpu-clock", 1, 0 }, { "page-faults", 1, 2 },
+	};
+
+	memset(sel, 0, sizeof(*sel));
+	for (unsigned int i = 0; i < n && i < NSL_MAX_EVENTS; i++) {
+		snprintf(sel->name[i], sizeof(sel->name[i]), "%s", ev[i].name);
+		snprintf(sel->canon[i], sizeof(sel->canon[i]), "perf::%s",
+			 ev[i].name);
+		sel->ev.ev[i].type = ev[i].type;
+		sel->ev.ev[i].config = ev[i].config;
+		sel->n = sel->ev.nevents = i + 1;
+	}
+}
+
 static void rec(struct nsl_block *b, unsigned int region, uint64_t start,
-		uint64_t ticks)
+		uint64_t ticks, unsigned int depth)
 {
 	struct nsl_record *r = &b->rec[b->nrec++];
 
 	r->region = region;
+	r->depth = depth;
 	r->nmerged = 1;
 	r->cpu = b->hdr.cpu;
 	r->start = start;
@@ -56,13 +102,14 @@ size_t gen_block(const struct gen_opts *g, unsigned int i, void *buf)
 	b.nevents = g->nevents;
 	b.mode = g->nevents ? NSL_MODE_COUNT : NSL_MODE_DURATION;
 	b.tcp_seq = 1000 + i * 1448;
-	rec(&b, NSL_R_WRITE, 0, 3000ull * (i % 10 + 1));
-	b.rec[0].nmerged = 1;
-	rec(&b, NSL_R_TCP, 10, 300);
-	rec(&b, NSL_R_TCP, 400, 120);
-	rec(&b, NSL_R_IP, 600, 600);
-	rec(&b, NSL_R_LINK, 1300, 1500);
-	rec(&b, NSL_R_NIC, 2900, 30000);
+	rec(&b, NSL_R_WRITE, 0, 3000ull * (i % 10 + 1), 0);
+	rec(&b, NSL_R_TCP, 10, 300, 1);
+	rec(&b, NSL_R_TCP, 400, 120, 1);
+	rec(&b, NSL_R_IP, 600, 600, 1);
+	rec(&b, NSL_R_LINK, 1300, 1500, 1);
+	rec(&b, NSL_R_NIC, 2900, 30000, 0);
+	if (g->invalid_every && i % g->invalid_every == g->invalid_every - 1)
+		b.rec[3].flags |= NSL_RF_INVALID;
 	if (g->open_every && i % g->open_every == g->open_every - 1) {
 		b.rec[b.nrec - 1].flags = NSL_RF_OPEN;
 		b.rec[b.nrec - 1].ticks = 0;
@@ -155,6 +202,29 @@ int gen_file(const struct gen_opts *g, int fd)
 	if (nsf_writer_open(&w, fd, "gen", &info)) {
 		nsf_writer_close(&w);
 		return -1;
+	}
+	if (g->named) {
+		struct ns_evsel sel;
+
+		gen_events(g->nevents, &sel);
+		nsf_write_events(&w, &sel);
+	}
+	if (g->calib) {
+		struct ns_calib_set cs;
+		struct nsl_calib c;
+
+		if (ns_calib_alloc(&cs, info.ncpus)) {
+			nsf_writer_close(&w);
+			return -1;
+		}
+		cs.tsc_khz = info.tsc_khz;
+		snprintf(cs.model, sizeof(cs.model), "Synthetic CPU @ 3.00GHz");
+		for (uint32_t cpu = 0; cpu < info.ncpus; cpu++) {
+			gen_calib(cpu, g->nevents, &c);
+			ns_calib_put(&cs, &c);
+		}
+		nsf_write_calib(&w, &cs);
+		ns_calib_free(&cs);
 	}
 	ret = walk(g, to_file, &w);
 	if (nsf_writer_close(&w))

@@ -2,17 +2,28 @@
 /*
  * Synthetic NetSlice items for the tests and mkblocks.  Block i (from 0):
  * cpu i % 2, seq i / 2, tsc0 T0 + i * 3000, tx, len 1448, regions
- *   write  3000 * (i % 10 + 1) ticks   (1..10 us at 3 GHz)
- *   tcp    300 + 120                   (two records: 0.140 us)
- *   ip     600, link 1500, nic 30000   (0.2, 0.5, 10 us)
- * An OPEN nic record every open_every blocks, a loss item (lost 5) before
- * every loss_every-th block, counter deltas when nevents > 0.
+ *   write  3000 * (i % 10 + 1) ticks   (1..10 us at 3 GHz), depth 0
+ *   tcp    300 + 120                   (two records: 0.140 us), depth 1
+ *   ip     600, link 1500              (0.2, 0.5 us), depth 1
+ *   nic    30000                       (10 us), depth 0
+ * so write encloses K = 4 pairs and the others none.  An OPEN nic record
+ * every open_every blocks, an INVALID ip record every invalid_every, a
+ * loss item (lost 5) before every loss_every-th block, counter deltas
+ * ticks / 10 + e when nevents > 0.
+ *
+ * The calibration (gen_calib, the same on every CPU): tau_o 30 ticks
+ * (10 ns), tau_beta 60 (20 ns), NSI 90, NSS 45, NST 45, NSE 300;
+ * n(o,e) = 2 + e, n(beta,e) = 5 + e.  Corrected: write raw - 270 ticks,
+ * tcp 360 (0.120 us), ip 570, link 1470, nic 29970.
  */
 #ifndef _NS_GEN_H
 #define _NS_GEN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "calib.h"
+#include "events.h"
 #include "netslice.h"
 
 #define GEN_TSC_KHZ	3000000u
@@ -24,9 +35,19 @@ struct gen_opts {
 	unsigned int loss_every;	/* 0: none */
 	unsigned int open_every;	/* 0: none */
 	unsigned int nevents;
+	unsigned int invalid_every;	/* 0: none */
+	bool calib;		/* gen_file: write a CALIB record */
+	bool named;		/* gen_file: EVENTS record (gen_events) */
 };
 
+#define GEN_TAU_O	30
+#define GEN_TAU_BETA	60
+
 void gen_info(struct nsl_info *info);
+/* The fixed calibration of @cpu (nevents counts valid). */
+void gen_calib(uint32_t cpu, unsigned int nevents, struct nsl_calib *c);
+/* cycles, instructions, cpu-clock, page-faults: the first @n. */
+void gen_events(unsigned int n, struct ns_evsel *sel);
 /* Item i of the stream into @buf; returns its size, 0 past the end. */
 size_t gen_block(const struct gen_opts *g, unsigned int i, void *buf);
 size_t gen_loss(unsigned int i, void *buf);

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * mkblocks: synthetic NetSlice data for tests (see gen.h for its values).
- *   mkblocks [-n blocks] [-l loss_every] [-o open_every] [-e nevents] [-R] [file]
+ *   mkblocks [-n blocks] [-l loss_every] [-o open_every] [-i invalid_every]
+ *            [-e nevents] [-C] [-N] [-R] [file]
  * Writes a trace file, or with -R the raw item stream /dev/ns would give,
- * to @file or stdout.
+ * to @file or stdout; -C adds a CALIB record, -N an EVENTS record.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -16,15 +17,18 @@ int main(int argc, char **argv)
 	struct gen_opts g = { .n = 10 };
 	int c, fd = 1, raw = 0;
 
-	while ((c = getopt(argc, argv, "n:l:o:e:R")) != -1) {
+	while ((c = getopt(argc, argv, "n:l:o:i:e:CNR")) != -1) {
 		switch (c) {
 		case 'n': g.n = atoi(optarg); break;
 		case 'l': g.loss_every = atoi(optarg); break;
 		case 'o': g.open_every = atoi(optarg); break;
+		case 'i': g.invalid_every = atoi(optarg); break;
 		case 'e': g.nevents = atoi(optarg); break;
+		case 'C': g.calib = true; break;
+		case 'N': g.named = true; break;
 		case 'R': raw = 1; break;
 		default:
-			fprintf(stderr, "usage: mkblocks [-n blocks] [-l loss_every] [-o open_every] [-e nevents] [-R] [file]\n");
+			fprintf(stderr, "usage: mkblocks [-n blocks] [-l loss_every] [-o open_every] [-i invalid_every] [-e nevents] [-C] [-N] [-R] [file]\n");
 			return 2;
 		}
 	}
