@@ -78,7 +78,7 @@ vm:
 check: deps
 	@tests/run-tests.sh
 
-checkpatch: kernel-config
+checkpatch: deps
 	@tests/run-tests.sh checkpatch
 
 hosttest:

@@ -20,7 +20,9 @@
 #   ABI header test      tests/abi/Makefile (same targets) or tests/abi/run.sh
 #   VM tests             executable tests/vm/t_*.sh, run as PID 1's command in
 #                        a fresh VM each; exit 0 pass, 1 fail, 4 skip (print
-#                        the reason as the last line, e.g. "SKIP: no PMU")
+#                        the reason as the last line, e.g. "SKIP: no PMU");
+#                        host-built helpers: tests/vm/*.mk, run with make -f
+#                        on the host before the VM tests
 # Logs: build/tests/<name>.log (VM tests: build/tests/<name>/{output,console}.log)
 
 set -uo pipefail
@@ -190,6 +192,14 @@ phase_vm() {
 		done
 	fi
 	((${#tests[@]})) || { missing "vm: tests" "no executable tests/vm/t_*.sh"; return; }
+	# Host-built helpers of VM tests (the guest cannot compile into the
+	# read-only root): each tests/vm/*.mk is run with make -f first.
+	local mk
+	for mk in tests/vm/*.mk; do
+		[[ -f $mk ]] || continue
+		run_logged "build: $mk" "$LOGS/build-${mk##*/}.log" \
+			make -s --no-print-directory -f "$mk"
+	done
 	for t in "${tests[@]}"; do
 		local name=${t%.sh} dir rc reason t0=$SECONDS
 		dir=$LOGS/$name
