@@ -424,8 +424,10 @@ void ns_rtt_finish(struct ns_rtt *t)
 {
 	size_t *run = NULL, nrun = 0;
 
-	qsort(t->b, t->n, sizeof(*t->b), by_tsc0);
-	qsort(t->loss_tsc, t->nloss, sizeof(*t->loss_tsc), cmp_u64);
+	if (t->n)
+		qsort(t->b, t->n, sizeof(*t->b), by_tsc0);
+	if (t->nloss)
+		qsort(t->loss_tsc, t->nloss, sizeof(*t->loss_tsc), cmp_u64);
 	run = malloc((t->n ? t->n : 1) * sizeof(*run));
 	if (!run) {
 		t->oom = true;

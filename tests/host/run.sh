@@ -8,8 +8,17 @@ log=$(mktemp)
 status=0
 trap 'rm -f "$log"' EXIT
 
-"$obj/unit" | tee "$log" || { echo "not ok - unit tests exited with status $?" | tee -a "$log"; }
-sh "$here/cli.sh" "$obj" | tee -a "$log" || { echo "not ok - cli tests exited with status $?" | tee -a "$log"; }
+# not through a pipe: its status would be tee's, and a sanitizer abort lost
+run() {	# run NAME COMMAND...: its TAP lines into the log, a line if it died
+	name=$1; shift
+	out=$(mktemp)
+	"$@" >"$out" 2>&1; rc=$?
+	cat "$out" | tee -a "$log"
+	rm -f "$out"
+	[ $rc -eq 0 ] || echo "not ok - $name exited with status $rc" | tee -a "$log"
+}
+run "unit tests" "$obj/unit"
+run "cli tests" sh "$here/cli.sh" "$obj"
 
 passed=$(grep -c '^ok' "$log")
 failed=$(grep -c '^not ok' "$log")

@@ -29,5 +29,7 @@ int main(void)
 	test_report();
 	test_file();
 	test_fuzz();
+	test_events();
+	test_calib();
 	return tap_failed ? 1 : 0;
 }

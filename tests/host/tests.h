@@ -9,6 +9,8 @@ void test_stats(void);
 void test_report(void);
 void test_file(void);
 void test_fuzz(void);
+void test_events(void);
+void test_calib(void);
 
 /* A memfd holding @len bytes of @p, offset 0. */
 int mem_fd(const void *p, size_t len);
