@@ -142,6 +142,41 @@ if command -v jq >/dev/null 2>&1; then
 	check "--json: every line parses" jq -e . "$t/out" >/dev/null
 fi
 
+# a recorded trace with the kernel's calibration (gen.h: write - 270 ticks)
+$MK -n 10 -e 2 -N -C "$t/cal.ns"
+$NSDUMP -q -r "$t/cal.ns" >"$t/out" 2>"$t/err"; rc=$?
+check "CALIB file: corrected table, no note" [ $rc -eq 0 ] && \
+	[ "$(row "$t/out" write | cut -d' ' -f1-9)" = "10 5.410 4.910 9.910 0.910 9.910 0.531 0 5.500" ] && \
+	[ "$(row "$t/out" tcp | cut -d' ' -f1-2,10,13,16)" = "10 0.120 38.0 38.0 1.00" ] && \
+	[ "$(cat "$t/err")" = "10 blocks captured, 0 dropped by kernel" ]
+$NSDUMP -q --raw -r "$t/cal.ns" >"$t/out" 2>"$t/err"
+check "CALIB file --raw: raw table, no note" \
+	[ "$(row "$t/out" write | cut -d' ' -f1-8)" = "10 5.500 5.000 10.000 1.000 10.000 0.522 0" ] && \
+	grep -q "RAW values" "$t/out" && [ "$(grep -c . "$t/err")" -eq 1 ]
+$NSDUMP -v -c 1 -r "$t/cal.ns" >"$t/out" 2>/dev/null
+check "-v: raw and corrected side by side, K, counters raw/corrected" \
+	grep -qx '    \[0\] write   start 0 ticks 3000 corrected 2730 K 4 depth 0 cpu 0 nmerged 1 cycles 300/278 instructions 301/274' "$t/out"
+check "packet line: corrected values" grep -q ' write 0.910 tcp 0.090+0.030 ip 0.190 ' "$t/out"
+$NSDUMP --json -c 1 -r "$t/cal.ns" >"$t/out" 2>/dev/null
+check "--json: raw and corrected per record, correction in the table" \
+	grep -q '"ticks":3000,.*"k":4,"us_corrected":0.910,"ticks_corrected":2730,"clamped":false,"count_corrected":\[278,274\]' "$t/out" && \
+	grep -q '"corrected":true,"correction":"tau_o=10.0ns, tau_beta=20.0ns"' "$t/out"
+$NSDUMP --calibrate -r "$t/cal.ns" >"$t/out" 2>"$t/err"; rc=$?
+check "--calibrate -r: the file's Table 2" [ $rc -eq 0 ] && \
+	grep -q '^# NetSlice macro costs (Table 2) on Synthetic CPU @ 3.00GHz, tsc_khz 3000000' "$t/out" && \
+	grep -q '^NSA   tau_beta         20.0       60 ' "$t/out"
+$NSDUMP --calibrate -r "$t/ten.ns" >/dev/null 2>"$t/err"; rc=$?
+check "--calibrate on a file without CALIB: exit 1" [ $rc -eq 1 ] && grep -q "no calibration" "$t/err"
+$NSDUMP -r "$t/cal.ns" -w "$t/calcopy.ns" 2>/dev/null
+$NSDUMP -q -r "$t/calcopy.ns" >"$t/out2" 2>/dev/null
+$NSDUMP -q -r "$t/cal.ns" >"$t/out1" 2>/dev/null
+check "-w keeps CALIB and EVENTS" cmp -s "$t/out1" "$t/out2"
+$MK -n 10 -C -P "$t/pp.ns"
+$NSDUMP -q --rtt -r "$t/pp.ns" >"$t/out" 2>/dev/null
+check "--rtt: ping-pong every 6000 ticks, 2 x 750 ticks of macros" \
+	grep -qx 'rtt raw       n 8 mean 2.000 p50 2.000 p99 2.000 us' "$t/out" && \
+	grep -qx 'rtt corrected n 8 mean 1.500 p50 1.500 p99 1.500 us' "$t/out"
+
 # the live path, with fakedev.so standing in for /dev/ns
 $MK -R -n 10 -l 4 "$t/raw"
 live() {
@@ -172,6 +207,13 @@ rm -f "$t/log"
 live $NSDUMP -q -e cpu-clock,page-faults >"$t/out" 2>"$t/err"; rc=$?
 check "live: -e cpu-clock,page-faults: encodings sent, count mode" [ $rc -eq 0 ] && \
 	[ "$(head -2 "$t/log" | tr '\n' ' ')" = "events 2 4294967296 4294967298 mode 1 " ]
+live $NSDUMP --calibrate >"$t/out" 2>"$t/err"; rc=$?
+check "live: --calibrate prints the kernel's table, captures nothing" [ $rc -eq 0 ] && \
+	grep -q '^NSO   tau_o            10.0       30 ' "$t/out" && [ ! -s "$t/err" ]
+live $NSDUMP -w "$t/livecal.ns" 2>/dev/null
+$NSDUMP --calibrate -r "$t/livecal.ns" >"$t/out2" 2>/dev/null
+check "live: -w stores the calibration (CALIB) for -r" \
+	[ "$(tail -6 "$t/out2")" = "$(tail -6 "$t/out")" ]
 NSFAKE_EVENT_ERR=95 live $NSDUMP -q -e cpu-clock >"$t/out" 2>"$t/err"; rc=$?
 check "live: NSIOCSEVENT EOPNOTSUPP names the events" [ $rc -eq 1 ] && \
 	[ "$(cat "$t/err")" = "nsdump: $t/raw: NSIOCSEVENT cpu-clock: this netslice.ko cannot count events (durations only) (EOPNOTSUPP)" ]

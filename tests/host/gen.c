@@ -91,7 +91,7 @@ size_t gen_block(const struct gen_opts *g, unsigned int i, void *buf)
 	b.hdr.cpu = i % 2;
 	b.seq = i / 2;
 	b.tsc0 = GEN_T0 + (uint64_t)i * 3000;
-	b.conn = 42;
+	b.conn = g->pingpong ? (i % 2 ? 'B' : 'A') : 42;
 	b.len = 1448;
 	b.ifindex = 1;
 	b.gso_segs = 1;

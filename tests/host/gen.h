@@ -38,6 +38,7 @@ struct gen_opts {
 	unsigned int invalid_every;	/* 0: none */
 	bool calib;		/* gen_file: write a CALIB record */
 	bool named;		/* gen_file: EVENTS record (gen_events) */
+	bool pingpong;		/* conn 'A' and 'B' in turn, not 42 */
 };
 
 #define GEN_TAU_O	30

@@ -2,9 +2,10 @@
 /*
  * mkblocks: synthetic NetSlice data for tests (see gen.h for its values).
  *   mkblocks [-n blocks] [-l loss_every] [-o open_every] [-i invalid_every]
- *            [-e nevents] [-C] [-N] [-R] [file]
+ *            [-e nevents] [-C] [-N] [-P] [-R] [file]
  * Writes a trace file, or with -R the raw item stream /dev/ns would give,
- * to @file or stdout; -C adds a CALIB record, -N an EVENTS record.
+ * to @file or stdout; -C adds a CALIB record, -N an EVENTS record; -P
+ * makes the blocks a ping-pong of two connections.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -17,7 +18,7 @@ int main(int argc, char **argv)
 	struct gen_opts g = { .n = 10 };
 	int c, fd = 1, raw = 0;
 
-	while ((c = getopt(argc, argv, "n:l:o:i:e:CNR")) != -1) {
+	while ((c = getopt(argc, argv, "n:l:o:i:e:CNPR")) != -1) {
 		switch (c) {
 		case 'n': g.n = atoi(optarg); break;
 		case 'l': g.loss_every = atoi(optarg); break;
@@ -26,9 +27,10 @@ int main(int argc, char **argv)
 		case 'e': g.nevents = atoi(optarg); break;
 		case 'C': g.calib = true; break;
 		case 'N': g.named = true; break;
+		case 'P': g.pingpong = true; break;
 		case 'R': raw = 1; break;
 		default:
-			fprintf(stderr, "usage: mkblocks [-n blocks] [-l loss_every] [-o open_every] [-i invalid_every] [-e nevents] [-C] [-N] [-R] [file]\n");
+			fprintf(stderr, "usage: mkblocks [-n blocks] [-l loss_every] [-o open_every] [-i invalid_every] [-e nevents] [-C] [-N] [-P] [-R] [file]\n");
 			return 2;
 		}
 	}
