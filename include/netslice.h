@@ -44,8 +44,8 @@ enum nsl_region {
 enum nsl_item_kind {
 	NSL_ITEM_BLOCK		= 1,	/* struct nsl_block */
 	NSL_ITEM_LOSS		= 2,	/* struct nsl_loss */
-	NSL_ITEM_EVENT		= 3,	/* reserved: MAGNeT event record */
-	NSL_ITEM_SYSINFO	= 4,	/* reserved: MAGNeT SYSINFO */
+	NSL_ITEM_EVENT		= 3,	/* struct nsl_event_rec (MAGNeT) */
+	NSL_ITEM_SYSINFO	= 4,	/* struct nsl_sysinfo, first in a stream */
 };
 
 struct nsl_item_hdr {
@@ -119,6 +119,98 @@ struct nsl_loss {
 	__u64 lost;		/* blocks dropped since the previous item */
 	__u64 first_seq;	/* seq of the first block dropped */
 	__u64 tsc;		/* TSC when the first was dropped */
+};
+
+/*
+ * MAGNeT event records: one per layer transition of a connection's data,
+ * named after MAGNeT's MAGNET_<LAYER>_<DIR> events.  The socket events
+ * carry what the application asked for (a write() of 10 KB); the others
+ * what the stack turned it into (segments, TSO super-segments, frames).
+ */
+enum nsl_event_type {
+	NSL_EV_SOCK_SEND	= 1,	/* MAGNET_SOCK_SEND: sendmsg() entry */
+	NSL_EV_TCP_SEND		= 2,	/* MAGNET_TCP_SEND: segment built */
+	NSL_EV_IP_SEND		= 3,	/* MAGNET_IP_SEND */
+	NSL_EV_DEV_SEND		= 4,	/* MAGNET_DEV_SEND: to the driver */
+	NSL_EV_DEV_RECV		= 5,	/* MAGNET_DEV_RECV: from the driver */
+	NSL_EV_IP_RECV		= 6,	/* MAGNET_IP_RECV */
+	NSL_EV_TCP_RECV		= 7,	/* MAGNET_TCP_RECV: queued on socket */
+	NSL_EV_SOCK_RECV	= 8,	/* MAGNET_SOCK_RECV: recvmsg() return */
+	NSL_EV_MAX		= 9
+};
+
+/* nsl_event_rec.flags and nsl_record_opts.flags */
+#define NSL_EVF_TCP		0x0001	/* struct nsl_tcp_state is valid */
+#define NSL_EVF_IP		0x0002	/* struct nsl_ip_fields is valid */
+#define NSL_EVF_ADDR		0x0004	/* addresses and ports are valid */
+#define NSL_EVF_TSO		0x0008	/* bytes are a TSO/GSO super-segment */
+
+/* TCP state at the event (MAGNeT's optional TCP data). */
+struct nsl_tcp_state {
+	__u32 snd_wnd;
+	__u32 srtt_us;		/* smoothed RTT, microseconds */
+	__u32 rto_us;
+	__u32 packets_out;
+	__u32 retrans_out;
+	__u32 total_retrans;
+	__u32 snd_ssthresh;
+	__u32 snd_cwnd;
+	__u32 rcv_wnd;
+	__u32 write_seq;
+	__u32 copied_seq;
+	__u32 mss;
+	__u16 sport;		/* host order; 0 unless NSL_EVF_ADDR */
+	__u16 dport;
+	__u8  state;		/* TCP_ESTABLISHED, ... */
+	__u8  ca_state;
+	__u16 tcp_flags;	/* header flags of the segment, if any */
+};
+
+/* IP header fields at the event (MAGNeT's optional IP data). */
+struct nsl_ip_fields {
+	__u8  version;
+	__u8  tos;
+	__u8  ttl;
+	__u8  protocol;
+	__u16 id;
+	__u16 frag_off;
+	__u32 saddr;		/* network order; 0 unless NSL_EVF_ADDR */
+	__u32 daddr;
+};
+
+struct nsl_event_rec {
+	struct nsl_item_hdr hdr;	/* kind NSL_ITEM_EVENT */
+	__u64 tsc;
+	__u64 conn;		/* opaque connection id (socket cookie) */
+	__u32 type;		/* enum nsl_event_type */
+	__u32 bytes;		/* data at this layer */
+	__u32 flags;		/* NSL_EVF_* */
+	__u32 seq;		/* per-CPU sequence of events offered */
+	struct nsl_tcp_state tcp;
+	struct nsl_ip_fields ip;
+};
+
+/* First item of every stream (MAGNeT's MAGNET_SYSINFO). */
+#define NSL_BYTE_ORDER_MARK	0x01020304
+struct nsl_sysinfo {
+	struct nsl_item_hdr hdr;	/* kind NSL_ITEM_SYSINFO */
+	__u32 abi_version;
+	__u32 byte_order;	/* NSL_BYTE_ORDER_MARK in the writer's order */
+	__u32 tsc_khz;
+	__u32 ncpus;
+	__u64 ref_tsc;		/* TSC and wall clock read together */
+	__u64 ref_realtime_ns;
+};
+
+/* NSIOCSRECORDS: which event records to produce. */
+#define NSL_REC_ON		0x0001	/* produce event records */
+#define NSL_REC_TCP		0x0002	/* ... with TCP state (NSL_EVF_TCP) */
+#define NSL_REC_IP		0x0004	/* ... with IP fields (NSL_EVF_IP) */
+#define NSL_REC_ADDR		0x0008	/* ... with addresses and ports */
+#define NSL_REC_ALL		0x000f
+struct nsl_record_opts {
+	__u32 flags;		/* NSL_REC_* */
+	__u32 pad;		/* must be 0 */
 };
 
 /* NSIOCSRCVBUF: ring bytes per CPU. */
@@ -217,5 +309,6 @@ struct nsl_calib {
 #define NSIOCGDROPS	_IOR(NSL_IOC_MAGIC, 0x06, struct nsl_count)
 #define NSIOCGINFO	_IOR(NSL_IOC_MAGIC, 0x07, struct nsl_info)
 #define NSIOCGCALIB	_IOWR(NSL_IOC_MAGIC, 0x08, struct nsl_calib)
+#define NSIOCSRECORDS	_IOW(NSL_IOC_MAGIC, 0x09, struct nsl_record_opts)
 
 #endif /* _UAPI_LINUX_NETSLICE_H */
