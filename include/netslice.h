@@ -89,7 +89,7 @@ struct nsl_record {
 
 struct nsl_block {
 	struct nsl_item_hdr hdr;	/* kind NSL_ITEM_BLOCK */
-	__u64 seq;		/* per-CPU sequence of blocks offered */
+	__u64 seq;		/* per-CPU sequence of items offered */
 	__u64 tsc0;		/* TSC at NSI */
 	__u64 conn;		/* opaque per-connection id */
 	__u32 flags;		/* NSL_BF_* */
@@ -113,11 +113,14 @@ struct nsl_block {
 	((__u32)(sizeof(struct nsl_block) - \
 		 (NSL_MAX_RECORDS - (nrec)) * sizeof(struct nsl_record)))
 
-/* Inserted where a ring was full: @lost blocks are missing right here. */
+/*
+ * Inserted where a ring was full: @lost items (blocks and event records,
+ * which share one seq per CPU) are missing right here.
+ */
 struct nsl_loss {
 	struct nsl_item_hdr hdr;	/* kind NSL_ITEM_LOSS */
-	__u64 lost;		/* blocks dropped since the previous item */
-	__u64 first_seq;	/* seq of the first block dropped */
+	__u64 lost;		/* items dropped since the previous item */
+	__u64 first_seq;	/* seq of the first item dropped */
 	__u64 tsc;		/* TSC when the first was dropped */
 };
 
@@ -180,12 +183,13 @@ struct nsl_ip_fields {
 
 struct nsl_event_rec {
 	struct nsl_item_hdr hdr;	/* kind NSL_ITEM_EVENT */
+	__u64 seq;		/* per-CPU sequence, shared with blocks */
 	__u64 tsc;
 	__u64 conn;		/* opaque connection id (socket cookie) */
 	__u32 type;		/* enum nsl_event_type */
 	__u32 bytes;		/* data at this layer */
 	__u32 flags;		/* NSL_EVF_* */
-	__u32 seq;		/* per-CPU sequence of events offered */
+	__u32 pad;		/* 0 */
 	struct nsl_tcp_state tcp;
 	struct nsl_ip_fields ip;
 };
