@@ -26,6 +26,22 @@ const char *ns_region_name(unsigned int region)
 	return region < NSL_R_MAX ? region_names[region] : NULL;
 }
 
+static const char *const event_type_names[NSL_EV_MAX] = {
+	[NSL_EV_SOCK_SEND]	= "MAGNET_SOCK_SEND",
+	[NSL_EV_TCP_SEND]	= "MAGNET_TCP_SEND",
+	[NSL_EV_IP_SEND]	= "MAGNET_IP_SEND",
+	[NSL_EV_DEV_SEND]	= "MAGNET_DEV_SEND",
+	[NSL_EV_DEV_RECV]	= "MAGNET_DEV_RECV",
+	[NSL_EV_IP_RECV]	= "MAGNET_IP_RECV",
+	[NSL_EV_TCP_RECV]	= "MAGNET_TCP_RECV",
+	[NSL_EV_SOCK_RECV]	= "MAGNET_SOCK_RECV",
+};
+
+const char *ns_event_type_name(unsigned int type)
+{
+	return type < NSL_EV_MAX ? event_type_names[type] : NULL;
+}
+
 static enum ns_decode_error fail(struct ns_item *it, enum ns_decode_error err,
 				 uint64_t bad)
 {
@@ -58,6 +74,35 @@ static enum ns_decode_error decode_block(const void *buf, struct ns_item *it)
 	return NS_DEC_OK;
 }
 
+static enum ns_decode_error decode_event(const void *buf, struct ns_item *it)
+{
+	struct nsl_event_rec *e = &it->event;
+
+	if (it->hdr.size != sizeof(*e))
+		return fail(it, NS_DEC_EVENT_SIZE, it->hdr.size);
+	memcpy(e, buf, sizeof(*e));
+	if (e->type == 0 || e->type >= NSL_EV_MAX)
+		return fail(it, NS_DEC_EVENT_TYPE, e->type);
+	if (e->flags & ~NS_EVF_KNOWN)
+		return fail(it, NS_DEC_EVENT_FLAGS, e->flags);
+	it->type = NS_ITEM_EVENT;
+	return NS_DEC_OK;
+}
+
+static enum ns_decode_error decode_sysinfo(const void *buf,
+					   struct ns_item *it)
+{
+	struct nsl_sysinfo *s = &it->sysinfo;
+
+	if (it->hdr.size != sizeof(*s))
+		return fail(it, NS_DEC_SYSINFO_SIZE, it->hdr.size);
+	memcpy(s, buf, sizeof(*s));
+	if (s->byte_order != NSL_BYTE_ORDER_MARK)
+		return fail(it, NS_DEC_SYSINFO_BOM, s->byte_order);
+	it->type = NS_ITEM_SYSINFO;
+	return NS_DEC_OK;
+}
+
 enum ns_decode_error ns_decode_item(const void *buf, size_t len,
 				    struct ns_item *it)
 {
@@ -80,6 +125,10 @@ enum ns_decode_error ns_decode_item(const void *buf, size_t len,
 		memcpy(&it->loss, buf, sizeof(it->loss));
 		it->type = NS_ITEM_LOSS;
 		return NS_DEC_OK;
+	case NSL_ITEM_EVENT:
+		return decode_event(buf, it);
+	case NSL_ITEM_SYSINFO:
+		return decode_sysinfo(buf, it);
 	default:
 		it->type = NS_ITEM_SKIPPED;
 		return NS_DEC_OK;
@@ -132,6 +181,27 @@ void ns_decode_describe(enum ns_decode_error err, const struct ns_item *it,
 	case NS_DEC_LOSS_SIZE:
 		snprintf(msg, msglen, "loss item size %llu, expected %zu", bad,
 			 sizeof(struct nsl_loss));
+		break;
+	case NS_DEC_EVENT_SIZE:
+		snprintf(msg, msglen, "event record size %llu, expected %zu", bad,
+			 sizeof(struct nsl_event_rec));
+		break;
+	case NS_DEC_EVENT_TYPE:
+		snprintf(msg, msglen, "event record type %llu (valid 1..%d)", bad,
+			 NSL_EV_MAX - 1);
+		break;
+	case NS_DEC_EVENT_FLAGS:
+		snprintf(msg, msglen, "event record flags 0x%llx, unknown bits 0x%llx",
+			 bad, bad & ~(unsigned long long)NS_EVF_KNOWN);
+		break;
+	case NS_DEC_SYSINFO_SIZE:
+		snprintf(msg, msglen, "sysinfo size %llu, expected %zu", bad,
+			 sizeof(struct nsl_sysinfo));
+		break;
+	case NS_DEC_SYSINFO_BOM:
+		snprintf(msg, msglen, "sysinfo byte-order mark 0x%08llx%s", bad,
+			 bad == 0x04030201 ? " (written in the other byte order)" :
+			 ", expected 0x01020304");
 		break;
 	}
 }

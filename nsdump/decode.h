@@ -15,6 +15,8 @@
 enum ns_item_type {
 	NS_ITEM_BLOCK,
 	NS_ITEM_LOSS,
+	NS_ITEM_EVENT,		/* MAGNeT event record */
+	NS_ITEM_SYSINFO,
 	NS_ITEM_SKIPPED,	/* well-formed item of a kind we do not know */
 };
 
@@ -29,7 +31,14 @@ enum ns_decode_error {
 	NS_DEC_BLOCK_SIZE,	/* hdr.size != NSL_BLOCK_SIZE(nrec) */
 	NS_DEC_REGION,		/* a record's region is 0 or >= NSL_R_MAX */
 	NS_DEC_LOSS_SIZE,	/* hdr.size != sizeof(struct nsl_loss) */
+	NS_DEC_EVENT_SIZE,	/* hdr.size != sizeof(struct nsl_event_rec) */
+	NS_DEC_EVENT_TYPE,	/* type 0 or >= NSL_EV_MAX */
+	NS_DEC_EVENT_FLAGS,	/* flags outside NSL_EVF_* */
+	NS_DEC_SYSINFO_SIZE,	/* hdr.size != sizeof(struct nsl_sysinfo) */
+	NS_DEC_SYSINFO_BOM,	/* byte_order != NSL_BYTE_ORDER_MARK */
 };
+
+#define NS_EVF_KNOWN	(NSL_EVF_TCP | NSL_EVF_IP | NSL_EVF_ADDR | NSL_EVF_TSO)
 
 struct ns_item {
 	enum ns_item_type type;
@@ -39,6 +48,8 @@ struct ns_item {
 	union {
 		struct nsl_block block;	/* records past nrec are zero */
 		struct nsl_loss loss;
+		struct nsl_event_rec event;
+		struct nsl_sysinfo sysinfo;
 	};
 };
 
@@ -56,5 +67,7 @@ void ns_decode_describe(enum ns_decode_error err, const struct ns_item *it,
 
 /* "write", "tcp", ... or NULL for an id outside the ABI. */
 const char *ns_region_name(unsigned int region);
+/* "MAGNET_SOCK_SEND", ... or NULL for a type outside the ABI. */
+const char *ns_event_type_name(unsigned int type);
 
 #endif /* _NS_DECODE_H */

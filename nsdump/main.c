@@ -208,6 +208,8 @@ static bool consume(struct run *run, const struct ns_item *it)
 	case NS_ITEM_LOSS:
 		ns_report_loss(&run->rep, &it->loss);
 		break;
+	case NS_ITEM_EVENT:
+	case NS_ITEM_SYSINFO:
 	case NS_ITEM_SKIPPED:
 		run->skipped++;
 		break;

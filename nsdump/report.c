@@ -306,7 +306,7 @@ static void plain_block(struct ns_report *r, const struct nsl_block *b)
 
 static void plain_loss(struct ns_report *r, const struct nsl_loss *l)
 {
-	fprintf(r->out, "-- %llu blocks lost here (cpu %u, first seq %llu) --\n",
+	fprintf(r->out, "-- %llu items lost here (cpu %u, first seq %llu) --\n",
 		(unsigned long long)l->lost, l->hdr.cpu,
 		(unsigned long long)l->first_seq);
 }

@@ -47,7 +47,7 @@ check "-c 3 table n 3" [ "$(row "$t/out" write | cut -d' ' -f1-2)" = "3 2.000" ]
 $MK -n 10 -l 4 -o 5 "$t/loss.ns"
 $NSDUMP -r "$t/loss.ns" >"$t/out" 2>"$t/err"
 check "loss items counted as drops" [ "$(tail -1 "$t/err")" = "10 blocks captured, 10 dropped by kernel" ]
-check "loss line in place" grep -qx -- "-- 5 blocks lost here (cpu 1, first seq 100003) --" "$t/out"
+check "loss line in place" grep -qx -- "-- 5 items lost here (cpu 1, first seq 100003) --" "$t/out"
 check "open records excluded and counted" [ "$(row "$t/out" nic | cut -d' ' -f1,8)" = "8 2" ]
 
 cat "$t/ten.ns" | $NSDUMP -q -r - >"$t/out" 2>/dev/null
@@ -188,7 +188,7 @@ rm -f "$t/log"
 live $NSDUMP -B 1M >"$t/out" 2>"$t/err"; rc=$?
 check "live: exit 0 after SIGINT at the end" [ $rc -eq 0 ]
 check "live: 10 packet lines, 2 loss lines" [ "$(grep -c ' cpu ' "$t/out")" -eq 10 ] && \
-	[ "$(grep -c '^-- 5 blocks lost here' "$t/out")" -eq 2 ]
+	[ "$(grep -c '^-- 5 items lost here' "$t/out")" -eq 2 ]
 check "live: drops from NSIOCGDROPS" [ "$(cat "$t/err")" = "10 blocks captured, 7 dropped by kernel" ]
 check "live: -B 1M, no events: duration mode, calibration per CPU, then collection on and off" \
 	[ "$(head -7 "$t/log" | tr '\n' ' ')" = "rcvbuf 1048576 events 0 mode 0 calib 0 calib 1 state 1 state 0 " ]

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,6 +131,67 @@ size_t gen_loss(unsigned int i, void *buf)
 
 	memcpy(buf, &l, sizeof(l));
 	return sizeof(l);
+}
+
+size_t gen_event(uint32_t cpu, uint64_t seq, uint64_t tsc, uint32_t type,
+		 uint32_t bytes, uint32_t flags, void *buf)
+{
+	struct nsl_event_rec e;
+
+	memset(&e, 0, sizeof(e));
+	e.hdr.kind = NSL_ITEM_EVENT;
+	e.hdr.size = sizeof(e);
+	e.hdr.cpu = cpu;
+	e.tsc = tsc;
+	e.conn = GEN_CONN_A;
+	e.type = type;
+	e.bytes = bytes;
+	e.flags = flags;
+	e.seq = seq;
+	if (flags & NSL_EVF_TCP) {
+		e.tcp.snd_wnd = 65535;
+		e.tcp.srtt_us = 120;
+		e.tcp.rto_us = 201000;
+		e.tcp.packets_out = 3;
+		e.tcp.snd_ssthresh = 2147483647;
+		e.tcp.snd_cwnd = 10;
+		e.tcp.rcv_wnd = 65483;
+		e.tcp.write_seq = 1000 + bytes;
+		e.tcp.copied_seq = 5000;
+		e.tcp.mss = 1448;
+		e.tcp.state = 1;	/* TCP_ESTABLISHED */
+	}
+	if (flags & NSL_EVF_IP) {
+		e.ip.version = 4;
+		e.ip.ttl = 64;
+		e.ip.protocol = 6;
+		e.ip.id = 1234;
+		e.ip.frag_off = 0x4000;
+	}
+	if (flags & NSL_EVF_ADDR) {
+		e.tcp.sport = 43210;
+		e.tcp.dport = 5201;
+		e.ip.saddr = htonl(0xc0000201);		/* 192.0.2.1 */
+		e.ip.daddr = htonl(0xc0000202);
+	}
+	memcpy(buf, &e, sizeof(e));
+	return sizeof(e);
+}
+
+size_t gen_sysinfo(void *buf)
+{
+	struct nsl_sysinfo s = {
+		.hdr = { .kind = NSL_ITEM_SYSINFO, .size = sizeof(s) },
+		.abi_version = NSL_ABI_VERSION,
+		.byte_order = NSL_BYTE_ORDER_MARK,
+		.tsc_khz = GEN_TSC_KHZ,
+		.ncpus = 2,
+		.ref_tsc = GEN_T0,
+		.ref_realtime_ns = GEN_WALL0,
+	};
+
+	memcpy(buf, &s, sizeof(s));
+	return sizeof(s);
 }
 
 /* Item by item, loss items in their places: calls @fn for each. */

@@ -52,6 +52,21 @@ void gen_events(unsigned int n, struct ns_evsel *sel);
 /* Item i of the stream into @buf; returns its size, 0 past the end. */
 size_t gen_block(const struct gen_opts *g, unsigned int i, void *buf);
 size_t gen_loss(unsigned int i, void *buf);
+/*
+ * MAGNeT items.  gen_event: conn 0x2a's socket view (192.0.2.1:43210 >
+ * 192.0.2.2:5201), TCP state cwnd 10 ssthresh 2147483647 srtt 120us
+ * rto 201000us out 3 retr 0/0 snd_wnd 65535 rcv_wnd 65483 mss 1448
+ * ESTABLISHED, IP v4 tos 0 ttl 64 id 1234 frag 0x4000 proto 6; the
+ * addresses only with NSL_EVF_ADDR.  gen_sysinfo: ref_tsc GEN_T0 at
+ * GEN_WALL0 (2026-11-21 23:41:07 UTC), tsc_khz GEN_TSC_KHZ, 2 CPUs.
+ */
+#define GEN_WALL0	1795304467000000000ull
+#define GEN_CONN_A	0x2a
+#define GEN_CONN_B	0x2b
+size_t gen_event(uint32_t cpu, uint64_t seq, uint64_t tsc, uint32_t type,
+		 uint32_t bytes, uint32_t flags, void *buf);
+size_t gen_sysinfo(void *buf);
+
 /* The whole stream (raw ABI items) into malloc'd memory. */
 unsigned char *gen_stream(const struct gen_opts *g, size_t *len);
 /* A trace file; 0 or -1. */

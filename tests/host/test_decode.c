@@ -86,6 +86,69 @@ static size_t zero_records(unsigned char *b)
 	return 64;
 }
 
+#define EV_SIZE		sizeof(struct nsl_event_rec)
+#define SI_SIZE		sizeof(struct nsl_sysinfo)
+
+static size_t event(unsigned char *b)
+{
+	return gen_event(1, 7, GEN_T0, NSL_EV_SOCK_SEND, 10240,
+			 NSL_EVF_TCP | NSL_EVF_IP | NSL_EVF_ADDR, b);
+}
+
+static size_t event_bare(unsigned char *b)
+{
+	return gen_event(0, 0, GEN_T0, NSL_EV_SOCK_RECV, 0, 0, b);
+}
+
+static size_t event_tso(unsigned char *b)
+{
+	return gen_event(0, 0, GEN_T0, NSL_EV_TCP_SEND, 10240,
+			 NSL_EVF_TSO | NSL_EVF_TCP, b);
+}
+
+static size_t event_type(unsigned char *b, uint32_t type)
+{
+	event(b);
+	memcpy(b + offsetof(struct nsl_event_rec, type), &type, 4);
+	return EV_SIZE;
+}
+
+static size_t event_type_0(unsigned char *b) { return event_type(b, 0); }
+static size_t event_type_max(unsigned char *b) { return event_type(b, NSL_EV_MAX); }
+
+static size_t event_flags_16(unsigned char *b)
+{
+	uint32_t flags = NSL_EVF_TCP | 0x10;
+
+	event(b);
+	memcpy(b + offsetof(struct nsl_event_rec, flags), &flags, 4);
+	return EV_SIZE;
+}
+
+static size_t event_short(unsigned char *b) { event(b); set_size(b, EV_SIZE - 8); return EV_SIZE - 8; }
+static size_t event_long(unsigned char *b) { event(b); set_size(b, EV_SIZE + 8); return EV_SIZE + 8; }
+static size_t event_cut(unsigned char *b) { event(b); return EV_SIZE - 8; }
+static size_t sysinfo(unsigned char *b) { return gen_sysinfo(b); }
+static size_t sysinfo_long(unsigned char *b) { sysinfo(b); set_size(b, SI_SIZE + 8); return SI_SIZE + 8; }
+
+static size_t sysinfo_swapped(unsigned char *b)
+{
+	uint32_t bom = 0x04030201;
+
+	sysinfo(b);
+	memcpy(b + offsetof(struct nsl_sysinfo, byte_order), &bom, 4);
+	return SI_SIZE;
+}
+
+static size_t sysinfo_zero_bom(unsigned char *b)
+{
+	uint32_t bom = 0;
+
+	sysinfo(b);
+	memcpy(b + offsetof(struct nsl_sysinfo, byte_order), &bom, 4);
+	return SI_SIZE;
+}
+
 static const struct {
 	const char *name;
 	mutate_fn build;
@@ -110,6 +173,19 @@ static const struct {
 	{ "unknown kind skipped", unknown_kind,	NS_DEC_OK, NS_ITEM_SKIPPED, 24, 0 },
 	{ "loss item",		loss,		NS_DEC_OK, NS_ITEM_LOSS, 32, 0 },
 	{ "loss item of 40 bytes", loss_big,	NS_DEC_LOSS_SIZE, 0, 0, 40 },
+	{ "event, TCP+IP+ADDR",	event,		NS_DEC_OK, NS_ITEM_EVENT, EV_SIZE, 0 },
+	{ "event, no optional data", event_bare, NS_DEC_OK, NS_ITEM_EVENT, EV_SIZE, 0 },
+	{ "event, TSO super-segment", event_tso, NS_DEC_OK, NS_ITEM_EVENT, EV_SIZE, 0 },
+	{ "event type 0",	event_type_0,	NS_DEC_EVENT_TYPE, 0, 0, 0 },
+	{ "event type NSL_EV_MAX", event_type_max, NS_DEC_EVENT_TYPE, 0, 0, NSL_EV_MAX },
+	{ "event unknown flag 0x10", event_flags_16, NS_DEC_EVENT_FLAGS, 0, 0, 0x11 },
+	{ "event 8 bytes short", event_short,	NS_DEC_EVENT_SIZE, 0, 0, EV_SIZE - 8 },
+	{ "event 8 bytes long",	event_long,	NS_DEC_EVENT_SIZE, 0, 0, EV_SIZE + 8 },
+	{ "event cut by the buffer", event_cut,	NS_DEC_TRUNCATED, 0, 0, EV_SIZE },
+	{ "sysinfo",		sysinfo,	NS_DEC_OK, NS_ITEM_SYSINFO, SI_SIZE, 0 },
+	{ "sysinfo 8 bytes long", sysinfo_long,	NS_DEC_SYSINFO_SIZE, 0, 0, SI_SIZE + 8 },
+	{ "sysinfo other byte order", sysinfo_swapped, NS_DEC_SYSINFO_BOM, 0, 0, 0x04030201 },
+	{ "sysinfo byte-order mark 0", sysinfo_zero_bom, NS_DEC_SYSINFO_BOM, 0, 0, 0 },
 };
 
 static void table(void)
@@ -168,6 +244,40 @@ static void values(void)
 			   sizeof(msg));
 	tap_ok(!strcmp(msg, "block record 3 has region id 14 (valid 1..13)"),
 	       "decode: reason text '%s'", msg);
+
+	TAP_EQ(EV_SIZE, 120, "decode: struct nsl_event_rec is 120 bytes");
+	TAP_EQ(SI_SIZE, 40, "decode: struct nsl_sysinfo is 40 bytes");
+	len = event(buf);
+	ns_decode_item(buf, len, &it);
+	tap_ok(it.event.conn == GEN_CONN_A && it.event.bytes == 10240 &&
+	       it.event.seq == 7 && it.hdr.cpu == 1 &&
+	       it.event.tcp.snd_cwnd == 10 && it.event.tcp.sport == 43210 &&
+	       it.event.ip.ttl == 64 && it.event.ip.id == 1234,
+	       "decode: event fields read back");
+	len = sysinfo(buf);
+	ns_decode_item(buf, len, &it);
+	tap_ok(it.sysinfo.tsc_khz == GEN_TSC_KHZ && it.sysinfo.ref_tsc == GEN_T0 &&
+	       it.sysinfo.ref_realtime_ns == GEN_WALL0 && it.sysinfo.ncpus == 2,
+	       "decode: sysinfo fields read back");
+	event_flags_16(buf);
+	ns_decode_describe(ns_decode_item(buf, EV_SIZE, &it), &it, msg,
+			   sizeof(msg));
+	tap_ok(!strcmp(msg, "event record flags 0x11, unknown bits 0x10"),
+	       "decode: reason text '%s'", msg);
+	event_type_max(buf);
+	ns_decode_describe(ns_decode_item(buf, EV_SIZE, &it), &it, msg,
+			   sizeof(msg));
+	tap_ok(!strcmp(msg, "event record type 9 (valid 1..8)"),
+	       "decode: reason text '%s'", msg);
+	sysinfo_swapped(buf);
+	ns_decode_describe(ns_decode_item(buf, SI_SIZE, &it), &it, msg,
+			   sizeof(msg));
+	tap_ok(!strcmp(msg, "sysinfo byte-order mark 0x04030201 (written in the other byte order)"),
+	       "decode: reason text '%s'", msg);
+	tap_ok(!strcmp(ns_event_type_name(NSL_EV_SOCK_SEND), "MAGNET_SOCK_SEND") &&
+	       !strcmp(ns_event_type_name(NSL_EV_SOCK_RECV), "MAGNET_SOCK_RECV") &&
+	       !ns_event_type_name(0) && !ns_event_type_name(NSL_EV_MAX),
+	       "decode: event type names");
 }
 
 /* Every proper prefix of a block is an error; only the whole is OK. */
@@ -188,6 +298,18 @@ static void prefixes(void)
 		free(p);
 	}
 	TAP_EQ(wrong, 0, "decode: every prefix of a block is refused");
+
+	len = event(buf);
+	wrong = 0;
+	for (size_t cut = 0; cut <= len; cut++) {
+		unsigned char *p = malloc(cut ? cut : 1);
+		struct ns_item it;
+
+		memcpy(p, buf, cut);
+		wrong += (cut == len) != (ns_decode_item(p, cut, &it) == NS_DEC_OK);
+		free(p);
+	}
+	TAP_EQ(wrong, 0, "decode: every prefix of an event record is refused");
 }
 
 static void stream(void)

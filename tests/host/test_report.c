@@ -39,10 +39,10 @@ static void lines(void)
 	fclose(f);
 	tap_ok(!strcmp(text,
 		"0.000 cpu 0 seq 0 tx len 1448 segs 1 write 1.000 tcp 0.100+0.040 ip 0.200 link 0.500 nic 10.000\n"
-		"-- 5 blocks lost here (cpu 1, first seq 100001) --\n"
+		"-- 5 items lost here (cpu 1, first seq 100001) --\n"
 		"1.000 cpu 1 seq 0 tx len 1448 segs 1 write 2.000 tcp 0.100+0.040 ip 0.200 link 0.500 nic 10.000\n"
 		"2.000 cpu 0 seq 1 tx len 1448 segs 1 write 3.000 tcp 0.100+0.040 ip 0.200 link 0.500 nic 10.000\n"
-		"-- 5 blocks lost here (cpu 1, first seq 100003) --\n"
+		"-- 5 items lost here (cpu 1, first seq 100003) --\n"
 		"3.000 cpu 1 seq 1 tx len 1448 segs 1 write 4.000 tcp 0.100+0.040 ip 0.200 link 0.500 nic open\n"),
 	       "report: per-packet and loss lines, exact text");
 	if (tap_failed)
