@@ -18,9 +18,12 @@ struct skb_ext;
 struct net_device;
 struct sock;
 
-/* A receiver gets every finished block, in softirq or process context. */
+/*
+ * A receiver gets every item (finished blocks, event records) in any
+ * context, on the CPU that produced it; item->size says how much to copy.
+ */
 struct nsl_receiver {
-	void (*deliver)(const struct nsl_block *blk, void *priv);
+	void (*deliver)(const struct nsl_item_hdr *item, void *priv);
 	void *priv;
 };
 
@@ -57,6 +60,7 @@ u32 nsl_tsc_khz(void);
 int nsl_counters_set(const struct nsl_events *req);
 int nsl_counters_set_mode(u32 mode);
 int nsl_calibrate(struct nsl_calib *c);
+int nsl_records_set(const struct nsl_record_opts *opts);
 
 void __nsl_init(struct sk_buff *skb, int dir);
 void __nsl_start(int region, struct sk_buff *skb);
@@ -67,6 +71,8 @@ void __nsl_copy(struct sk_buff *to, const struct sk_buff *from);
 void __nsl_xmit(struct sk_buff *skb, struct net_device *dev);
 void __nsl_gso_segmented(struct sk_buff *orig, struct sk_buff *segs);
 void __nsl_rx(struct sk_buff *skb);
+void __nsl_rx_sock(struct sk_buff *skb, struct sock *sk);
+void __nsl_sock_event(struct sock *sk, int type, int bytes);
 void nsl_ext_release(struct skb_ext *ext, void *blk);
 
 #define NSL_HOOK(call)						\
@@ -88,6 +94,8 @@ static inline void __nsl_xmit(struct sk_buff *skb, struct net_device *dev) {}
 static inline void __nsl_gso_segmented(struct sk_buff *orig,
 				       struct sk_buff *segs) {}
 static inline void __nsl_rx(struct sk_buff *skb) {}
+static inline void __nsl_rx_sock(struct sk_buff *skb, struct sock *sk) {}
+static inline void __nsl_sock_event(struct sock *sk, int type, int bytes) {}
 
 /* Compiled out: the calls below are empty inlines. */
 #define NSL_HOOK(call)			call
@@ -107,6 +115,10 @@ static inline void __nsl_rx(struct sk_buff *skb) {}
 #define NET_SLICE_GSO(orig, segs)	NSL_HOOK(__nsl_gso_segmented(orig, segs))
 /* The stack takes a received skb: stops rx-nic, starts rx-link. */
 #define NET_SLICE_RX(skb)		NSL_HOOK(__nsl_rx(skb))
+/* A received skb reaches its socket: its connection is known. */
+#define NET_SLICE_SK(skb, sk)		NSL_HOOK(__nsl_rx_sock(skb, sk))
+/* The application wrote or read @bytes (MAGNeT socket events). */
+#define NET_SLICE_SOCK(sk, type, bytes)	NSL_HOOK(__nsl_sock_event(sk, type, bytes))
 
 /* Block size is fixed at build time; NET_SLICE_CONF names it. */
 #define NET_SLICE_CONF			NSL_MAX_RECORDS

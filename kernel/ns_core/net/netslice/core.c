@@ -29,6 +29,7 @@
 #ifdef CONFIG_X86_TSC
 #include <asm/tsc.h>
 #endif
+#include <linux/sock_diag.h>
 
 #include "core.h"
 
@@ -42,15 +43,6 @@ static DEFINE_MUTEX(nsl_reg_lock);
 
 static DEFINE_PER_CPU(u64, nsl_emit_count);
 static DEFINE_PER_CPU(u64, nsl_nomem_count);
-
-static inline u64 nsl_now(void)
-{
-#ifdef CONFIG_X86_TSC
-	return rdtsc();
-#else
-	return get_cycles();
-#endif
-}
 
 u32 nsl_tsc_khz(void)
 {
@@ -189,8 +181,14 @@ void __nsl_stop(int region, struct sk_buff *skb)
 	u64 now = nsl_now();
 	struct nsl_skb_block *b = nsl_block_of(skb);
 
-	if (b)
-		nsl_stop_block(b, region, now);
+	if (!b)
+		return;
+	nsl_stop_block(b, region, now);
+	/* The IP header is built: MAGNeT's IP send event. */
+	if (region == NSL_R_IP && unlikely(nsl_records_on()) &&
+	    test_bit(NSL_ST_ELIGIBLE, &b->state))
+		nsl_event(skb->sk, skb, NSL_EV_IP_SEND, skb->len, now,
+			  b->blk.conn);
 }
 EXPORT_SYMBOL_GPL(__nsl_stop);
 
@@ -229,6 +227,9 @@ void __nsl_tx_fork(struct sk_buff *skb, struct sock *sk)
 	b->owner = NULL;
 	b->state = BIT(NSL_ST_ELIGIBLE);
 	b->sealed = true;
+	if (unlikely(nsl_records_on()) && skb->len)
+		nsl_event(sk, NULL, NSL_EV_TCP_SEND, skb->len, now,
+			  b->blk.conn);
 }
 EXPORT_SYMBOL_GPL(__nsl_tx_fork);
 
@@ -275,6 +276,9 @@ void __nsl_xmit(struct sk_buff *skb, struct net_device *dev)
 		blk->thlen = tcp_hdrlen(skb);
 	if (dev->flags & IFF_LOOPBACK)
 		blk->flags |= NSL_BF_LOOPBACK;
+	if (unlikely(nsl_records_on()) && blk->conn)
+		nsl_event(skb->sk, skb, NSL_EV_DEV_SEND, skb->len, now,
+			  blk->conn);
 	nsl_start_block(b, NSL_R_NIC, nsl_now());
 }
 EXPORT_SYMBOL_GPL(__nsl_xmit);
@@ -335,9 +339,21 @@ void __nsl_rx(struct sk_buff *skb)
 }
 EXPORT_SYMBOL_GPL(__nsl_rx);
 
-static void nsl_emit(struct nsl_skb_block *b)
+void nsl_deliver(const struct nsl_item_hdr *item)
 {
 	const struct nsl_receiver *rcv;
+
+	rcu_read_lock();
+	rcv = rcu_dereference(nsl_rcv);
+	if (rcv) {
+		this_cpu_inc(nsl_emit_count);
+		rcv->deliver(item, rcv->priv);
+	}
+	rcu_read_unlock();
+}
+
+static void nsl_emit(struct nsl_skb_block *b)
+{
 	struct nsl_block *blk = &b->blk;
 
 	if (!test_bit(NSL_ST_ELIGIBLE, &b->state) ||
@@ -347,14 +363,7 @@ static void nsl_emit(struct nsl_skb_block *b)
 	if (!b->owner && blk->dir == NSL_DIR_TX)
 		blk->flags |= NSL_BF_NOXMIT;
 	blk->hdr.size = NSL_BLOCK_SIZE(blk->nrec);
-
-	rcu_read_lock();
-	rcv = rcu_dereference(nsl_rcv);
-	if (rcv) {
-		this_cpu_inc(nsl_emit_count);
-		rcv->deliver(blk, rcv->priv);
-	}
-	rcu_read_unlock();
+	nsl_deliver(&blk->hdr);
 }
 
 /* What a received packet was, read from its headers as it is freed. */

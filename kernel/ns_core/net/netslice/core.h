@@ -6,6 +6,29 @@
 #define _NSL_CORE_H
 
 #include <linux/netslice.h>
+#include <linux/timex.h>
+#ifdef CONFIG_X86_TSC
+#include <asm/msr.h>
+#endif
+
+struct sock;
+
+static inline u64 nsl_now(void)
+{
+#ifdef CONFIG_X86_TSC
+	return rdtsc();
+#else
+	return get_cycles();
+#endif
+}
+
+/* Hands @item to the registered receiver, if any. */
+void nsl_deliver(const struct nsl_item_hdr *item);
+
+/* Event records (events.c). */
+bool nsl_records_on(void);
+void nsl_event(const struct sock *sk, const struct sk_buff *skb, int type,
+	       u32 bytes, u64 tsc, u64 conn);
 
 /*
  * Events counted in blocks started now (0 in duration mode); *gen names

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * NetSlice event records: MAGNeT's per-layer events, from the same hooks
+ * as the blocks.
+ *
+ * Send events are produced as the data crosses each layer: the socket
+ * event in sendmsg() carries what the application asked for, the TCP, IP
+ * and device events what the stack made of it.  A received packet meets
+ * its socket only in TCP, so its device and IP events are produced there,
+ * stamped with the times its block recorded for them.
+ *
+ * Which records, and how much state they carry, is chosen at run time
+ * (NSIOCSRECORDS); addresses and ports only when asked for.
+ */
+
+#include <linux/netslice.h>
+#include <linux/skbuff.h>
+#include <linux/ip.h>
+#include <linux/tcp.h>
+#include <linux/jiffies.h>
+#include <net/tcp.h>
+#include <net/inet_sock.h>
+
+#include "core.h"
+
+/* NSL_REC_* flags in force; written by nsl_records_set(), read anywhere. */
+static u32 nsl_rec_flags;
+
+int nsl_records_set(const struct nsl_record_opts *opts)
+{
+	if (opts->pad || opts->flags & ~NSL_REC_ALL)
+		return -EINVAL;
+	/* State without the records themselves makes no sense. */
+	if (opts->flags && !(opts->flags & NSL_REC_ON))
+		return -EINVAL;
+	WRITE_ONCE(nsl_rec_flags, opts->flags);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(nsl_records_set);
+
+bool nsl_records_on(void)
+{
+	return READ_ONCE(nsl_rec_flags) & NSL_REC_ON;
+}
+
+static void nsl_fill_tcp(struct nsl_event_rec *ev, const struct sock *sk,
+			 u32 flags)
+{
+	const struct inet_connection_sock *icsk = inet_csk(sk);
+	const struct tcp_sock *tp = tcp_sk(sk);
+	struct nsl_tcp_state *t = &ev->tcp;
+
+	t->snd_wnd = READ_ONCE(tp->snd_wnd);
+	t->srtt_us = READ_ONCE(tp->srtt_us) >> 3;
+	t->rto_us = jiffies_to_usecs(READ_ONCE(icsk->icsk_rto));
+	t->packets_out = READ_ONCE(tp->packets_out);
+	t->retrans_out = READ_ONCE(tp->retrans_out);
+	t->total_retrans = READ_ONCE(tp->total_retrans);
+	t->snd_ssthresh = READ_ONCE(tp->snd_ssthresh);
+	t->snd_cwnd = tcp_snd_cwnd(tp);
+	t->rcv_wnd = READ_ONCE(tp->rcv_wnd);
+	t->write_seq = READ_ONCE(tp->write_seq);
+	t->copied_seq = READ_ONCE(tp->copied_seq);
+	t->mss = READ_ONCE(tp->mss_cache);
+	t->state = READ_ONCE(sk->sk_state);
+	t->ca_state = icsk->icsk_ca_state;
+	if (flags & NSL_REC_ADDR) {
+		t->sport = ntohs(inet_sk(sk)->inet_sport);
+		t->dport = ntohs(inet_sk(sk)->inet_dport);
+	}
+	ev->flags |= NSL_EVF_TCP;
+}
+
+static void nsl_fill_ip(struct nsl_event_rec *ev, const struct sk_buff *skb,
+			u32 flags)
+{
+	const struct iphdr *iph;
+
+	if (skb->protocol != htons(ETH_P_IP) && !skb->sk)
+		return;
+	if (!skb_network_header_was_set(skb))
+		return;
+	iph = ip_hdr(skb);
+	if ((const u8 *)(iph + 1) > skb_tail_pointer(skb) || iph->version != 4)
+		return;
+	ev->ip.version = iph->version;
+	ev->ip.tos = iph->tos;
+	ev->ip.ttl = iph->ttl;
+	ev->ip.protocol = iph->protocol;
+	ev->ip.id = ntohs(iph->id);
+	ev->ip.frag_off = ntohs(iph->frag_off);
+	if (flags & NSL_REC_ADDR) {
+		ev->ip.saddr = iph->saddr;
+		ev->ip.daddr = iph->daddr;
+	}
+	ev->flags |= NSL_EVF_IP;
+	if (iph->protocol == IPPROTO_TCP && skb_transport_header_was_set(skb) &&
+	    skb_transport_header(skb) + sizeof(struct tcphdr) <=
+	    skb_tail_pointer(skb))
+		ev->tcp.tcp_flags = ((const u8 *)tcp_hdr(skb))[13];
+}
+
+/* Produces one event record (if records are on) and hands it over. */
+void nsl_event(const struct sock *sk, const struct sk_buff *skb, int type,
+	       u32 bytes, u64 tsc, u64 conn)
+{
+	u32 flags = READ_ONCE(nsl_rec_flags);
+	struct nsl_event_rec ev;
+
+	if (!(flags & NSL_REC_ON))
+		return;
+	memset(&ev, 0, sizeof(ev));
+	ev.hdr.kind = NSL_ITEM_EVENT;
+	ev.hdr.size = sizeof(ev);
+	ev.hdr.cpu = raw_smp_processor_id();
+	ev.tsc = tsc;
+	ev.conn = conn;
+	ev.type = type;
+	ev.bytes = bytes;
+	if (sk && sk_fullsock(sk) && sk->sk_protocol == IPPROTO_TCP &&
+	    (flags & (NSL_REC_TCP | NSL_REC_ADDR)))
+		nsl_fill_tcp(&ev, sk, flags);
+	if (skb && (flags & (NSL_REC_IP | NSL_REC_ADDR)))
+		nsl_fill_ip(&ev, skb, flags);
+	if (!(flags & NSL_REC_TCP) && (ev.flags & NSL_EVF_TCP)) {
+		/* Only the ports were asked for. */
+		struct nsl_tcp_state ports = {
+			.sport = ev.tcp.sport, .dport = ev.tcp.dport,
+		};
+
+		ev.tcp = ports;
+		ev.flags &= ~NSL_EVF_TCP;
+	}
+	if (!(flags & NSL_REC_IP) && (ev.flags & NSL_EVF_IP)) {
+		struct nsl_ip_fields addrs = {
+			.saddr = ev.ip.saddr, .daddr = ev.ip.daddr,
+		};
+
+		ev.ip = addrs;
+		ev.flags &= ~NSL_EVF_IP;
+	}
+	if (flags & NSL_REC_ADDR)
+		ev.flags |= NSL_EVF_ADDR;
+	nsl_deliver(&ev.hdr);
+}
+
+/* NET_SLICE_SOCK: the application's side of a connection. */
+void __nsl_sock_event(struct sock *sk, int type, int bytes)
+{
+	u64 now = nsl_now();
+
+	if (bytes <= 0 || !nsl_records_on())
+		return;
+	nsl_event(sk, NULL, type, bytes, now, sock_gen_cookie(sk));
+}
+EXPORT_SYMBOL_GPL(__nsl_sock_event);
+
+/* The time the block recorded for @region (its first START), or @dflt. */
+static u64 nsl_region_tsc(const struct nsl_skb_block *b, int region, u64 dflt)
+{
+	int i;
+
+	for (i = 0; i < b->blk.nrec; i++)
+		if (b->blk.rec[i].region == region)
+			return b->blk.tsc0 + b->blk.rec[i].start;
+	return dflt;
+}
+
+/*
+ * NET_SLICE_SK: a received skb reaches its socket (before it is queued).
+ * Its block learns the connection, and its device, IP and TCP events go
+ * out now that the connection is known.
+ */
+void __nsl_rx_sock(struct sk_buff *skb, struct sock *sk)
+{
+	struct nsl_skb_block *b = skb_ext_find(skb, SKB_EXT_NETSLICE);
+	u64 now = nsl_now(), conn;
+
+	if (!b || !(b->blk.flags & NSL_BF_RX))
+		return;
+	conn = sock_gen_cookie(sk);
+	if (b->blk.dir == NSL_DIR_RX)
+		b->blk.conn = conn;
+	if (!nsl_records_on())
+		return;
+	nsl_event(sk, skb, NSL_EV_DEV_RECV, b->blk.len,
+		  nsl_region_tsc(b, NSL_R_RX_NIC,
+				 nsl_region_tsc(b, NSL_R_RX_LINK, now)), conn);
+	nsl_event(sk, skb, NSL_EV_IP_RECV, ntohs(ip_hdr(skb)->tot_len),
+		  nsl_region_tsc(b, NSL_R_RX_IP, now), conn);
+	/* TCP has pulled its header: what is left is the payload. */
+	nsl_event(sk, skb, NSL_EV_TCP_RECV, skb->len, now, conn);
+}
+EXPORT_SYMBOL_GPL(__nsl_rx_sock);
