@@ -111,8 +111,9 @@ int nsf_writer_open(struct nsf_writer *w, int fd, const char *name,
 {
 	struct nsf_header fh = { .version = NSF_VERSION, .bom = NSF_BOM };
 	struct nsf_value v[N_INFO];
-	struct ns_layout l;
+	const struct ns_field *f;
 	unsigned char *rec;
+	size_t n;
 	off_t base;
 
 	memset(w, 0, sizeof(*w));
@@ -146,10 +147,14 @@ int nsf_writer_open(struct nsf_writer *w, int fd, const char *name,
 	if (write_values(w, NSF_INFO, v, N_INFO))
 		return -1;
 
-	ns_layout_native(&l);
 	rec = w->buf;	/* the layout fits in a DATA buffer */
-	memcpy(rec + HDR, l.f, l.n * sizeof(l.f[0]));
-	return write_record(w, NSF_FIELDS, rec, l.n * sizeof(l.f[0]));
+	f = ns_layout_native_part(false, &n);
+	memcpy(rec + HDR, f, n * sizeof(*f));
+	if (write_record(w, NSF_FIELDS, rec, n * sizeof(*f)))
+		return -1;
+	f = ns_layout_native_part(true, &n);
+	memcpy(rec + HDR, f, n * sizeof(*f));
+	return write_record(w, NSF_XFIELDS, rec, n * sizeof(*f));
 }
 
 int nsf_write_events(struct nsf_writer *w, const struct ns_evsel *sel)
@@ -234,7 +239,9 @@ int nsf_writer_flush(struct nsf_writer *w)
 	w->blocks += w->pending_blocks;
 	w->lost += w->pending_lost;
 	w->loss_items += w->pending_loss_items;
+	w->event_recs += w->pending_event_recs;
 	w->pending_blocks = w->pending_lost = w->pending_loss_items = 0;
+	w->pending_event_recs = 0;
 	return 0;
 }
 
@@ -251,6 +258,12 @@ int nsf_write_item(struct nsf_writer *w, const struct ns_item *it)
 	} else if (it->type == NS_ITEM_LOSS) {
 		src = &it->loss;
 		size = sizeof(it->loss);
+	} else if (it->type == NS_ITEM_EVENT) {
+		src = &it->event;
+		size = sizeof(it->event);
+	} else if (it->type == NS_ITEM_SYSINFO) {
+		src = &it->sysinfo;
+		size = sizeof(it->sysinfo);
 	}
 	if (w->used + size > NSF_DATA_TARGET && nsf_writer_flush(w))
 		return -1;
@@ -261,13 +274,15 @@ int nsf_write_item(struct nsf_writer *w, const struct ns_item *it)
 	} else if (it->type == NS_ITEM_LOSS) {
 		w->pending_lost += it->loss.lost;
 		w->pending_loss_items++;
+	} else if (it->type == NS_ITEM_EVENT) {
+		w->pending_event_recs++;
 	}
 	return 0;
 }
 
 int nsf_writer_close(struct nsf_writer *w)
 {
-	struct nsf_value v[4];
+	struct nsf_value v[5];
 	int ret = 0;
 
 	if (!nsf_writer_flush(w)) {
@@ -275,7 +290,8 @@ int nsf_writer_close(struct nsf_writer *w)
 		set_value(&v[1], "lost", w->lost);
 		set_value(&v[2], "loss_items", w->loss_items);
 		set_value(&v[3], "data_records", w->data_records);
-		write_values(w, NSF_TRAILER, v, 4);
+		set_value(&v[4], "event_records", w->event_recs);
+		write_values(w, NSF_TRAILER, v, 5);
 	}
 	if (w->err)
 		ret = -1;
@@ -358,21 +374,33 @@ static int parse_info(struct nsf_reader *r)
 	return 0;
 }
 
-static int parse_fields(struct nsf_reader *r)
+/* FIELDS (@ext false) or XFIELDS; the layout is both, once FIELDS is in. */
+static int parse_fields(struct nsf_reader *r, bool ext)
 {
+	const char *what = ext ? "XFIELDS" : "FIELDS";
+	size_t n = r->rec_len / sizeof(struct ns_field);
 	char why[128];
 
 	if (r->rec_len % sizeof(struct ns_field) ||
-	    r->rec_len / sizeof(struct ns_field) > NS_LAYOUT_MAX)
-		return rfail(r, "FIELDS record at offset %llu: bad length",
+	    n + (ext ? r->nbase : r->next) > NS_LAYOUT_MAX)
+		return rfail(r, "%s record at offset %llu: bad length", what,
 			     (unsigned long long)r->rec_off);
+	memcpy(ext ? r->ext : r->base, r->rec, r->rec_len);
+	if (ext)
+		r->next = n;
+	else
+		r->nbase = n;
+	if (!ext)
+		r->have_fields = true;
+	if (!r->have_fields)
+		return 0;
 	memset(&r->layout, 0, sizeof(r->layout));
-	r->layout.n = r->rec_len / sizeof(struct ns_field);
-	memcpy(r->layout.f, r->rec, r->rec_len);
+	r->layout.n = r->nbase + r->next;
+	memcpy(r->layout.f, r->base, r->nbase * sizeof(r->base[0]));
+	memcpy(r->layout.f + r->nbase, r->ext, r->next * sizeof(r->ext[0]));
 	if (ns_layout_check(&r->layout, why, sizeof(why)))
-		return rfail(r, "FIELDS record at offset %llu: %s",
+		return rfail(r, "%s record at offset %llu: %s", what,
 			     (unsigned long long)r->rec_off, why);
-	r->have_fields = true;
 	return 0;
 }
 
@@ -486,6 +514,9 @@ static int parse_trailer(struct nsf_reader *r)
 			have_blocks = true;
 		} else if (!strcmp(x.name, "lost")) {
 			r->trailer_lost = x.value;
+		} else if (!strcmp(x.name, "event_records")) {
+			r->trailer_event_recs = x.value;
+			r->have_trailer_event_recs = true;
 		}
 	}
 	if (!have_blocks)
@@ -497,6 +528,10 @@ static int parse_trailer(struct nsf_reader *r)
 			     (unsigned long long)r->trailer_lost,
 			     (unsigned long long)r->blocks,
 			     (unsigned long long)r->lost);
+	if (r->have_trailer_event_recs && r->trailer_event_recs != r->event_recs)
+		return rfail(r, "trailer says %llu event records, file holds %llu",
+			     (unsigned long long)r->trailer_event_recs,
+			     (unsigned long long)r->event_recs);
 	switch (read_full(r, &extra, 1)) {
 	case 0:
 		break;
@@ -570,7 +605,8 @@ static int advance(struct nsf_reader *r)
 				return -1;
 			break;
 		case NSF_FIELDS:
-			if (parse_fields(r))
+		case NSF_XFIELDS:
+			if (parse_fields(r, kind == NSF_XFIELDS))
 				return -1;
 			break;
 		case NSF_DATA:
@@ -678,6 +714,8 @@ enum nsf_status nsf_read_item(struct nsf_reader *r, struct ns_item *it)
 	} else if (it->type == NS_ITEM_LOSS) {
 		r->lost += it->loss.lost;
 		r->loss_items++;
+	} else if (it->type == NS_ITEM_EVENT) {
+		r->event_recs++;
 	}
 	return NSF_OK;
 }

@@ -11,6 +11,8 @@
  *
  *   INFO     named u64 values: the struct nsl_info fields by name
  *   FIELDS   struct ns_field entries: the layout of the items (layout.h)
+ *   XFIELDS  the same for the item kinds added later (event, sysinfo);
+ *            a record of its own so that older readers skip it whole
  *   EVENTS   the counter events of count[]: u32 n, u32 0, then n struct
  *            nsf_event (name as given, libpfm4's name, the encoding)
  *   CALIB    the macros' own cost per CPU (NSIOCGCALIB): struct
@@ -19,10 +21,12 @@
  *            u32 cv_ppm, u32 samples, u64 count[nev]; the sizes are in
  *            the header, so a newer ABI's larger tables still read
  *   DATA     one or more whole ABI items, as read() returned them
- *   TRAILER  named u64 values: blocks, lost, loss_items, data_records;
- *            last record: a file without it was cut short.
+ *   TRAILER  named u64 values: blocks, lost, loss_items, data_records,
+ *            event_records; last record: a file without it was cut short.
  *
- * INFO and FIELDS come before the first DATA record.
+ * INFO and FIELDS (and XFIELDS) come before the first DATA record.  A
+ * file without XFIELDS holds event and sysinfo items in this build's
+ * layout, if any.
  */
 #ifndef _NS_FILE_H
 #define _NS_FILE_H
@@ -47,6 +51,7 @@ enum nsf_kind {
 	NSF_CALIB	= 4,
 	NSF_DATA	= 5,
 	NSF_TRAILER	= 6,
+	NSF_XFIELDS	= 7,
 };
 
 struct nsf_header {
@@ -92,8 +97,9 @@ struct nsf_writer {
 	size_t used;
 	uint64_t committed;	/* bytes of whole records in the file */
 	uint64_t blocks;	/* blocks in committed records */
-	uint64_t lost, loss_items, data_records;
+	uint64_t lost, loss_items, data_records, event_recs;
 	uint64_t pending_blocks, pending_lost, pending_loss_items;
+	uint64_t pending_event_recs;
 	uint64_t base;		/* fd offset when opened */
 	int err;		/* errno of the first failed write, or 0 */
 };
@@ -127,16 +133,19 @@ struct nsf_reader {
 	uint64_t off;		/* file offset of the next unread byte */
 	uint64_t rec_off;	/* offset of the current record */
 	struct nsl_info info;
-	struct ns_layout layout;
+	struct ns_layout layout;	/* FIELDS then XFIELDS */
+	struct ns_field base[NS_LAYOUT_MAX], ext[NS_LAYOUT_MAX];
+	size_t nbase, next;	/* as read */
 	bool have_info, have_fields, done;
 	bool have_events, have_calib;
 	struct ns_evsel events;		/* EVENTS, if have_events */
 	struct ns_calib_set calib;	/* CALIB, if have_calib */
 	unsigned char *rec;	/* current record payload */
 	size_t rec_len, pos, cap;
-	unsigned char item[sizeof(struct nsl_block)];	/* translated item */
-	uint64_t blocks, lost, loss_items, skipped_records;
-	uint64_t trailer_blocks, trailer_lost;
+	unsigned char item[NS_LAYOUT_ITEM_MAX];	/* translated item */
+	uint64_t blocks, lost, loss_items, skipped_records, event_recs;
+	uint64_t trailer_blocks, trailer_lost, trailer_event_recs;
+	bool have_trailer_event_recs;
 	char err[256];
 };
 

@@ -11,8 +11,10 @@
 #define R(m)	F("record", struct nsl_record, m)
 #define L(m)	F("loss", struct nsl_loss, m)
 #define C(i)	{ "record.count" #i, offsetof(struct nsl_record, count[i]), 8 }
+#define E(m)	F("event", struct nsl_event_rec, m)
+#define S(m)	F("sysinfo", struct nsl_sysinfo, m)
 
-static const struct ns_field native_fields[] = {
+static const struct ns_field base_fields[] = {
 	{ "block", 0, NSL_BLOCK_SIZE(0) },
 	{ "record", 0, sizeof(struct nsl_record) },
 	{ "loss", 0, sizeof(struct nsl_loss) },
@@ -27,9 +29,38 @@ static const struct ns_field native_fields[] = {
 	C(0), C(1), C(2), C(3),
 	L(lost), L(first_seq), L(tsc),
 };
+
+static const struct ns_field ext_fields[] = {
+	{ "event", 0, sizeof(struct nsl_event_rec) },
+	{ "sysinfo", 0, sizeof(struct nsl_sysinfo) },
+	E(seq), E(tsc), E(conn), E(type), E(bytes), E(flags), E(pad),
+	E(tcp.snd_wnd), E(tcp.srtt_us), E(tcp.rto_us), E(tcp.packets_out),
+	E(tcp.retrans_out), E(tcp.total_retrans), E(tcp.snd_ssthresh),
+	E(tcp.snd_cwnd), E(tcp.rcv_wnd), E(tcp.write_seq), E(tcp.copied_seq),
+	E(tcp.mss), E(tcp.sport), E(tcp.dport), E(tcp.state), E(tcp.ca_state),
+	E(tcp.tcp_flags),
+	E(ip.version), E(ip.tos), E(ip.ttl), E(ip.protocol), E(ip.id),
+	E(ip.frag_off), E(ip.saddr), E(ip.daddr),
+	S(abi_version), S(byte_order), S(tsc_khz), S(ncpus), S(ref_tsc),
+	S(ref_realtime_ns),
+};
+
+#define N_BASE	(sizeof(base_fields) / sizeof(base_fields[0]))
+#define N_EXT	(sizeof(ext_fields) / sizeof(ext_fields[0]))
 _Static_assert(NSL_MAX_EVENTS == 4, "extend C(i) above");
-_Static_assert(sizeof(native_fields) / sizeof(native_fields[0]) <= NS_LAYOUT_MAX,
-	       "NS_LAYOUT_MAX too small");
+_Static_assert(N_BASE + N_EXT <= NS_LAYOUT_MAX, "NS_LAYOUT_MAX too small");
+
+/* Both parts as one array, index 0 .. N_BASE + N_EXT - 1. */
+static const struct ns_field *native_at(size_t i)
+{
+	return i < N_BASE ? &base_fields[i] : &ext_fields[i - N_BASE];
+}
+
+const struct ns_field *ns_layout_native_part(bool ext, size_t *n)
+{
+	*n = ext ? N_EXT : N_BASE;
+	return ext ? ext_fields : base_fields;
+}
 
 static const struct ns_field *find(const struct ns_layout *l, const char *name)
 {
@@ -42,16 +73,20 @@ static const struct ns_field *find(const struct ns_layout *l, const char *name)
 void ns_layout_native(struct ns_layout *l)
 {
 	memset(l, 0, sizeof(*l));
-	l->n = sizeof(native_fields) / sizeof(native_fields[0]);
-	memcpy(l->f, native_fields, sizeof(native_fields));
+	l->n = N_BASE + N_EXT;
+	memcpy(l->f, base_fields, sizeof(base_fields));
+	memcpy(l->f + N_BASE, ext_fields, sizeof(ext_fields));
 	ns_layout_check(l, NULL, 0);
 }
 
+/* A file without XFIELDS is native when its base part is. */
 static bool same_as_native(const struct ns_layout *l)
 {
-	size_t n = sizeof(native_fields) / sizeof(native_fields[0]);
-
-	return l->n == n && !memcmp(l->f, native_fields, sizeof(native_fields));
+	if (l->n != N_BASE && l->n != N_BASE + N_EXT)
+		return false;
+	return !memcmp(l->f, base_fields, sizeof(base_fields)) &&
+	       (l->n == N_BASE ||
+		!memcmp(l->f + N_BASE, ext_fields, sizeof(ext_fields)));
 }
 
 static uint32_t container_size(const struct ns_layout *l, const char *name)
@@ -62,7 +97,21 @@ static uint32_t container_size(const struct ns_layout *l, const char *name)
 		return l->rec_size;
 	if (!strncmp(name, "loss.", 5))
 		return l->loss_size;
-	return 8;	/* item.* */
+	if (!strncmp(name, "event.", 6))
+		return l->event_size;
+	if (!strncmp(name, "sysinfo.", 8))
+		return l->sysinfo_size;
+	if (!strncmp(name, "item.", 5))
+		return 8;
+	return 0;	/* an item kind this build does not know */
+}
+
+/* Size of pseudo-field @name, 0 if absent. */
+static uint32_t struct_size(const struct ns_layout *l, const char *name)
+{
+	const struct ns_field *f = find(l, name);
+
+	return f ? f->size : 0;
 }
 
 int ns_layout_check(struct ns_layout *l, char *why, size_t whylen)
@@ -100,15 +149,21 @@ int ns_layout_check(struct ns_layout *l, char *why, size_t whylen)
 	l->rec_size = find(l, "record")->size;
 	l->loss_size = find(l, "loss")->size;
 	l->rec_off = find(l, "block.rec")->offset;
+	l->event_size = struct_size(l, "event");
+	l->sysinfo_size = struct_size(l, "sysinfo");
 	if (l->block_fixed < 8 || l->block_fixed > 4096 || l->rec_size > 4096 ||
 	    l->loss_size < 8 || l->loss_size > 4096 ||
-	    l->rec_off > l->block_fixed) {
+	    l->rec_off > l->block_fixed ||
+	    (l->event_size && (l->event_size < 8 || l->event_size > 4096)) ||
+	    (l->sysinfo_size && (l->sysinfo_size < 8 ||
+				 l->sysinfo_size > 4096))) {
 		snprintf(why, whylen, "implausible struct sizes");
 		return -1;
 	}
 	for (size_t i = 0; i < l->n; i++) {
 		f = &l->f[i];
-		if (!strchr(f->name, '.') || !strcmp(f->name, "block.rec"))
+		if (!strchr(f->name, '.') || !strcmp(f->name, "block.rec") ||
+		    !container_size(l, f->name))
 			continue;
 		if ((f->size != 1 && f->size != 2 && f->size != 4 &&
 		     f->size != 8) ||
@@ -164,8 +219,8 @@ static int copy_fields(const struct ns_layout *from, const char *prefix,
 {
 	size_t plen = strlen(prefix);
 
-	for (size_t i = 0; i < sizeof(native_fields) / sizeof(native_fields[0]); i++) {
-		const struct ns_field *n = &native_fields[i], *f;
+	for (size_t i = 0; i < N_BASE + N_EXT; i++) {
+		const struct ns_field *n = native_at(i), *f;
 
 		if (strncmp(n->name, prefix, plen) || n->name[plen] != '.' ||
 		    !n->size)
@@ -227,7 +282,28 @@ size_t ns_layout_translate(const struct ns_layout *from, const void *in,
 		memset(dst, 0, size);
 		if (copy_fields(from, "loss", src, dst, why, whylen))
 			return 0;
+	} else if (hdr.kind == NSL_ITEM_EVENT && from->event_size) {
+		if (inlen != from->event_size) {
+			snprintf(why, whylen, "event record of %zu bytes, expected %u",
+				 inlen, from->event_size);
+			return 0;
+		}
+		size = sizeof(struct nsl_event_rec);
+		memset(dst, 0, size);
+		if (copy_fields(from, "event", src, dst, why, whylen))
+			return 0;
+	} else if (hdr.kind == NSL_ITEM_SYSINFO && from->sysinfo_size) {
+		if (inlen != from->sysinfo_size) {
+			snprintf(why, whylen, "sysinfo of %zu bytes, expected %u",
+				 inlen, from->sysinfo_size);
+			return 0;
+		}
+		size = sizeof(struct nsl_sysinfo);
+		memset(dst, 0, size);
+		if (copy_fields(from, "sysinfo", src, dst, why, whylen))
+			return 0;
 	} else {
+		/* not described: taken as this build's (decoding checks it) */
 		if (inlen > outcap) {
 			snprintf(why, whylen, "item of %zu bytes too large", inlen);
 			return 0;

@@ -13,9 +13,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "netslice.h"
 
 #define NS_FIELD_NAME	24
-#define NS_LAYOUT_MAX	64
+#define NS_LAYOUT_MAX	128	/* FIELDS and XFIELDS together */
 
 /* On disk as is: 32 bytes.  Name is NUL-padded. */
 struct ns_field {
@@ -26,20 +27,35 @@ struct ns_field {
 
 /*
  * Pseudo-fields: "block" (size of a block without records), "record"
- * (size of one record = the array stride), "loss" (size of a loss item);
- * "block.rec" gives the offset of the record array.
+ * (size of one record = the array stride), "loss" (size of a loss item),
+ * "event" and "sysinfo" (sizes of those items); "block.rec" gives the
+ * offset of the record array.  Nested members are named by their path:
+ * "event.tcp.snd_cwnd".
+ *
+ * The items of ABI version 1's first cut (block, record, loss) are the
+ * base part, carried by a file's FIELDS record; the later ones (event,
+ * sysinfo) are the extension part, in an XFIELDS record of their own: a
+ * reader that predates them skips XFIELDS whole (it checks every FIELDS
+ * entry against the structs it knows) and skips their items by size.
  */
 struct ns_layout {
 	size_t n;
 	struct ns_field f[NS_LAYOUT_MAX];
-	/* derived by ns_layout_check() */
+	/* derived by ns_layout_check(); event/sysinfo_size 0: not described */
 	uint32_t block_fixed, rec_off, rec_size, loss_size;
+	uint32_t event_size, sysinfo_size;
 	bool native;
 };
 
+/* This build's layout, both parts. */
 void ns_layout_native(struct ns_layout *l);
+/* This build's base (FIELDS) or extension (XFIELDS) part. */
+const struct ns_field *ns_layout_native_part(bool ext, size_t *n);
 
-/* Validate a layout read from a file; 0 or -1 with @why set. */
+/*
+ * Validate a layout read from a file; 0 or -1 with @why set.  Fields of
+ * item kinds this build does not know are not checked (never used).
+ */
 int ns_layout_check(struct ns_layout *l, char *why, size_t whylen);
 
 /*
@@ -51,5 +67,8 @@ int ns_layout_check(struct ns_layout *l, char *why, size_t whylen);
 size_t ns_layout_translate(const struct ns_layout *from, const void *in,
 			   size_t inlen, void *out, size_t outcap,
 			   char *why, size_t whylen);
+
+/* Bytes a translated item can take: the largest struct. */
+#define NS_LAYOUT_ITEM_MAX	sizeof(struct nsl_block)
 
 #endif /* _NS_LAYOUT_H */

@@ -67,7 +67,7 @@ check "-w /dev/full: exit 1" [ $rc -eq 1 ]
 check "-w /dev/full: one clear line" grep -q "^nsdump: /dev/full: No space left on device" "$t/err"
 
 size=$(wc -c <"$t/ten.ns")
-head -c $((size - 144)) "$t/ten.ns" >"$t/cut.ns"
+head -c $((size - 176)) "$t/ten.ns" >"$t/cut.ns"
 $NSDUMP -q -r "$t/cut.ns" >/dev/null 2>"$t/err"; rc=$?
 check "missing trailer: exit 1" [ $rc -eq 1 ]
 check "missing trailer: warning with the count" \

@@ -178,6 +178,195 @@ size_t gen_event(uint32_t cpu, uint64_t seq, uint64_t tsc, uint32_t type,
 	return sizeof(e);
 }
 
+/* ---- MAGNeT's FTP example ---- */
+
+struct mitem {
+	uint64_t tsc;
+	unsigned int order;	/* ties keep creation order */
+	size_t size;
+	unsigned char b[sizeof(struct nsl_block)];
+};
+
+struct mlist {
+	struct mitem *v;
+	size_t n, cap;
+	bool fail;
+};
+
+static struct mitem *madd(struct mlist *l, uint64_t tsc)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 256;
+		struct mitem *v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v) {
+			l->fail = true;
+			return NULL;
+		}
+		l->v = v;
+		l->cap = cap;
+	}
+	memset(&l->v[l->n], 0, sizeof(l->v[0]));
+	l->v[l->n].tsc = tsc;
+	l->v[l->n].order = l->n;
+	return &l->v[l->n++];
+}
+
+static void mevent(struct mlist *l, uint64_t conn, uint32_t cpu,
+		   uint64_t tsc, uint32_t type, uint32_t bytes, uint32_t flags)
+{
+	struct mitem *it = madd(l, tsc);
+	struct nsl_event_rec e;
+
+	if (!it)
+		return;
+	it->size = gen_event(cpu, 0, tsc, type, bytes, flags, it->b);
+	memcpy(&e, it->b, sizeof(e));
+	e.conn = conn;
+	if (conn == GEN_CONN_B && (flags & NSL_EVF_ADDR)) {
+		e.tcp.sport = 43211;
+		e.ip.saddr = htonl(0xc0000202);		/* 192.0.2.2 > .1 */
+		e.ip.daddr = htonl(0xc0000201);
+	}
+	if (type != NSL_EV_SOCK_SEND && type != NSL_EV_SOCK_RECV)
+		e.tcp.tcp_flags = 0x18;		/* PSH|ACK */
+	memcpy(it->b, &e, sizeof(e));
+}
+
+static void mblock(struct mlist *l, uint64_t conn, uint32_t cpu,
+		   uint64_t tsc0, uint8_t dir, uint32_t len, uint16_t segs)
+{
+	static const struct { uint8_t region; uint64_t ticks; } tx[] = {
+		{ NSL_R_TCP, 600 }, { NSL_R_IP, 600 }, { NSL_R_NIC, 3000 },
+	}, rx[] = {
+		{ NSL_R_RX_NIC, 300 }, { NSL_R_RX_IP, 600 }, { NSL_R_RX_TCP, 900 },
+	};
+	struct mitem *it = madd(l, tsc0);
+	struct nsl_block b;
+	uint64_t start = 0;
+
+	if (!it)
+		return;
+	memset(&b, 0, sizeof(b));
+	b.hdr.kind = NSL_ITEM_BLOCK;
+	b.hdr.cpu = cpu;
+	b.tsc0 = tsc0;
+	b.conn = conn;
+	b.len = len;
+	b.ifindex = 2;
+	b.gso_segs = segs;
+	b.proto = 6;
+	b.nhlen = 20;
+	b.thlen = 32;
+	b.dir = dir;
+	b.flags = segs > 1 ? NSL_BF_GSO : 0;
+	if (dir == NSL_DIR_RX)
+		b.flags |= NSL_BF_RX;
+	for (int i = 0; i < 3; i++) {
+		struct nsl_record *r = &b.rec[b.nrec++];
+
+		r->region = dir == NSL_DIR_RX ? rx[i].region : tx[i].region;
+		r->ticks = dir == NSL_DIR_RX ? rx[i].ticks : tx[i].ticks;
+		r->nmerged = 1;
+		r->cpu = cpu;
+		r->start = start;
+		start += r->ticks + 30;
+	}
+	b.hdr.size = NSL_BLOCK_SIZE(b.nrec);
+	memcpy(it->b, &b, b.hdr.size);
+	it->size = b.hdr.size;
+}
+
+static int mcmp(const void *a, const void *b)
+{
+	const struct mitem *x = a, *y = b;
+
+	if (x->tsc != y->tsc)
+		return x->tsc < y->tsc ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static void magnet_items(const struct gen_magnet *m, struct mlist *l)
+{
+	uint32_t sock = NSL_EVF_TCP | (m->addr ? NSL_EVF_ADDR : 0);
+	uint32_t tso = m->tso ? NSL_EVF_TSO : 0;
+
+	for (unsigned int k = 0; k < m->writes; k++) {
+		uint64_t t = GEN_EV_T0 + k * 20 * GEN_MS;
+
+		mevent(l, GEN_CONN_A, 0, t, NSL_EV_SOCK_SEND, 10240, sock);
+		for (unsigned int j = 0; j < (m->tso ? 1u : 8u); j++) {
+			uint32_t pay = m->tso ? 10240 : j < 7 ? 1448 : 104;
+			uint64_t ts = t + 5 * GEN_US + j * 12 * GEN_US;
+
+			mevent(l, GEN_CONN_A, 0, ts, NSL_EV_TCP_SEND, pay,
+			       tso | NSL_EVF_TCP | NSL_EVF_IP);
+			mevent(l, GEN_CONN_A, 0, ts, NSL_EV_IP_SEND, pay + 32,
+			       tso | NSL_EVF_IP);
+			mevent(l, GEN_CONN_A, 0, ts + GEN_US, NSL_EV_DEV_SEND,
+			       pay + 52, tso | NSL_EVF_IP);
+			mblock(l, GEN_CONN_A, 0, ts, NSL_DIR_TX, pay + 52,
+			       m->tso ? 8 : 1);
+		}
+	}
+	for (unsigned int k = 0; k < m->reads; k++) {
+		uint64_t t = GEN_EV_T0 + GEN_MS + k * 5 * GEN_MS;
+
+		for (unsigned int j = 0; j < 3; j++) {
+			uint64_t ts = t + j * 12 * GEN_US;
+
+			mblock(l, GEN_CONN_B, 1, ts, NSL_DIR_RX, 1500, 1);
+			mevent(l, GEN_CONN_B, 1, ts, NSL_EV_DEV_RECV, 1500,
+			       NSL_EVF_IP);
+			mevent(l, GEN_CONN_B, 1, ts + GEN_US, NSL_EV_IP_RECV,
+			       1500, NSL_EVF_IP);
+			mevent(l, GEN_CONN_B, 1, ts + 2 * GEN_US,
+			       NSL_EV_TCP_RECV, 1448, NSL_EVF_TCP | NSL_EVF_IP);
+		}
+		mevent(l, GEN_CONN_B, 1, t + 40 * GEN_US, NSL_EV_SOCK_RECV,
+		       4344, sock);
+	}
+	qsort(l->v, l->n, sizeof(l->v[0]), mcmp);
+}
+
+/* The items in stream order, seq filled in, through @fn. */
+static int magnet_walk(const struct gen_magnet *m,
+		       int (*fn)(void *ctx, const void *item, size_t size),
+		       void *ctx)
+{
+	struct mlist l = { 0 };
+	uint64_t seq[2] = { 0, 0 };
+	unsigned char item[sizeof(struct nsl_block)];
+	int ret = 0;
+
+	magnet_items(m, &l);
+	if (l.fail)
+		ret = -1;
+	if (!ret && m->sysinfo)
+		ret = fn(ctx, item, gen_sysinfo(item));
+	for (size_t i = 0; !ret && i < l.n; i++) {
+		struct nsl_item_hdr h;
+
+		memcpy(&h, l.v[i].b, sizeof(h));
+		/* blocks and events share one seq per CPU, at offset 8 */
+		memcpy(l.v[i].b + 8, &seq[h.cpu], 8);
+		seq[h.cpu]++;
+		ret = fn(ctx, l.v[i].b, l.v[i].size);
+		if (!ret && m->loss_at && i + 1 == m->loss_at) {
+			struct nsl_loss loss = {
+				.hdr = { NSL_ITEM_LOSS, sizeof(loss), h.cpu },
+				.lost = GEN_LOST, .first_seq = seq[h.cpu],
+				.tsc = l.v[i].tsc,
+			};
+
+			seq[h.cpu] += GEN_LOST;
+			ret = fn(ctx, &loss, sizeof(loss));
+		}
+	}
+	free(l.v);
+	return ret;
+}
+
 size_t gen_sysinfo(void *buf)
 {
 	struct nsl_sysinfo s = {
@@ -252,6 +441,35 @@ static int to_file(void *ctx, const void *item, size_t size)
 	if (ns_decode_item(item, size, &it))
 		return -1;
 	return nsf_write_item(ctx, &it);
+}
+
+unsigned char *gen_magnet_stream(const struct gen_magnet *m, size_t *len)
+{
+	struct membuf mb = { 0 };
+
+	if (magnet_walk(m, to_mem, &mb)) {
+		free(mb.p);
+		return NULL;
+	}
+	*len = mb.len;
+	return mb.p ? mb.p : malloc(1);
+}
+
+int gen_magnet_file(const struct gen_magnet *m, int fd)
+{
+	struct nsf_writer w;
+	struct nsl_info info;
+	int ret;
+
+	gen_info(&info);
+	if (nsf_writer_open(&w, fd, "gen", &info)) {
+		nsf_writer_close(&w);
+		return -1;
+	}
+	ret = magnet_walk(m, to_file, &w);
+	if (nsf_writer_close(&w))
+		ret = -1;
+	return ret;
 }
 
 int gen_file(const struct gen_opts *g, int fd)

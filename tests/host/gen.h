@@ -67,6 +67,45 @@ size_t gen_event(uint32_t cpu, uint64_t seq, uint64_t tsc, uint32_t type,
 		 uint32_t bytes, uint32_t flags, void *buf);
 size_t gen_sysinfo(void *buf);
 
+/*
+ * MAGNeT's FTP example (gen_magnet_*), all times from GEN_EV_T0 =
+ * GEN_T0 + 370370367 ticks (2026-11-21 23:41:07.123456789 UTC):
+ *
+ * conn 0x2a (cpu 0), 43210 > 5201, sends: write k (k = 0 .. writes-1)
+ * at GEN_EV_T0 + k * 20 ms is a SOCK_SEND of 10240 bytes, then 8
+ * segments j = 0..7 of 1448 bytes (the last 104) at + 5 us + j * 12 us:
+ * TCP_SEND of the payload, IP_SEND of payload + 32, DEV_SEND of
+ * payload + 52 one microsecond later, and a tx block (len payload + 52,
+ * tcp 0.2 us, ip 0.2 us, nic 1 us).  With tso: one TCP_SEND 10240, one
+ * IP_SEND 10272, one DEV_SEND 10292 at + 5 us, flagged NSL_EVF_TSO, and
+ * one block of 8 GSO segments.
+ *
+ * conn 0x2b (cpu 1), 43211 > 5201, receives: burst k at GEN_EV_T0 +
+ * 1 ms + k * 5 ms, 3 segments of 1448 at + j * 12 us: DEV_RECV 1500,
+ * IP_RECV 1500 and TCP_RECV 1448 a microsecond apart and an rx block
+ * (rx-nic 0.1 us, rx-ip 0.2 us, rx-tcp 0.3 us); SOCK_RECV 4344 at
+ * + 40 us.
+ *
+ * Socket events carry TCP state, the others IP fields (TCP_* both);
+ * with addr every SOCK_* event also carries NSL_EVF_ADDR and only
+ * those, so a receiver's blocks come before its ports are known.  A
+ * SYSINFO item first (sysinfo), a loss item of 5 after item loss_at
+ * (0: none).  Items are in time order; seq counts per CPU.
+ */
+#define GEN_EV_T0	(GEN_T0 + 370370367ull)
+#define GEN_MS		3000000ull	/* ticks */
+#define GEN_US		3000ull
+
+struct gen_magnet {
+	unsigned int writes;	/* conn 0x2a's 10240-byte writes */
+	unsigned int reads;	/* conn 0x2b's bursts */
+	unsigned int loss_at;
+	bool tso, addr, sysinfo;
+};
+
+unsigned char *gen_magnet_stream(const struct gen_magnet *m, size_t *len);
+int gen_magnet_file(const struct gen_magnet *m, int fd);
+
 /* The whole stream (raw ABI items) into malloc'd memory. */
 unsigned char *gen_stream(const struct gen_opts *g, size_t *len);
 /* A trace file; 0 or -1. */

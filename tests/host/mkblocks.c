@@ -6,6 +6,11 @@
  * Writes a trace file, or with -R the raw item stream /dev/ns would give,
  * to @file or stdout; -C adds a CALIB record, -N an EVENTS record; -P
  * makes the blocks a ping-pong of two connections.
+ *
+ *   mkblocks -F writes [-G reads] [-T] [-A] [-S] [-X loss_at] [-R] [file]
+ * MAGNeT's FTP example instead (gen.h): -F conn 0x2a's writes, -G conn
+ * 0x2b's bursts, -T TSO, -A addresses on the socket events, -S a SYSINFO
+ * first, -X a loss item after item loss_at.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -16,9 +21,11 @@
 int main(int argc, char **argv)
 {
 	struct gen_opts g = { .n = 10 };
+	struct gen_magnet m = { 0 };
 	int c, fd = 1, raw = 0;
+	bool magnet = false;
 
-	while ((c = getopt(argc, argv, "n:l:o:i:e:CNPR")) != -1) {
+	while ((c = getopt(argc, argv, "n:l:o:i:e:CNPRF:G:TASX:")) != -1) {
 		switch (c) {
 		case 'n': g.n = atoi(optarg); break;
 		case 'l': g.loss_every = atoi(optarg); break;
@@ -29,8 +36,14 @@ int main(int argc, char **argv)
 		case 'N': g.named = true; break;
 		case 'P': g.pingpong = true; break;
 		case 'R': raw = 1; break;
+		case 'F': m.writes = atoi(optarg); magnet = true; break;
+		case 'G': m.reads = atoi(optarg); magnet = true; break;
+		case 'T': m.tso = true; break;
+		case 'A': m.addr = true; break;
+		case 'S': m.sysinfo = true; break;
+		case 'X': m.loss_at = atoi(optarg); break;
 		default:
-			fprintf(stderr, "usage: mkblocks [-n blocks] [-l loss_every] [-o open_every] [-i invalid_every] [-e nevents] [-C] [-N] [-P] [-R] [file]\n");
+			fprintf(stderr, "usage: mkblocks [-n blocks] [-l loss_every] [-o open_every] [-i invalid_every] [-e nevents] [-C] [-N] [-P] [-R] [file]\n       mkblocks -F writes [-G reads] [-T] [-A] [-S] [-X loss_at] [-R] [file]\n");
 			return 2;
 		}
 	}
@@ -47,7 +60,8 @@ int main(int argc, char **argv)
 	}
 	if (raw) {
 		size_t len;
-		unsigned char *p = gen_stream(&g, &len);
+		unsigned char *p = magnet ? gen_magnet_stream(&m, &len) :
+					    gen_stream(&g, &len);
 
 		if (!p || write(fd, p, len) != (ssize_t)len) {
 			perror("mkblocks");
@@ -56,7 +70,7 @@ int main(int argc, char **argv)
 		free(p);
 		return close(fd) ? 1 : 0;
 	}
-	if (gen_file(&g, fd)) {
+	if (magnet ? gen_magnet_file(&m, fd) : gen_file(&g, fd)) {
 		perror("mkblocks");
 		return 1;
 	}

@@ -195,7 +195,7 @@ static void truncation(void)
 
 	tap_ok(o.status == NSF_TRUNC && o.blocks == 3,
 	       "truncation: without the trailer, 3 blocks then TRUNC");
-	o = read_all(p, at[2] + 20);
+	o = read_all(p, at[3] + 20);
 	tap_ok(o.status == NSF_ERR &&
 	       strstr(o.err, "cut at offset") != NULL, "truncation: '%s'", o.err);
 	free(p);
@@ -230,15 +230,15 @@ static void corrupt(void)
 	}
 
 	memcpy(p, good, len);
-	p[at[2] + 40] ^= 0x10;	/* inside the first DATA record */
+	p[at[3] + 40] ^= 0x10;	/* inside the first DATA record */
 	o = read_all(p, len);
 	tap_ok(o.status == NSF_ERR && strstr(o.err, "CRC mismatch in record at offset") &&
 	       o.blocks == 0, "corrupt: flipped bit in DATA: '%s'", o.err);
 
 	memcpy(p, good, len);
-	p[at[2] + 16 + 2] = 0x08;	/* first item's size: 8 */
-	p[at[2] + 16 + 3] = 0;
-	recrc(p, at[2]);
+	p[at[3] + 16 + 2] = 0x08;	/* first item's size: 8 */
+	p[at[3] + 16 + 3] = 0;
+	recrc(p, at[3]);
 	o = read_all(p, len);
 	tap_ok(o.status == NSF_ERR && strstr(o.err, "block size 8 is below"),
 	       "corrupt: bad item inside a good record: '%s'", o.err);
@@ -399,6 +399,135 @@ static void old_layout(void)
 	close(fd);
 }
 
+/* Events and SYSINFO through -w and -r, and their description. */
+static void magnet_file(void)
+{
+	struct gen_magnet m = { .writes = 3, .reads = 2, .addr = true,
+				.sysinfo = true, .loss_at = 10 };
+	size_t slen, flen, pos = 0, at[16], nb;
+	unsigned char *stream = gen_magnet_stream(&m, &slen);
+	int fd = memfd_create("nstest", 0);
+	unsigned char *file;
+	struct nsf_reader r;
+	struct ns_item it;
+	unsigned int n = 0, ev = 0, si = 0, mismatches = 0;
+	enum nsf_status st;
+
+	if (gen_magnet_file(&m, dup(fd)))
+		exit(1);
+	file = fd_bytes(fd, &flen);
+	close(fd);
+	fd = mem_fd(file, flen);
+	tap_ok(!nsf_reader_open(&r, fd, "mag") && r.layout.native &&
+	       r.layout.event_size == sizeof(struct nsl_event_rec) &&
+	       r.layout.sysinfo_size == sizeof(struct nsl_sysinfo),
+	       "file: XFIELDS describe event and sysinfo (%s)", r.err);
+	while ((st = nsf_read_item(&r, &it)) == NSF_OK) {
+		const void *want = stream + pos;
+		const void *got = it.type == NS_ITEM_BLOCK ? (void *)&it.block :
+				  it.type == NS_ITEM_LOSS ? (void *)&it.loss :
+				  it.type == NS_ITEM_EVENT ? (void *)&it.event :
+				  (void *)&it.sysinfo;
+
+		n++;
+		ev += it.type == NS_ITEM_EVENT;
+		si += it.type == NS_ITEM_SYSINFO;
+		if (pos + it.hdr.size > slen || memcmp(want, got, it.hdr.size))
+			mismatches++;
+		pos += it.hdr.size;
+	}
+	/* 3 writes x 25 events + 2 bursts x 10, 24 + 6 blocks */
+	tap_ok(st == NSF_END && !mismatches && pos == slen && ev == 95 &&
+	       si == 1 && r.blocks == 30 && r.event_recs == 95 &&
+	       r.trailer_event_recs == 95 && r.lost == GEN_LOST && n == 127,
+	       "file: 95 events, a SYSINFO, 30 blocks and a loss item round-trip byte for byte");
+	nsf_reader_close(&r);
+	close(fd);
+
+	/* FIELDS holds only what readers before XFIELDS knew */
+	nb = boundaries(file, flen, at, 16);
+	struct nsf_rec_hdr h1, h2;
+	size_t nbase, next;
+
+	ns_layout_native_part(false, &nbase);
+	ns_layout_native_part(true, &next);
+	memcpy(&h1, file + at[1], sizeof(h1));
+	memcpy(&h2, file + at[2], sizeof(h2));
+	tap_ok(nb > 4 && h1.kind == NSF_FIELDS && h1.len == 16 + 32 * nbase &&
+	       nbase == 37 && h2.kind == NSF_XFIELDS &&
+	       h2.len == 16 + 32 * next,
+	       "file: FIELDS unchanged (37 entries), events described in XFIELDS");
+
+	/* the trailer's event count is checked */
+	{
+		unsigned char *p = malloc(flen);
+		struct nsf_rec_hdr t;
+		uint64_t bad = 94;
+		struct outcome o;
+
+		memcpy(p, file, flen);
+		memcpy(&t, p + at[nb - 2], sizeof(t));
+		memcpy(p + at[nb - 2] + 16 + 4 * 32 + 24, &bad, 8);
+		recrc(p, at[nb - 2]);
+		o = read_all(p, flen);
+		tap_ok(t.kind == NSF_TRAILER && o.status == NSF_ERR &&
+		       !strcmp(o.err, "trailer says 94 event records, file holds 95"),
+		       "file: trailer event count checked: '%s'", o.err);
+		free(p);
+	}
+	free(file);
+	free(stream);
+}
+
+/* An event record of an imagined other layout: found by name. */
+static void other_event_layout(void)
+{
+	static const struct ns_field ext[] = {
+		{ "event", 0, 48 }, { "event.conn", 8, 8 }, { "event.tsc", 16, 8 },
+		{ "event.type", 24, 2 }, { "event.bytes", 28, 4 },
+		{ "event.flags", 32, 4 }, { "event.tcp.snd_cwnd", 36, 4 },
+		{ "event.tcp.sport", 40, 2 }, { "event.future", 42, 2 },
+		{ "gizmo", 0, 64 }, { "gizmo.x", 56, 8 },
+	};
+	struct ns_layout l;
+	const struct ns_field *base;
+	unsigned char in[48] = { 0 }, out[NS_LAYOUT_ITEM_MAX];
+	struct nsl_item_hdr h = { NSL_ITEM_EVENT, 48, 3 };
+	struct nsl_event_rec e;
+	uint64_t conn = 0x2b, tsc = 123456789;
+	uint16_t type = NSL_EV_TCP_RECV, sport = 43211;
+	uint32_t bytes = 1448, flags = NSL_EVF_TCP | NSL_EVF_ADDR, cwnd = 17;
+	char why[128] = "";
+	size_t nbase, n;
+
+	base = ns_layout_native_part(false, &nbase);
+	memset(&l, 0, sizeof(l));
+	memcpy(l.f, base, nbase * sizeof(*base));
+	memcpy(l.f + nbase, ext, sizeof(ext));
+	l.n = nbase + sizeof(ext) / sizeof(ext[0]);
+	tap_ok(!ns_layout_check(&l, why, sizeof(why)) && !l.native &&
+	       l.event_size == 48 && l.sysinfo_size == 0,
+	       "layout: other event layout accepted, unknown item kind ignored (%s)", why);
+	memcpy(in, &h, 8);
+	memcpy(in + 8, &conn, 8);
+	memcpy(in + 16, &tsc, 8);
+	memcpy(in + 24, &type, 2);
+	memcpy(in + 28, &bytes, 4);
+	memcpy(in + 32, &flags, 4);
+	memcpy(in + 36, &cwnd, 4);
+	memcpy(in + 40, &sport, 2);
+	n = ns_layout_translate(&l, in, 48, out, sizeof(out), why, sizeof(why));
+	memcpy(&e, out, sizeof(e));
+	tap_ok(n == sizeof(e) && e.hdr.size == sizeof(e) && e.hdr.cpu == 3 &&
+	       e.conn == 0x2b && e.tsc == tsc && e.type == NSL_EV_TCP_RECV &&
+	       e.bytes == 1448 && e.flags == flags && e.tcp.snd_cwnd == 17 &&
+	       e.tcp.sport == 43211 && e.seq == 0 && e.tcp.mss == 0,
+	       "layout: event fields found by name (nested ones too), missing ones zero");
+	n = ns_layout_translate(&l, in, 40, out, sizeof(out), why, sizeof(why));
+	tap_ok(!n && !strcmp(why, "event record of 40 bytes, expected 48"),
+	       "layout: '%s'", why);
+}
+
 /* A file system that fills after @limit bytes: RLIMIT_FSIZE in a child. */
 static void full_disk(void)
 {
@@ -467,5 +596,7 @@ void test_file(void)
 	truncation();
 	corrupt();
 	old_layout();
+	magnet_file();
+	other_event_layout();
 	full_disk();
 }
