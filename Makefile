@@ -65,12 +65,10 @@ kernel: deps
 kernel-config: deps
 	kernel/build-kernel.sh config
 
-module: kernel
-	@if [ ! -f $(MODULE_DIR)/Kbuild ] && [ ! -f $(MODULE_DIR)/Makefile ]; then \
-		echo "make module: kernel/ns_module has no Kbuild or Makefile yet" >&2; \
-		exit 1; \
-	fi
-	$(MAKE) -C $(KSRC_DIR) O=$(KOBJ) ARCH=x86_64 CC="$(KCC)" M=$(MODULE_DIR) modules
+# kbuild M= against build/linux-$(FLAVOUR), after making sure the kernel
+# is up to date (under the same lock as `make kernel`).
+module: deps
+	kernel/build-kernel.sh module
 
 vm:
 	@tests/vm/run-vm.sh $(if $(value CMD),"$$NSVM_CMD")

@@ -7,10 +7,12 @@
 # the config, build.  Every step is incremental: re-running with nothing
 # changed touches nothing.
 #
-# Usage: kernel/build-kernel.sh [install|config|build]   (default: build)
+# Usage: kernel/build-kernel.sh [install|config|build|module] (default: build)
 #   install  only unpack the source and install ns_core into it
 #   config   install + write and verify .config
 #   build    config + make (vmlinux, bzImage, in-tree modules)
+#   module   build + kernel/ns_module (netslice.ko) with M=
+# Runs hold build/.kernel-build.lock: concurrent invocations queue.
 #
 # Environment (the top-level Makefile sets these):
 #   FLAVOUR    netslice (default) | stock (CONFIG_NETSLICE off) |
@@ -250,11 +252,23 @@ verify_config() {
 
 configure() {
 	mkdir -p "$KOBJ"
-	local frag=$KOBJ/netslice-wanted.config stamp
+	local frag=$KOBJ/netslice-wanted.config stamp p f
 	wanted_fragment >"$frag.new"
+	# Inputs of the configuration: the fragment, the compiler, the kernel
+	# version and the Kconfig files ns_core installs or patches (its C
+	# sources do not matter here).
 	stamp=$( {
 		cat "$frag.new"
-		cat "$STATE/stamp" 2>/dev/null || true
+		{
+			cut -f1 "$STATE/files" 2>/dev/null
+			for p in $(cat "$STATE/series" 2>/dev/null); do
+				patch_files "$STATE/patches/$p"
+			done
+		} | grep -E '(^|/)Kconfig[^/]*$' | LC_ALL=C sort -u |
+		while read -r f; do
+			echo "$f"
+			cat "$SRC/$f" 2>/dev/null
+		done
 		echo "$KCC"
 		sha256sum "$SRC/Makefile" | cut -d' ' -f1
 	} | sha256sum | cut -d' ' -f1)
@@ -282,12 +296,33 @@ build() {
 	say "kernel ready: $KOBJ/arch/x86/boot/bzImage ($((SECONDS - t0)) s, $(make -s -C "$SRC" O="$KOBJ" kernelrelease 2>/dev/null))"
 }
 
+build_module() {
+	local mdir=$REPO/kernel/ns_module
+	[[ -f $mdir/Kbuild || -f $mdir/Makefile ]] ||
+		die "kernel/ns_module has no Kbuild or Makefile yet"
+	"${KMAKE[@]}" -j"$JOBS" M="$mdir" modules
+	say "module ready: $(ls "$mdir"/*.ko 2>/dev/null | tr '\n' ' ')"
+}
+
 step=${1:-build}
+case $step in
+install|config|build|module) ;;
+*) die "unknown step '$step' (install, config, build or module)" ;;
+esac
+
+# One kernel build at a time per repository: the flavours share the source
+# tree and concurrent makes in one output directory corrupt it.
+mkdir -p "$REPO/build"
+exec 9>"$REPO/build/.kernel-build.lock"
+if ! flock -n 9; then
+	say "waiting for another kernel build in this repository to finish"
+	flock 9
+fi
+
 unpack_source
 install_core
 case $step in
-install) ;;
 config) configure ;;
 build) configure; build ;;
-*) die "unknown step '$step' (install, config or build)" ;;
+module) configure; build; build_module ;;
 esac
