@@ -180,10 +180,11 @@ $out"
 		if [[ -e $work/tree/$f ]]; then
 			cmp -s "$work/tree/$f" "$SRC/$f" && continue
 			mkdir -p "$SRC/$(dirname "$f")"
-			cp "$work/tree/$f" "$SRC/$f"
+			cp --remove-destination "$work/tree/$f" "$SRC/$f"
 		else
 			[[ -e $SRC/$f ]] || continue
 			rm -f "$SRC/$f"
+			rmdir -p --ignore-fail-on-non-empty "$(dirname "$SRC/$f")"
 		fi
 		changed=$((changed + 1))
 	done <"$work/touched"
@@ -191,13 +192,14 @@ $out"
 		while read -r f; do
 			grep -qxF "$f" <(cut -f1 <<<"$files") && continue
 			rm -f "$SRC/$f"
+			rmdir -p --ignore-fail-on-non-empty "$(dirname "$SRC/$f")"
 			changed=$((changed + 1))
 		done <"$STATE/files"
 	fi
 	[[ -n $files ]] && while IFS=$'\t' read -r dst src; do
 		cmp -s "$src" "$SRC/$dst" && continue
 		mkdir -p "$SRC/$(dirname "$dst")"
-		cp "$src" "$SRC/$dst"
+		cp --remove-destination "$src" "$SRC/$dst"
 		changed=$((changed + 1))
 	done <<<"$files"
 
@@ -207,7 +209,7 @@ $out"
 	printf '%s\n' $series >"$STATE/series"
 	[[ -n $files ]] && cut -f1 <<<"$files" >"$STATE/files"
 	echo "$stamp" >"$STATE/stamp"
-	say "ns_core installed in $SRC: $(wc -l <<<"$files" | tr -d ' ') drop-in file(s) checked, $(wc -w <<<"$series" | tr -d ' ') patch(es), $changed file(s) changed"
+	say "ns_core installed in $SRC: $(grep -c . <<<"$files") drop-in file(s), $(wc -w <<<"$series") patch(es), $changed file(s) changed"
 	core_present || say "warning: net/Kconfig does not source net/netslice/Kconfig (no hook patch yet): CONFIG_NETSLICE not required"
 }
 
