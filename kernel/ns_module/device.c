@@ -2,8 +2,9 @@
 /*
  * /dev/ns, the misc device: one reader at a time (a second open() gets
  * EBUSY).  Opening resets the rings and counters, so NSIOCGPACKETS and
- * NSIOCGDROPS count from the open and seqs restart at 0 on every CPU.
- * Collection itself (NSIOCSSTATE) is left as it was, on open and close.
+ * NSIOCGDROPS count from the open, seqs restart at 0 on every CPU, and the
+ * first item read is a struct nsl_sysinfo.  Collection itself
+ * (NSIOCSSTATE) is left as it was, on open and close.
  */
 
 #include <linux/bitops.h>
@@ -37,6 +38,7 @@ enum {
 struct nslm_reader {
 	u8 *bounce;		/* NSLM_BOUNCE_BYTES; nslm_ring_mutex */
 	unsigned int cpu;	/* ring the next read starts at; same lock */
+	bool sysinfo_due;	/* not read yet; same lock, poll peeks */
 };
 
 static unsigned long device_busy;	/* bit 0: open; atomic bitops */
@@ -55,6 +57,7 @@ static int nslm_open(struct inode *inode, struct file *file)
 	if (unlikely(!reader->bounce))
 		goto err_bounce;
 	reader->cpu = cpumask_first(cpu_possible_mask);
+	reader->sysinfo_due = true;
 
 	mutex_lock(&nslm_ring_mutex);
 	nslm_rings_reset();
@@ -78,6 +81,48 @@ static int nslm_release(struct inode *inode, struct file *file)
 	kfree(reader);
 	clear_bit_unlock(0, &device_busy);
 	return 0;
+}
+
+static u64 read_tsc(void)
+{
+#ifdef CONFIG_X86
+	return rdtsc_ordered();
+#else
+	return get_cycles();
+#endif
+}
+
+/* The TSC and the wall clock at the same instant. */
+static void read_clocks(u64 *tsc, u64 *realtime_ns)
+{
+	unsigned long flags;
+	u64 before, after;
+
+	/* The wall clock read is bracketed; take the TSC at its middle. */
+	local_irq_save(flags);
+	before = read_tsc();
+	*realtime_ns = ktime_get_real_ns();
+	after = read_tsc();
+	local_irq_restore(flags);
+	*tsc = before + (after - before) / 2;
+}
+
+/* The first item of every stream. */
+static ssize_t put_sysinfo(char __user *buf)
+{
+	struct nsl_sysinfo si = {
+		.hdr = {
+			.kind = NSL_ITEM_SYSINFO,
+			.size = sizeof(si),
+		},
+		.abi_version = NSL_ABI_VERSION,
+		.byte_order = NSL_BYTE_ORDER_MARK,
+		.tsc_khz = nsl_tsc_khz(),
+		.ncpus = nr_cpu_ids,
+	};
+
+	read_clocks(&si.ref_tsc, &si.ref_realtime_ns);
+	return copy_to_user(buf, &si, sizeof(si)) ? -EFAULT : sizeof(si);
 }
 
 static unsigned int next_ring(unsigned int cpu)
@@ -116,28 +161,43 @@ static ssize_t drain(struct nslm_reader *reader, char __user *buf,
 	return done;
 }
 
+static bool readable(const struct nslm_reader *reader)
+{
+	return READ_ONCE(reader->sysinfo_due) || nslm_rings_have_items();
+}
+
 static ssize_t nslm_read(struct file *file, char __user *buf, size_t count,
 			 loff_t *ppos)
 {
 	struct nslm_reader *reader = file->private_data;
-	ssize_t ret;
+	ssize_t ret, len;
 
 	/* Never a partial item: the buffer must hold the largest one. */
 	if (count < NSLM_SLOT_SIZE)
 		return -EINVAL;
 
 	do {
-		if (!nslm_rings_have_items()) {
+		if (!readable(reader)) {
 			if (file->f_flags & O_NONBLOCK)
 				return -EAGAIN;
 			ret = wait_event_interruptible(nslm_ring_wait,
-						       nslm_rings_have_items());
+						       readable(reader));
 			if (ret)
 				return ret;
 		}
 		if (mutex_lock_interruptible(&nslm_ring_mutex))
 			return -ERESTARTSYS;
-		ret = drain(reader, buf, count);
+		ret = 0;
+		if (reader->sysinfo_due) {
+			ret = put_sysinfo(buf);
+			if (ret > 0)
+				WRITE_ONCE(reader->sysinfo_due, false);
+		}
+		if (ret >= 0) {
+			len = drain(reader, buf + ret, count - ret);
+			if (len >= 0 || !ret)
+				ret += len;
+		}
 		mutex_unlock(&nslm_ring_mutex);
 	} while (!ret);	/* another thread of ours took the items */
 
@@ -147,7 +207,7 @@ static ssize_t nslm_read(struct file *file, char __user *buf, size_t count,
 static __poll_t nslm_poll(struct file *file, poll_table *wait)
 {
 	poll_wait(file, &nslm_ring_wait, wait);
-	return nslm_rings_have_items() ? EPOLLIN | EPOLLRDNORM : 0;
+	return readable(file->private_data) ? EPOLLIN | EPOLLRDNORM : 0;
 }
 
 static int set_rcvbuf(void __user *argp)
@@ -200,8 +260,7 @@ static int set_events(void __user *argp)
 			return -EPERM;
 	}
 
-	/* Counting is a later step of the core; duration only for now. */
-	return evs.nevents ? -EOPNOTSUPP : 0;
+	return nsl_counters_set(&evs);
 }
 
 static int set_mode(void __user *argp)
@@ -214,7 +273,7 @@ static int set_mode(void __user *argp)
 	    (mode.mode != NSL_MODE_DURATION && mode.mode != NSL_MODE_COUNT))
 		return -EINVAL;
 
-	return mode.mode == NSL_MODE_DURATION ? 0 : -EOPNOTSUPP;
+	return nsl_counters_set_mode(mode.mode);
 }
 
 static int get_calib(void __user *argp)
@@ -225,13 +284,26 @@ static int get_calib(void __user *argp)
 	calib = memdup_user(argp, sizeof(*calib));
 	if (IS_ERR(calib))
 		return PTR_ERR(calib);
-	if (calib->flags || calib->nevents || calib->cpu >= nr_cpu_ids ||
-	    !cpu_online(calib->cpu))
+	if (calib->flags || calib->nevents || calib->cpu >= nr_cpu_ids)
 		ret = -EINVAL;
 	else
-		ret = -EOPNOTSUPP;	/* until the core exports calibration */
+		ret = nsl_calibrate(calib);
+	if (!ret && copy_to_user(argp, calib, sizeof(*calib)))
+		ret = -EFAULT;
 	kfree(calib);
 	return ret;
+}
+
+static int set_records(void __user *argp)
+{
+	struct nsl_record_opts opts;
+
+	if (copy_from_user(&opts, argp, sizeof(opts)))
+		return -EFAULT;
+	if ((opts.flags & ~NSL_REC_ALL) || opts.pad)
+		return -EINVAL;
+
+	return nsl_records_set(&opts);
 }
 
 static int get_count(void __user *argp, bool drops)
@@ -242,15 +314,6 @@ static int get_count(void __user *argp, bool drops)
 	nslm_rings_totals(&totals);
 	c.count = drops ? totals.drops : totals.packets;
 	return copy_to_user(argp, &c, sizeof(c)) ? -EFAULT : 0;
-}
-
-static u64 read_tsc(void)
-{
-#ifdef CONFIG_X86
-	return rdtsc_ordered();
-#else
-	return get_cycles();
-#endif
 }
 
 static int get_info(void __user *argp)
@@ -266,17 +329,8 @@ static int get_info(void __user *argp)
 		.ring_max = nslm_rings_max_bytes(),
 		.emitted = nsl_emitted(),
 	};
-	unsigned long flags;
-	u64 before, after;
 
-	/* The wall clock read is bracketed; take the TSC at its middle. */
-	local_irq_save(flags);
-	before = read_tsc();
-	info.ref_realtime_ns = ktime_get_real_ns();
-	after = read_tsc();
-	local_irq_restore(flags);
-	info.ref_tsc = before + (after - before) / 2;
-
+	read_clocks(&info.ref_tsc, &info.ref_realtime_ns);
 	return copy_to_user(argp, &info, sizeof(info)) ? -EFAULT : 0;
 }
 
@@ -304,6 +358,8 @@ static long nslm_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return get_info(argp);
 	case NSIOCGCALIB:
 		return get_calib(argp);
+	case NSIOCSRECORDS:
+		return set_records(argp);
 	default:
 		return -ENOTTY;
 	}

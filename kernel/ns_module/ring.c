@@ -10,17 +10,22 @@
  * (peek), copies them to user space without it, and only then frees their
  * slots (consume), so a faulting user buffer loses nothing.
  *
- * Loss accounting: every block offered to a ring takes that ring's next
- * seq, whether it is kept or not.  A block that finds the ring full is
- * dropped and counted; whoever next finds room (the producer, if it has
- * room for the marker and its block, or the reader once it has freed a
- * slot) places a loss item saying how many blocks are missing and the seq
- * of the first.  So within one CPU's stream the seqs are continuous except
- * where a loss item accounts for the gap exactly, and at every moment
+ * Loss accounting: every item the core offers (a block or an event record)
+ * takes that ring's next seq, whether it is kept or not.  An item that
+ * finds the ring full is dropped and counted; whoever next finds room (the
+ * reader once it has freed a slot, or else the producer when it has room
+ * for the marker and its item) places a loss item saying how many items
+ * are missing and the seq of the first.  So within one CPU's stream the
+ * seqs are continuous except where a loss item accounts for the gap
+ * exactly, and at every moment
  *
- *	packets == blocks read + drops + blocks still in the rings.
+ *	packets == items read + drops + items still in the rings
+ *
+ * where packets counts the items offered and loss markers are not items.
  */
 
+#include <linux/build_bug.h>
+#include <linux/container_of.h>
 #include <linux/cpumask.h>
 #include <linux/errno.h>
 #include <linux/irq_work.h>
@@ -31,6 +36,7 @@
 #include <linux/percpu.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/stddef.h>
 #include <linux/string.h>
 #include <linux/timex.h>
 
@@ -43,9 +49,9 @@ struct nslm_ring {
 	u32 head;		/* slot of the oldest item */
 	u32 count;		/* items in the ring; poll peeks locklessly */
 	u32 cpu;		/* goes into hdr.cpu */
-	u64 blocks;		/* of the items, blocks (not loss markers) */
-	u64 offered;		/* blocks offered: the next block's seq */
-	u64 dropped;		/* blocks that will never be read */
+	u64 counted;		/* items that are not loss markers */
+	u64 offered;		/* items offered: the next item's seq */
+	u64 dropped;		/* items that will never be read */
 	u64 lost;		/* drops not yet marked by a loss item */
 	u64 lost_seq;		/* seq of the first of those */
 	u64 lost_tsc;		/* TSC when it was dropped */
@@ -120,32 +126,50 @@ static void ring_drop(struct nslm_ring *ring, u64 seq)
 	ring->dropped++;
 }
 
-static bool block_is_sane(const struct nsl_block *blk)
+/* Blocks and event records share the per-CPU seq, at the same offset. */
+static u64 *item_seq(struct nsl_item_hdr *item)
 {
-	return blk->hdr.kind == NSL_ITEM_BLOCK &&
-	       blk->nrec <= NSL_MAX_RECORDS &&
-	       blk->hdr.size == NSL_BLOCK_SIZE(blk->nrec);
+	BUILD_BUG_ON(offsetof(struct nsl_block, seq) !=
+		     offsetof(struct nsl_event_rec, seq));
+	return &container_of(item, struct nsl_block, hdr)->seq;
 }
 
-/* Returns whether @blk was queued (as opposed to dropped). */
-static bool ring_offer(struct nslm_ring *ring, const struct nsl_block *blk)
+static bool item_is_sane(const struct nsl_item_hdr *item)
 {
-	struct nsl_block *dst;
+	const struct nsl_block *blk;
+
+	BUILD_BUG_ON(sizeof(struct nsl_event_rec) > NSLM_SLOT_SIZE);
+	switch (item->kind) {
+	case NSL_ITEM_BLOCK:
+		blk = container_of(item, struct nsl_block, hdr);
+		return blk->nrec <= NSL_MAX_RECORDS &&
+		       item->size == NSL_BLOCK_SIZE(blk->nrec);
+	case NSL_ITEM_EVENT:
+		return item->size == sizeof(struct nsl_event_rec);
+	default:
+		return false;
+	}
+}
+
+/* Returns whether @item was queued (as opposed to dropped). */
+static bool ring_offer(struct nslm_ring *ring, const struct nsl_item_hdr *item)
+{
+	struct nsl_item_hdr *dst;
 	unsigned long flags;
 	bool queued = false;
 	u64 seq;
 
 	spin_lock_irqsave(&ring->lock, flags);
 	seq = ring->offered++;
-	if (WARN_ON_ONCE(!block_is_sane(blk))) {
+	if (WARN_ON_ONCE(!item_is_sane(item))) {
 		ring_drop(ring, seq);
 	} else if (ring_room(ring) >= (ring->lost ? 2 : 1)) {
 		if (ring->lost)
 			ring_push_loss(ring);
-		dst = ring_push(ring, blk, blk->hdr.size);
-		dst->hdr.cpu = ring->cpu;
-		dst->seq = seq;
-		ring->blocks++;
+		dst = ring_push(ring, item, item->size);
+		dst->cpu = ring->cpu;
+		*item_seq(dst) = seq;
+		ring->counted++;
 		queued = true;
 	} else {
 		ring_drop(ring, seq);
@@ -154,10 +178,10 @@ static bool ring_offer(struct nslm_ring *ring, const struct nsl_block *blk)
 	return queued;
 }
 
-void nslm_ring_deliver(const struct nsl_block *blk, void *priv)
+void nslm_ring_deliver(const struct nsl_item_hdr *item, void *priv)
 {
 	/* Preemption may move us; the lock, not the CPU, guards the ring. */
-	if (ring_offer(raw_cpu_ptr(&nslm_rings), blk) &&
+	if (ring_offer(raw_cpu_ptr(&nslm_rings), item) &&
 	    wq_has_sleeper(&nslm_ring_wait))
 		irq_work_queue(&wake_work);
 }
@@ -194,8 +218,8 @@ static void ring_consume(struct nslm_ring *ring, unsigned int nitems)
 	spin_lock_irqsave(&ring->lock, flags);
 	for (; nitems && ring->count; nitems--) {
 		hdr = ring_slot(ring, ring->head);
-		if (hdr->kind == NSL_ITEM_BLOCK)
-			ring->blocks--;
+		if (hdr->kind != NSL_ITEM_LOSS)
+			ring->counted--;
 		if (++ring->head == ring->nslots)
 			ring->head = 0;
 		WRITE_ONCE(ring->count, ring->count - 1);
@@ -226,27 +250,25 @@ void nslm_ring_consume(unsigned int cpu, unsigned int nitems)
  */
 static void ring_discard(struct nslm_ring *ring)
 {
-	const struct nsl_item_hdr *first;
+	struct nsl_item_hdr *first;
 	const struct nsl_loss *loss;
-	const struct nsl_block *blk;
 
 	lockdep_assert_held(&ring->lock);
 	if (!ring->count)
 		return;
 	first = ring_slot(ring, ring->head);
 	if (first->kind == NSL_ITEM_LOSS) {
-		loss = (const struct nsl_loss *)first;
+		loss = container_of(first, struct nsl_loss, hdr);
 		ring->lost_seq = loss->first_seq;
 		ring->lost_tsc = loss->tsc;
 	} else {
-		blk = (const struct nsl_block *)first;
-		ring->lost_seq = blk->seq;
+		ring->lost_seq = *item_seq(first);
 		ring->lost_tsc = get_cycles();
 	}
 	ring->lost = ring->offered - ring->lost_seq;
-	ring->dropped += ring->blocks;
+	ring->dropped += ring->counted;
 	ring->head = 0;
-	ring->blocks = 0;
+	ring->counted = 0;
 	WRITE_ONCE(ring->count, 0);
 }
 
@@ -340,7 +362,7 @@ void nslm_rings_reset(void)
 		spin_lock_irqsave(&ring->lock, flags);
 		ring->head = 0;
 		WRITE_ONCE(ring->count, 0);
-		ring->blocks = 0;
+		ring->counted = 0;
 		ring->offered = 0;
 		ring->dropped = 0;
 		ring->lost = 0;
@@ -370,7 +392,7 @@ void nslm_rings_totals(struct nslm_totals *t)
 		spin_lock_irqsave(&ring->lock, flags);
 		t->packets += ring->offered;
 		t->drops += ring->dropped;
-		t->queued += ring->blocks;
+		t->queued += ring->counted;
 		spin_unlock_irqrestore(&ring->lock, flags);
 	}
 }

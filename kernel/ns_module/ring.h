@@ -12,7 +12,7 @@
 #include <linux/wait.h>
 #include <linux/netslice.h>
 
-/* Every ring slot holds one item of at most this many bytes. */
+/* Every ring slot holds one item; a block is the largest. */
 #define NSLM_SLOT_SIZE		sizeof(struct nsl_block)
 
 enum {
@@ -22,9 +22,9 @@ enum {
 };
 
 struct nslm_totals {
-	u64 packets;	/* blocks offered since the last reset */
-	u64 drops;	/* of those, blocks that will never be read */
-	u64 queued;	/* blocks waiting in the rings */
+	u64 packets;	/* items offered since the last reset */
+	u64 drops;	/* of those, items that will never be read */
+	u64 queued;	/* items waiting in the rings (not loss markers) */
 };
 
 /* Serialises the consumer side: peek/consume, resize, reset. */
@@ -41,7 +41,7 @@ void nslm_rings_totals(struct nslm_totals *t);
 u64 nslm_rings_bytes(void);
 u64 nslm_rings_max_bytes(void);
 
-void nslm_ring_deliver(const struct nsl_block *blk, void *priv);
+void nslm_ring_deliver(const struct nsl_item_hdr *item, void *priv);
 size_t nslm_ring_peek(unsigned int cpu, void *buf, size_t space,
 		      unsigned int *nitems);
 void nslm_ring_consume(unsigned int cpu, unsigned int nitems);

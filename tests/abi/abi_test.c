@@ -70,6 +70,43 @@
 	X(OFF(nsl_loss, first_seq), 16) \
 	X(OFF(nsl_loss, tsc), 24) \
 	\
+	X(NSL_ITEM_EVENT, 3) \
+	X(NSL_ITEM_SYSINFO, 4) \
+	X(NSL_EV_MAX, 9) \
+	X(SZ(nsl_tcp_state), 56) \
+	X(OFF(nsl_tcp_state, snd_wnd), 0) \
+	X(OFF(nsl_tcp_state, mss), 44) \
+	X(OFF(nsl_tcp_state, sport), 48) \
+	X(OFF(nsl_tcp_state, dport), 50) \
+	X(OFF(nsl_tcp_state, state), 52) \
+	X(OFF(nsl_tcp_state, ca_state), 53) \
+	X(OFF(nsl_tcp_state, tcp_flags), 54) \
+	X(SZ(nsl_ip_fields), 16) \
+	X(OFF(nsl_ip_fields, id), 4) \
+	X(OFF(nsl_ip_fields, frag_off), 6) \
+	X(OFF(nsl_ip_fields, saddr), 8) \
+	X(OFF(nsl_ip_fields, daddr), 12) \
+	X(SZ(nsl_event_rec), 120) \
+	X(OFF(nsl_event_rec, seq), OFF(nsl_block, seq)) \
+	X(OFF(nsl_event_rec, tsc), 16) \
+	X(OFF(nsl_event_rec, conn), 24) \
+	X(OFF(nsl_event_rec, type), 32) \
+	X(OFF(nsl_event_rec, bytes), 36) \
+	X(OFF(nsl_event_rec, flags), 40) \
+	X(OFF(nsl_event_rec, pad), 44) \
+	X(OFF(nsl_event_rec, tcp), 48) \
+	X(OFF(nsl_event_rec, ip), 104) \
+	X(SZ(nsl_event_rec) <= SZ(nsl_block), 1) \
+	X(SZ(nsl_sysinfo), 40) \
+	X(OFF(nsl_sysinfo, abi_version), 8) \
+	X(OFF(nsl_sysinfo, byte_order), 12) \
+	X(OFF(nsl_sysinfo, tsc_khz), 16) \
+	X(OFF(nsl_sysinfo, ncpus), 20) \
+	X(OFF(nsl_sysinfo, ref_tsc), 24) \
+	X(OFF(nsl_sysinfo, ref_realtime_ns), 32) \
+	X(SZ(nsl_record_opts), 8) \
+	X(OFF(nsl_record_opts, pad), 4) \
+	\
 	X(SZ(nsl_rcvbuf), 16) \
 	X(OFF(nsl_rcvbuf, bytes), 0) \
 	X(OFF(nsl_rcvbuf, flags), 8) \
@@ -133,7 +170,8 @@
 	X(NSIOCGPACKETS, 0x8008B905UL) \
 	X(NSIOCGDROPS, 0x8008B906UL) \
 	X(NSIOCGINFO, 0x8040B907UL) \
-	X(NSIOCGCALIB, 0xC160B908UL)
+	X(NSIOCGCALIB, 0xC160B908UL) \
+	X(NSIOCSRECORDS, 0x4008B909UL)
 
 /* C90 has no _Static_assert: a negative array size stops the build. */
 #define STATIC_CHECK(expr, want) \

@@ -10,12 +10,12 @@
 
 struct selftest_stream {
 	u64 next_seq;	/* seq the next item must start at */
-	u64 blocks;	/* blocks read */
-	u64 lost;	/* blocks announced lost */
+	u64 blocks;	/* blocks and event records read */
+	u64 lost;	/* items announced lost */
 	u8 *buf;	/* room for a whole ring */
 };
 
-static struct nsl_block *selftest_block(u8 nrec)
+static struct nsl_item_hdr *selftest_block(u8 nrec)
 {
 	static struct nsl_block blk;
 
@@ -25,7 +25,18 @@ static struct nsl_block *selftest_block(u8 nrec)
 	blk.hdr.cpu = U32_MAX;
 	blk.nrec = nrec;
 	blk.seq = U64_MAX;
-	return &blk;
+	return &blk.hdr;
+}
+
+static struct nsl_item_hdr *selftest_event(void)
+{
+	static struct nsl_event_rec ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.hdr.kind = NSL_ITEM_EVENT;
+	ev.hdr.size = sizeof(ev);
+	ev.seq = U64_MAX;
+	return &ev.hdr;
 }
 
 /* Read (up to @space bytes of) the ring and check the items. */
@@ -33,6 +44,7 @@ static bool selftest_read(struct nslm_ring *ring, struct selftest_stream *st,
 			  size_t space)
 {
 	const struct nsl_item_hdr *hdr;
+	const struct nsl_event_rec *ev;
 	const struct nsl_block *blk;
 	const struct nsl_loss *loss;
 	unsigned int nitems, i;
@@ -47,6 +59,12 @@ static bool selftest_read(struct nslm_ring *ring, struct selftest_stream *st,
 			blk = (const struct nsl_block *)hdr;
 			if (blk->seq != st->next_seq ||
 			    hdr->size != NSL_BLOCK_SIZE(blk->nrec))
+				return false;
+			st->next_seq++;
+			st->blocks++;
+		} else if (hdr->kind == NSL_ITEM_EVENT) {
+			ev = (const struct nsl_event_rec *)hdr;
+			if (ev->seq != st->next_seq || hdr->size != sizeof(*ev))
 				return false;
 			st->next_seq++;
 			st->blocks++;
@@ -65,11 +83,11 @@ static bool selftest_read(struct nslm_ring *ring, struct selftest_stream *st,
 	return off == len;
 }
 
-/* packets == blocks read + drops + blocks still in the ring */
+/* packets == items read + drops + items still in the ring */
 static bool selftest_balanced(struct nslm_ring *ring,
 			      const struct selftest_stream *st)
 {
-	return ring->offered == st->blocks + ring->dropped + ring->blocks &&
+	return ring->offered == st->blocks + ring->dropped + ring->counted &&
 	       ring->dropped == st->lost + ring->lost;
 }
 
@@ -146,8 +164,9 @@ bool __init nslm_ring_selftest(void)
 		CHECK(selftest_balanced(&ring, &st));
 		CHECK(st.next_seq == ring.offered);
 		CHECK(ring_offer(&ring, selftest_block(0)));
+		CHECK(ring_offer(&ring, selftest_event()));
 		CHECK(selftest_read(&ring, &st, ring_bytes));
-		CHECK(st.next_seq == ring.offered && st.blocks == 8);
+		CHECK(st.next_seq == ring.offered && st.blocks == 9);
 	}
 #undef CHECK
 

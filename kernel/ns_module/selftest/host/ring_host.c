@@ -45,7 +45,9 @@ static int fuzz(long iters)
 	st.buf = malloc(64 * NSLM_SLOT_SIZE);
 	for (i = 0; i < iters; i++) {
 		op = rand() % 100;
-		if (op < 60) {
+		if (op < 10) {
+			ring_offer(r, selftest_event());
+		} else if (op < 60) {
 			ring_offer(r, selftest_block(rand() % 17));
 		} else if (op < 95) {
 			if (!selftest_read(r, &st, NSL_BLOCK_SIZE(0) +

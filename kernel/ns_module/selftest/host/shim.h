@@ -15,6 +15,9 @@ typedef uint8_t u8; typedef uint16_t u16; typedef uint32_t u32; typedef uint64_t
 #define U32_MAX UINT32_MAX
 #define U64_MAX UINT64_MAX
 #define INT_MAX 0x7fffffff
+#include <stddef.h>
+#define BUILD_BUG_ON(c) _Static_assert(!(c), #c)
+#define container_of(p, t, m) ((t *)((char *)(p) - offsetof(t, m)))
 #define PAGE_SIZE 4096
 typedef int spinlock_t;
 struct mutex { int x; };
