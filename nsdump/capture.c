@@ -183,6 +183,13 @@ int ns_dev_collect(struct ns_dev *d, bool on)
 	return ioctl(d->fd, NSIOCSSTATE, &st);
 }
 
+int ns_dev_records(struct ns_dev *d, uint32_t flags)
+{
+	struct nsl_record_opts opts = { .flags = flags };
+
+	return ioctl(d->fd, NSIOCSRECORDS, &opts) ? errno : 0;
+}
+
 int ns_dev_drops(struct ns_dev *d, uint64_t *drops)
 {
 	struct nsl_count c = { 0 };

@@ -41,6 +41,8 @@ ssize_t ns_dev_read(struct ns_dev *d, void *buf, size_t len,
 ssize_t ns_dev_read_timeout(struct ns_dev *d, void *buf, size_t len,
 			    int timeout_ms);
 int ns_dev_collect(struct ns_dev *d, bool on);	/* NSIOCSSTATE */
+/* NSIOCSRECORDS with NSL_REC_* @flags (0: off): 0 or the errno. */
+int ns_dev_records(struct ns_dev *d, uint32_t flags);
 int ns_dev_drops(struct ns_dev *d, uint64_t *drops);	/* NSIOCGDROPS */
 int ns_dev_emitted(struct ns_dev *d, uint64_t *emitted);	/* NSIOCGINFO */
 /* Switch collection off (the module leaves it as it is on close), close. */

@@ -175,8 +175,111 @@ static void json_table(struct ns_report *r)
 	}
 }
 
+static void json_event(struct ns_report *r, const struct nsl_event_rec *ev)
+{
+	const struct nsl_tcp_state *t = &ev->tcp;
+	const struct nsl_ip_fields *ip = &ev->ip;
+	FILE *f = r->out;
+	char when[64], buf[64];
+
+	ns_clock_format(&r->clock, ev->tsc, when, sizeof(when));
+	fprintf(f, "{\"type\":\"event\",\"time\":\"%s\",\"time_ns\":%lld,\"cpu\":%u,\"seq\":%llu,\"tsc\":%llu,\"conn\":%llu,\"event\":\"%s\",\"bytes\":%u",
+		when, (long long)ns_clock_ns(&r->clock, ev->tsc), ev->hdr.cpu,
+		(unsigned long long)ev->seq, (unsigned long long)ev->tsc,
+		(unsigned long long)ev->conn, ns_event_type_name(ev->type),
+		ev->bytes);
+	ns_event_flags(ev->flags, buf, sizeof(buf));
+	json_flags(f, "flags", buf);
+	if (ev->flags & NSL_EVF_TCP) {
+		fprintf(f, ",\"tcp\":{\"snd_cwnd\":%u,\"snd_ssthresh\":%u,\"srtt_us\":%u,\"rto_us\":%u,\"packets_out\":%u,\"retrans_out\":%u,\"total_retrans\":%u,\"snd_wnd\":%u,\"rcv_wnd\":%u,\"write_seq\":%u,\"copied_seq\":%u,\"mss\":%u,\"state\":\"%s\",\"ca_state\":%u,\"tcp_flags\":%u}",
+			t->snd_cwnd, t->snd_ssthresh, t->srtt_us, t->rto_us,
+			t->packets_out, t->retrans_out, t->total_retrans,
+			t->snd_wnd, t->rcv_wnd, t->write_seq, t->copied_seq,
+			t->mss, ns_tcp_state_name(t->state, buf, sizeof(buf)),
+			t->ca_state, t->tcp_flags);
+	}
+	if (ev->flags & NSL_EVF_IP)
+		fprintf(f, ",\"ip\":{\"version\":%u,\"tos\":%u,\"ttl\":%u,\"id\":%u,\"frag_off\":%u,\"protocol\":%u}",
+			ip->version, ip->tos, ip->ttl, ip->id, ip->frag_off,
+			ip->protocol);
+	if (ev->flags & NSL_EVF_ADDR) {
+		char sa[16], da[16];
+
+		ns_ipv4(ip->saddr, sa, sizeof(sa));
+		ns_ipv4(ip->daddr, da, sizeof(da));
+		fprintf(f, ",\"sport\":%u,\"dport\":%u,\"saddr\":\"%s\",\"daddr\":\"%s\"",
+			t->sport, t->dport, sa, da);
+	}
+	fputs("}\n", f);
+}
+
+static void json_sysinfo(struct ns_report *r, const struct nsl_sysinfo *s)
+{
+	char when[64];
+
+	ns_clock_format(&r->clock, s->ref_tsc, when, sizeof(when));
+	fprintf(r->out, "{\"type\":\"sysinfo\",\"cpu\":%u,\"abi_version\":%u,\"tsc_khz\":%u,\"ncpus\":%u,\"ref_tsc\":%llu,\"ref_realtime_ns\":%llu,\"time\":\"%s\"}\n",
+		s->hdr.cpu, s->abi_version, s->tsc_khz, s->ncpus,
+		(unsigned long long)s->ref_tsc,
+		(unsigned long long)s->ref_realtime_ns, when);
+}
+
+/* Table III: one {"type":"conn"} line per connection. */
+static void json_conns(struct ns_report *r)
+{
+	struct ns_magnet *m = r->mag;
+	FILE *f = r->out;
+
+	for (size_t i = 0; i < m->n; i++) {
+		struct ns_conn *c = &m->conn[i];
+		bool first = true;
+
+		if (!c->accounted)
+			continue;
+		fprintf(f, "{\"type\":\"conn\",\"conn\":%llu",
+			(unsigned long long)c->conn);
+		if (c->have_ports)
+			fprintf(f, ",\"lport\":%u,\"rport\":%u", c->lport,
+				c->rport);
+		if (c->have_laddr || c->have_raddr) {
+			char a[16];
+
+			if (c->have_laddr) {
+				ns_ipv4(c->laddr, a, sizeof(a));
+				fprintf(f, ",\"laddr\":\"%s\"", a);
+			}
+			if (c->have_raddr) {
+				ns_ipv4(c->raddr, a, sizeof(a));
+				fprintf(f, ",\"raddr\":\"%s\"", a);
+			}
+		}
+		fputs(",\"layers\":[", f);
+		for (unsigned int k = 0; k < NSL_EV_MAX - 1; k++) {
+			unsigned int type = ns_magnet_order[k];
+			struct ns_layer_summary s;
+
+			if (!ns_magnet_layer(&c->layer[type], r->clock.tsc_khz, &s))
+				continue;
+			fprintf(f, "%s{\"event\":\"%s\",\"n\":%llu,\"bytes_mean\":%.1f,\"bytes_min\":%u,\"bytes_max\":%u,\"tso\":%llu,\"spacing_n\":%llu",
+				first ? "" : ",", ns_event_type_name(type),
+				(unsigned long long)s.n, s.bytes_mean, s.bytes_min,
+				s.bytes_max, (unsigned long long)s.tso,
+				(unsigned long long)s.gaps);
+			if (s.gaps)
+				fprintf(f, ",\"spacing_mean_us\":%.3f,\"spacing_cv\":%.4f",
+					s.gap_mean_us, s.gap_cv);
+			fputc('}', f);
+			first = false;
+		}
+		fputs("]}\n", f);
+	}
+}
+
 const struct ns_printer ns_json_printer = {
 	.block	= json_block,
 	.loss	= json_loss,
 	.table	= json_table,
+	.event	= json_event,
+	.sysinfo = json_sysinfo,
+	.conns	= json_conns,
 };

@@ -21,6 +21,8 @@
 #include "decode.h"
 #include "events.h"
 #include "file.h"
+#include "filter.h"
+#include "magnet.h"
 #include "report.h"
 
 struct opts {
@@ -28,6 +30,8 @@ struct opts {
 	uint64_t count, rcvbuf;	/* 0: unlimited / leave as is */
 	int verbose;
 	bool quiet, json, list, raw, calibrate, rtt;
+	bool magnet, addr;	/* -M, --addr */
+	struct ns_filter filter;	/* -p, --dir */
 };
 
 struct run {
@@ -38,8 +42,10 @@ struct run {
 	struct ns_calib_set calib;	/* live: NSIOCGCALIB per CPU */
 	const struct ns_calib_set *use_calib;	/* NULL: raw */
 	struct ns_rtt rtt;
+	struct ns_magnet conns;	/* -M or -p: what each connection is */
 	bool writing;
-	uint64_t captured, skipped;
+	bool records_on;	/* NSIOCSRECORDS switched them on */
+	uint64_t captured, skipped, event_recs;
 };
 
 static volatile sig_atomic_t stop_flag, usr1_flag;
@@ -59,8 +65,9 @@ static void on_usr1(int sig)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: nsdump [-nqv] [--json] [--raw] [--rtt] [-B size] [-c count]\n"
-		"              [-e event[,event...]] [-i device | -r file] [-w file]\n"
+		"usage: nsdump [-Mnqv] [--json] [--raw] [--rtt] [--addr] [-B size] [-c count]\n"
+		"              [-e event[,event...]] [-p lport.rport]... [--dir tx|rx]\n"
+		"              [-i device | -r file] [-w file]\n"
 		"       nsdump -L\n"
 		"       nsdump --calibrate [-e event[,event...]] [-i device | -r file]\n"
 		"  -B size      ring buffer bytes per CPU (k, M suffixes)\n"
@@ -71,6 +78,12 @@ static void usage(FILE *f)
 		"  -r file      read a trace file ('-' = stdin)\n"
 		"  -w file      write a trace file ('-' = stdout); no text unless -v\n"
 		"  -q           no per-packet lines; -v more detail; -n accepted\n"
+		"  -M           MAGNeT event records: one line each, and per connection\n"
+		"               the application-vs-wire table (Table III)\n"
+		"  --addr       with -M, ask the kernel for addresses and ports too\n"
+		"  -p l.r       only connections with local port l and remote port r\n"
+		"               (0: any; repeatable; ports come from event records)\n"
+		"  --dir tx|rx  only the send or the receive direction\n"
 		"  --json       JSON lines instead of text\n"
 		"  --raw        do not correct for the macros' own cost\n"
 		"  --rtt        the user-level round trip of a ping-pong (formula 5)\n"
@@ -119,16 +132,19 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "raw", no_argument, NULL, 'R' },
 		{ "rtt", no_argument, NULL, 'T' },
 		{ "calibrate", no_argument, NULL, 'C' },
+		{ "addr", no_argument, NULL, 'A' },
+		{ "dir", required_argument, NULL, 'D' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char *end;
 	int c;
 
 	memset(o, 0, sizeof(*o));
+	ns_filter_init(&o->filter, NULL);
 	o->dev = getenv("NSDUMP_DEV");
 	if (!o->dev || !*o->dev)
 		o->dev = NS_DEFAULT_DEV;
-	while ((c = getopt_long(argc, argv, "B:c:e:hi:Lnqr:vw:", longopts,
+	while ((c = getopt_long(argc, argv, "B:c:e:hi:LMnp:qr:vw:", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'B':
@@ -156,6 +172,21 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'i': o->dev = optarg; break;
 		case 'j': o->json = true; break;
 		case 'L': o->list = true; break;
+		case 'M': o->magnet = true; break;
+		case 'A': o->addr = true; break;
+		case 'p':
+			if (ns_filter_add_ports(&o->filter, optarg)) {
+				error("-p %s: expected lport.rport, ports 0..65535 (0: any), at most %d",
+				      optarg, NS_FILTER_PORTS);
+				return -1;
+			}
+			break;
+		case 'D':
+			if (ns_filter_set_dir(&o->filter, optarg)) {
+				error("--dir %s: expected tx or rx", optarg);
+				return -1;
+			}
+			break;
 		case 'n': break;	/* nsdump resolves no names */
 		case 'q': o->quiet = true; break;
 		case 'r': o->rfile = optarg; break;
@@ -179,6 +210,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		error("-e applies to a device; a file's events are those it was written with");
 		return -1;
 	}
+	if (o->addr && !o->magnet) {
+		error("--addr goes with -M");
+		return -1;
+	}
 	return 0;
 }
 
@@ -191,8 +226,38 @@ static void print_stats(struct run *run, struct ns_dev *dev)
 		drops = run->rep.lost;
 		src = " (NSIOCGDROPS failed: counted from loss records)";
 	}
-	fprintf(stderr, "%" PRIu64 " blocks captured, %" PRIu64 " dropped by kernel%s\n",
-		run->captured, drops, src);
+	if (run->event_recs)
+		fprintf(stderr, "%" PRIu64 " blocks and %" PRIu64 " event records captured, %" PRIu64 " dropped by kernel%s\n",
+			run->captured, run->event_recs, drops, src);
+	else
+		fprintf(stderr, "%" PRIu64 " blocks captured, %" PRIu64 " dropped by kernel%s\n",
+			run->captured, drops, src);
+}
+
+/* A block or event record that the filter let through (now or later). */
+static void deliver(void *ctx, const struct ns_item *it)
+{
+	struct run *run = ctx;
+
+	if (it->type == NS_ITEM_BLOCK)
+		ns_report_block(&run->rep, &it->block);
+	else
+		ns_report_event(&run->rep, &it->event);
+}
+
+static void offer(struct run *run, const struct ns_item *it)
+{
+	if (ns_filter_offer(&run->o->filter, it) == NS_FILTER_PASS)
+		deliver(run, it);
+}
+
+static void event_record(struct run *run, const struct ns_item *it)
+{
+	run->event_recs++;
+	if (ns_magnet_learn(&run->conns, &it->event) &&
+	    run->o->filter.nports)
+		ns_filter_release(&run->o->filter, it->event.conn, deliver, run);
+	offer(run, it);
 }
 
 /* One item of either source; false once -c is satisfied. */
@@ -203,13 +268,17 @@ static bool consume(struct run *run, const struct ns_item *it)
 	switch (it->type) {
 	case NS_ITEM_BLOCK:
 		run->captured++;
-		ns_report_block(&run->rep, &it->block);
+		offer(run, it);
 		break;
 	case NS_ITEM_LOSS:
 		ns_report_loss(&run->rep, &it->loss);
 		break;
 	case NS_ITEM_EVENT:
+		event_record(run, it);
+		break;
 	case NS_ITEM_SYSINFO:
+		ns_report_sysinfo(&run->rep, &it->sysinfo);
+		break;
 	case NS_ITEM_SKIPPED:
 		run->skipped++;
 		break;
@@ -413,6 +482,60 @@ static int calibrate_device(struct run *run, struct ns_dev *dev)
 	return 0;
 }
 
+/*
+ * NSIOCSRECORDS for -M (TCP state and IP fields) or -p (the ports): a
+ * kernel without event records says so once and the capture goes on.
+ */
+static int records_on(struct run *run, struct ns_dev *dev)
+{
+	struct opts *o = run->o;
+	uint32_t flags = NSL_REC_ON;
+	int err;
+
+	if (!o->magnet && !o->filter.nports)
+		return 0;
+	if (o->magnet)
+		flags |= NSL_REC_TCP | NSL_REC_IP;
+	if (o->addr || o->filter.nports)
+		flags |= NSL_REC_ADDR;
+	err = ns_dev_records(dev, flags);
+	if (!err) {
+		run->records_on = true;
+		return 0;
+	}
+	if (err == EINVAL || err == ENOTTY || err == EOPNOTSUPP) {
+		error("%s: kernel does not produce event records (NSIOCSRECORDS: %s); going on without them",
+		      dev->path, strerror(err));
+		return 0;
+	}
+	error("%s: NSIOCSRECORDS: %s", dev->path, strerror(err));
+	return -1;
+}
+
+static void records_off(struct run *run, struct ns_dev *dev)
+{
+	if (run->records_on && dev->fd >= 0)
+		ns_dev_records(dev, 0);
+	run->records_on = false;
+}
+
+/* -p's notes, once each, after the tables. */
+static void filter_notes(struct run *run)
+{
+	struct ns_filter *f = &run->o->filter;
+
+	if (!f->nports)
+		return;
+	ns_filter_finish(f);
+	if (!run->conns.with_addr) {
+		error("-p: no event record carried ports (capture with -p or -M --addr): nothing matched");
+		return;
+	}
+	if (f->undecided_blocks || f->undecided_events)
+		error("-p: %" PRIu64 " blocks and %" PRIu64 " event records left out: their connection's ports never appeared",
+		      f->undecided_blocks, f->undecided_events);
+}
+
 static int close_output(struct run *run)
 {
 	struct nsf_writer *w = &run->w;
@@ -516,7 +639,8 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		info = &dev.info;
-		if (set_events(&run, &dev) || calibrate_device(&run, &dev)) {
+		if (set_events(&run, &dev) || calibrate_device(&run, &dev) ||
+		    (!o.calibrate && records_on(&run, &dev))) {
 			ret = 1;
 			goto done;
 		}
@@ -545,6 +669,11 @@ int main(int argc, char **argv)
 	}
 	ns_report_init(&run.rep, o.json ? &ns_json_printer : &ns_plain_printer,
 		       out, info->tsc_khz);
+	ns_clock_from_info(&run.rep.clock, info);
+	ns_magnet_init(&run.conns);
+	o.filter.conns = &run.conns;
+	if (o.magnet)
+		run.rep.mag = &run.conns;
 	ns_report_set_events(&run.rep, &run.sel);
 	run.rep.calib = run.use_calib;
 	run.rep.verbose = o.verbose;
@@ -556,13 +685,17 @@ int main(int argc, char **argv)
 
 	if (o.rfile ? read_file(&run, &reader) : read_device(&run, &dev))
 		ret = 1;
+	if (!o.rfile)
+		records_off(&run, &dev);
 	if (close_output(&run))
 		ret = 1;
 	ns_report_table(&run.rep);
 	if (out)
 		fflush(out);
+	filter_notes(&run);
 	print_stats(&run, o.rfile ? NULL : &dev);
 	ns_report_free(&run.rep);
+	ns_magnet_free(&run.conns);
 	if (o.rtt)
 		ns_rtt_free(&run.rtt);
 done:
@@ -571,8 +704,10 @@ done:
 		if (in_fd > 0)
 			close(in_fd);
 	} else {
+		records_off(&run, &dev);
 		ns_calib_free(&run.calib);
 		ns_dev_close(&dev);
 	}
+	ns_filter_free(&o.filter);
 	return ret;
 }

@@ -225,12 +225,33 @@ void ns_report_loss(struct ns_report *r, const struct nsl_loss *l)
 		r->pr->loss(r, l);
 }
 
+void ns_report_event(struct ns_report *r, const struct nsl_event_rec *ev)
+{
+	r->event_recs++;
+	if (!r->mag)
+		return;
+	ns_magnet_account(r->mag, ev);
+	if (r->out && !r->quiet)
+		r->pr->event(r, ev);
+}
+
+void ns_report_sysinfo(struct ns_report *r, const struct nsl_sysinfo *s)
+{
+	r->sysinfos++;
+	ns_clock_from_sysinfo(&r->clock, s);
+	if (r->mag && r->out && !r->quiet)
+		r->pr->sysinfo(r, s);
+}
+
 void ns_report_table(struct ns_report *r)
 {
 	if (r->rtt)
 		ns_rtt_finish(r->rtt);
-	if (r->out)
-		r->pr->table(r);
+	if (!r->out)
+		return;
+	r->pr->table(r);
+	if (r->mag)
+		r->pr->conns(r);
 }
 
 /* ---- plain printer ---- */
@@ -416,8 +437,111 @@ static void plain_table(struct ns_report *r)
 		plain_rtt(r);
 }
 
+/* magnet-parse's line: time, where, what, then the optional data. */
+static void plain_event(struct ns_report *r, const struct nsl_event_rec *ev)
+{
+	const struct nsl_tcp_state *t = &ev->tcp;
+	const struct nsl_ip_fields *ip = &ev->ip;
+	FILE *f = r->out;
+	char when[64], buf[64];
+
+	ns_clock_format(&r->clock, ev->tsc, when, sizeof(when));
+	fprintf(f, "%s cpu %u conn 0x%llx %s %u bytes", when, ev->hdr.cpu,
+		(unsigned long long)ev->conn, ns_event_type_name(ev->type),
+		ev->bytes);
+	if (ev->flags & NSL_EVF_TSO)
+		fputs(" TSO", f);
+	if (r->verbose)
+		fprintf(f, " seq %llu tsc %llu", (unsigned long long)ev->seq,
+			(unsigned long long)ev->tsc);
+	if (ev->flags & NSL_EVF_TCP) {
+		fprintf(f, " [tcp cwnd %u ssthresh %u srtt %uus rto %uus out %u retr %u/%u snd_wnd %u rcv_wnd %u wseq %u cseq %u mss %u state %s",
+			t->snd_cwnd, t->snd_ssthresh, t->srtt_us, t->rto_us,
+			t->packets_out, t->retrans_out, t->total_retrans,
+			t->snd_wnd, t->rcv_wnd, t->write_seq, t->copied_seq,
+			t->mss, ns_tcp_state_name(t->state, buf, sizeof(buf)));
+		if (t->ca_state)
+			fprintf(f, " ca %u", t->ca_state);
+		ns_tcp_flag_letters(t->tcp_flags, buf, sizeof(buf));
+		if (buf[0])
+			fprintf(f, " flags %s", buf);
+		fputc(']', f);
+	}
+	if (ev->flags & NSL_EVF_IP)
+		fprintf(f, " [ip v%u tos %u ttl %u id %u frag 0x%x proto %u]",
+			ip->version, ip->tos, ip->ttl, ip->id, ip->frag_off,
+			ip->protocol);
+	if (ev->flags & NSL_EVF_ADDR) {
+		char ends[80];
+
+		ns_event_endpoints(r->mag, ev, ends, sizeof(ends));
+		fprintf(f, " [%s]", ends);
+	}
+	fputc('\n', f);
+}
+
+static void plain_sysinfo(struct ns_report *r, const struct nsl_sysinfo *s)
+{
+	char when[64];
+
+	ns_clock_format(&r->clock, s->ref_tsc, when, sizeof(when));
+	fprintf(r->out, "-- SYSINFO cpu %u abi %u tsc_khz %u ncpus %u: tsc %llu is %s --\n",
+		s->hdr.cpu, s->abi_version, s->tsc_khz, s->ncpus,
+		(unsigned long long)s->ref_tsc, when);
+}
+
+static void plain_conns(struct ns_report *r)
+{
+	struct ns_magnet *m = r->mag;
+	uint64_t tso = 0;
+	FILE *f = r->out;
+
+	fprintf(f, "# application vs wire per connection (MAGNeT Table III) over %llu event records: data size in bytes; spacing of consecutive events of the connection and type, by tsc, in µs\n",
+		(unsigned long long)m->events);
+	for (size_t i = 0; i < m->n; i++) {
+		struct ns_conn *c = &m->conn[i];
+		char l[32], rem[32];
+
+		if (!c->accounted)
+			continue;
+		fprintf(f, "conn 0x%llx", (unsigned long long)c->conn);
+		if (c->have_ports) {
+			ns_conn_endpoint(c, true, l, sizeof(l));
+			ns_conn_endpoint(c, false, rem, sizeof(rem));
+			fprintf(f, " local %s remote %s", l, rem);
+		}
+		fprintf(f, "\n  %-17s %8s %10s %8s %8s %12s %8s %6s\n", "event",
+			"n", "mean-size", "min", "max", "mean-spacing", "CV",
+			"TSO");
+		for (unsigned int k = 0; k < NSL_EV_MAX - 1; k++) {
+			unsigned int type = ns_magnet_order[k];
+			struct ns_layer_summary s;
+
+			if (!ns_magnet_layer(&c->layer[type], r->clock.tsc_khz, &s))
+				continue;
+			fprintf(f, "  %-17s %8llu %10.1f %8u %8u", ns_event_type_name(type),
+				(unsigned long long)s.n, s.bytes_mean, s.bytes_min,
+				s.bytes_max);
+			if (s.gaps)
+				fprintf(f, " %12.3f %8.3f", s.gap_mean_us, s.gap_cv);
+			else
+				fprintf(f, " %12s %8s", "-", "-");
+			fprintf(f, " %6llu\n", (unsigned long long)s.tso);
+			tso += s.tso;
+		}
+	}
+	if (tso)
+		fprintf(f, "# TSO: %llu events were TSO/GSO super-segments, each several wire segments: their size is not what the wire carried\n",
+			(unsigned long long)tso);
+	if (m->oom)
+		fprintf(f, "# OUT OF MEMORY: some event records are missing from the spacing\n");
+}
+
 const struct ns_printer ns_plain_printer = {
 	.block	= plain_block,
 	.loss	= plain_loss,
 	.table	= plain_table,
+	.event	= plain_event,
+	.sysinfo = plain_sysinfo,
+	.conns	= plain_conns,
 };

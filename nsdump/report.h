@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include "calib.h"
 #include "events.h"
+#include "magnet.h"
 #include "netslice.h"
 #include "stats.h"
 
@@ -21,6 +22,9 @@ struct ns_printer {
 	void (*block)(struct ns_report *r, const struct nsl_block *b);
 	void (*loss)(struct ns_report *r, const struct nsl_loss *l);
 	void (*table)(struct ns_report *r);
+	void (*event)(struct ns_report *r, const struct nsl_event_rec *ev);
+	void (*sysinfo)(struct ns_report *r, const struct nsl_sysinfo *s);
+	void (*conns)(struct ns_report *r);	/* Table III */
 };
 
 extern const struct ns_printer ns_plain_printer;
@@ -53,6 +57,9 @@ struct ns_report {
 	int ev_cycles, ev_instr;	/* which count[] is which, -1: none */
 	const struct ns_calib_set *calib;	/* NULL: report raw values */
 	struct ns_rtt *rtt;	/* NULL unless --rtt */
+	struct ns_magnet *mag;	/* NULL unless -M: event lines, Table III */
+	struct ns_clock clock;	/* TSC to wall clock for event records */
+	uint64_t event_recs, sysinfos;	/* handed to the report */
 	uint64_t blocks, lost, loss_items;
 	uint64_t invalid;	/* records whose counters were excluded */
 	uint64_t clamped_ticks;	/* corrected durations clamped to 0 */
@@ -67,6 +74,10 @@ void ns_report_free(struct ns_report *r);
 void ns_report_set_events(struct ns_report *r, const struct ns_evsel *sel);
 void ns_report_block(struct ns_report *r, const struct nsl_block *b);
 void ns_report_loss(struct ns_report *r, const struct nsl_loss *l);
+/* Printed and counted into Table III only with r->mag. */
+void ns_report_event(struct ns_report *r, const struct nsl_event_rec *ev);
+/* Replaces the clock; printed with r->mag. */
+void ns_report_sysinfo(struct ns_report *r, const struct nsl_sysinfo *s);
 void ns_report_table(struct ns_report *r);
 
 /* helpers shared by the printers */
