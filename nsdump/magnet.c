@@ -25,19 +25,24 @@ void ns_clock_from_sysinfo(struct ns_clock *c, const struct nsl_sysinfo *s)
 	c->sysinfo = true;
 }
 
-/* Signed nanoseconds from ref_tsc; exact for any 64-bit distance. */
+/* Signed nanoseconds from ref_tsc, exact, clamped to what int64 holds. */
 static int64_t elapsed_ns(const struct ns_clock *c, uint64_t tsc)
 {
 	__int128 d = (int64_t)(tsc - c->ref_tsc);
 
 	if (!c->tsc_khz)
 		return 0;
-	return (int64_t)(d * 1000000 / c->tsc_khz);
+	d = d * 1000000 / c->tsc_khz;
+	if (d > INT64_MAX / 2)
+		return INT64_MAX / 2;
+	if (d < -(INT64_MAX / 2))
+		return -(INT64_MAX / 2);
+	return (int64_t)d;
 }
 
 int64_t ns_clock_ns(const struct ns_clock *c, uint64_t tsc)
 {
-	return (int64_t)c->ref_ns + elapsed_ns(c, tsc);
+	return (int64_t)(c->ref_ns & INT64_MAX) + elapsed_ns(c, tsc);
 }
 
 void ns_clock_format(const struct ns_clock *c, uint64_t tsc, char *buf,

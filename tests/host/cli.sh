@@ -177,6 +177,77 @@ check "--rtt: ping-pong every 6000 ticks, 2 x 750 ticks of macros" \
 	grep -qx 'rtt raw       n 8 mean 2.000 p50 2.000 p99 2.000 us' "$t/out" && \
 	grep -qx 'rtt corrected n 8 mean 1.500 p50 1.500 p99 1.500 us' "$t/out"
 
+# MAGNeT event records (-M): gen.h's FTP example, times in UTC
+$MK -F 10 -G 4 -A -S "$t/ftp.ns"
+TZ=UTC $NSDUMP -M -r "$t/ftp.ns" >"$t/out" 2>"$t/err"; rc=$?
+check "-M: exit 0, 290 event lines, 92 packet lines" [ $rc -eq 0 ] && \
+	[ "$(grep -c ' MAGNET_[A-Z_]* [0-9]* bytes' "$t/out")" -eq 290 ] && \
+	[ "$(grep -c ' cpu .* seq ' "$t/out")" -eq 92 ]
+check "-M: first event line, wall clock from SYSINFO" [ "$(grep -m1 MAGNET_ "$t/out")" = \
+	"2026-11-21 23:41:07.123456789 cpu 0 conn 0x2a MAGNET_SOCK_SEND 10240 bytes [tcp cwnd 10 ssthresh 2147483647 srtt 120us rto 201000us out 3 retr 0/0 snd_wnd 65535 rcv_wnd 65483 wseq 11240 cseq 5000 mss 1448 state ESTABLISHED] [192.0.2.1:43210 > 192.0.2.2:5201]" ]
+check "-M: Table III after the latency table" \
+	[ "$(awk '$1 == "MAGNET_TCP_SEND"' "$t/out")" = "  MAGNET_TCP_SEND         80     1280.0      104     1448     2279.544    2.774      0" ] && \
+	[ "$(awk '$1 == "MAGNET_SOCK_RECV" && NF == 8' "$t/out")" = "  MAGNET_SOCK_RECV         4     4344.0     4344     4344     5000.000    0.000      0" ] && \
+	[ "$(grep -n '^# per-layer' "$t/out" | cut -d: -f1)" -lt "$(grep -n '^# application vs wire' "$t/out" | cut -d: -f1)" ]
+check "-M: statistics count event records" \
+	[ "$(tail -1 "$t/err")" = "92 blocks and 290 event records captured, 0 dropped by kernel" ]
+TZ=UTC $NSDUMP -M -q -r "$t/ftp.ns" >"$t/out" 2>/dev/null
+check "-M -q: no event lines, tables kept" [ "$(grep -c ' bytes ' "$t/out")" -eq 0 ] && \
+	grep -q '^conn 0x2b local 192.0.2.1:43211 remote 192.0.2.2:5201$' "$t/out"
+$NSDUMP -q -r "$t/ftp.ns" >"$t/out" 2>/dev/null
+check "without -M: no Table III" [ "$(grep -c 'MAGNET' "$t/out")" -eq 0 ]
+$MK -F 2 "$t/nosys.ns"
+TZ=UTC $NSDUMP -M -r "$t/nosys.ns" >"$t/out" 2>/dev/null
+check "-M: no SYSINFO: wall clock from the file's INFO" \
+	[ "$(grep -m1 MAGNET_ "$t/out" | cut -d' ' -f1-2)" = "2023-11-14 22:13:20.123456789" ]
+$MK -F 10 -G 4 -A -S -X 30 "$t/ftploss.ns"
+TZ=UTC $NSDUMP -M -r "$t/ftploss.ns" >"$t/out" 2>/dev/null
+check "-M: loss marker kept among the event lines" \
+	grep -qx -- "-- 5 items lost here (cpu 0, first seq 30) --" "$t/out"
+TZ=UTC $NSDUMP -M --json -r "$t/ftp.ns" >"$t/out" 2>/dev/null
+check "-M --json: 290 event objects, a sysinfo, 2 conn objects after the table" \
+	[ "$(grep -c '^{"type":"event",' "$t/out")" -eq 290 ] && \
+	[ "$(grep -c '^{"type":"sysinfo",' "$t/out")" -eq 1 ] && \
+	[ "$(tail -2 "$t/out" | grep -c '^{"type":"conn",')" -eq 2 ]
+if command -v jq >/dev/null 2>&1; then
+	check "-M --json: every line parses" jq -e . "$t/out" >/dev/null
+fi
+
+$NSDUMP -M -q -p 43210.5201 -r "$t/ftp.ns" >"$t/out" 2>"$t/err"
+check "-p 43210.5201: the sender only, in both tables" \
+	[ "$(row "$t/out" tcp | cut -d' ' -f1)" = 80 ] && [ -z "$(row "$t/out" rx-tcp)" ] && \
+	grep -q '^conn 0x2a ' "$t/out" && ! grep -q '^conn 0x2b ' "$t/out" && \
+	[ "$(grep -c . "$t/err")" -eq 2 ]
+TZ=UTC $NSDUMP -M -p 43211.5201 -r "$t/ftp.ns" >"$t/out" 2>/dev/null
+check "-p 43211.5201: 12 rx packet lines, 40 event lines" \
+	[ "$(grep -c ' rx len ' "$t/out")" -eq 12 ] && [ "$(grep -c ' tx len ' "$t/out")" -eq 0 ] && \
+	[ "$(grep -c ' conn 0x2b MAGNET_' "$t/out")" -eq 40 ] && \
+	[ "$(grep -c ' conn 0x2a MAGNET_' "$t/out")" -eq 0 ]
+$NSDUMP -p 43210.5201 -p 43211.5201 -q -r "$t/ftp.ns" >"$t/out" 2>/dev/null
+check "-p twice: both" [ "$(row "$t/out" tcp | cut -d' ' -f1)" = 80 ] && \
+	[ "$(row "$t/out" rx-tcp | cut -d' ' -f1)" = 12 ]
+TZ=UTC $NSDUMP -M --dir rx -r "$t/ftp.ns" >"$t/out" 2>/dev/null
+check "--dir rx: receive blocks and events only" \
+	[ "$(grep -c ' rx len ' "$t/out")" -eq 12 ] && [ "$(grep -c ' tx len ' "$t/out")" -eq 0 ] && \
+	[ "$(grep -c '_SEND [0-9]* bytes' "$t/out")" -eq 0 ] && [ "$(grep -c '_RECV [0-9]* bytes' "$t/out")" -eq 40 ]
+$NSDUMP -q --dir tx -r "$t/ten.ns" >"$t/out" 2>/dev/null
+check "--dir tx without events: the blocks' own direction" [ "$(row "$t/out" write | cut -d' ' -f1)" = 10 ]
+$MK -F 3 -G 2 "$t/noaddr.ns"
+$NSDUMP -q -p 43210.5201 -r "$t/noaddr.ns" >"$t/out" 2>"$t/err"
+check "-p without address information: said once, nothing matched" \
+	[ "$(grep -c 'no event record carried ports' "$t/err")" -eq 1 ] && \
+	[ "$(grep -c '^tcp ' "$t/out")" -eq 0 ]
+$NSDUMP -p 80 -r "$t/ftp.ns" >/dev/null 2>&1; rc1=$?
+$NSDUMP --dir up -r "$t/ftp.ns" >/dev/null 2>&1; rc2=$?
+$NSDUMP --addr -r "$t/ftp.ns" >/dev/null 2>&1; rc3=$?
+check "bad -p, bad --dir, --addr without -M: exit 2" [ $rc1 -eq 2 ] && [ $rc2 -eq 2 ] && [ $rc3 -eq 2 ]
+
+$NSDUMP -r "$t/ftploss.ns" -w "$t/ftpcopy.ns" 2>/dev/null
+TZ=UTC $NSDUMP -M -r "$t/ftploss.ns" >"$t/out1" 2>/dev/null
+TZ=UTC $NSDUMP -M -r "$t/ftpcopy.ns" >"$t/out2" 2>"$t/err2"
+check "-w then -r -M: events, SYSINFO and loss identical" cmp -s "$t/out1" "$t/out2" && \
+	[ "$(tail -1 "$t/err2")" = "92 blocks and 290 event records captured, 5 dropped by kernel" ]
+
 # the live path, with fakedev.so standing in for /dev/ns
 $MK -R -n 10 -l 4 "$t/raw"
 live() {
@@ -227,5 +298,42 @@ check "live: -w file reads back, drops from its loss items" \
 NSFAKE_ABI=2 live $NSDUMP >/dev/null 2>"$t/err"; rc=$?
 check "live: ABI mismatch refused" [ $rc -eq 1 ] && \
 	[ "$(cat "$t/err")" = "nsdump: $t/raw: kernel speaks NetSlice ABI 2, this nsdump 1" ]
+
+# live event records: NSIOCSRECORDS on with -M / -p, off at the end
+$MK -R -F 2 -G 1 -A -S "$t/evraw"
+evlive() {
+	NSDUMP_DEV=$t/evraw NSFAKE_LOG=$t/log ASAN_OPTIONS=verify_asan_link_order=0 \
+	LD_PRELOAD=$(pwd)/$obj/fakedev.so TZ=UTC "$@"
+}
+rm -f "$t/log"
+evlive $NSDUMP -M >"$t/out" 2>"$t/err"; rc=$?
+check "live -M: records on with TCP and IP (7), off (0) at exit" [ $rc -eq 0 ] && \
+	[ "$(grep '^records' "$t/log" | tr '\n' ' ')" = "records 7 records 0 " ]
+check "live -M: event lines and Table III from the device" \
+	[ "$(grep -c ' MAGNET_[A-Z_]* [0-9]* bytes' "$t/out")" -eq 60 ] && grep -q '^conn 0x2a ' "$t/out" && \
+	[ "$(tail -1 "$t/err")" = "19 blocks and 60 event records captured, 0 dropped by kernel" ]
+rm -f "$t/log"
+evlive $NSDUMP -M --addr -q >/dev/null 2>&1
+evlive $NSDUMP -p 43210.5201 -q >"$t/out" 2>/dev/null
+check "live --addr: 15; -p alone: ports only (9)" \
+	[ "$(grep '^records' "$t/log" | tr '\n' ' ')" = "records 15 records 0 records 9 records 0 " ] && \
+	[ "$(row "$t/out" tcp | cut -d' ' -f1)" = 16 ]
+rm -f "$t/log"
+NSFAKE_RECORDS_ERR=25 evlive $NSDUMP -M -q >"$t/out" 2>"$t/err"; rc=$?
+check "live: NSIOCSRECORDS ENOTTY: one line, capture goes on, not switched off" [ $rc -eq 0 ] && \
+	[ "$(grep -c 'kernel does not produce event records' "$t/err")" -eq 1 ] && \
+	[ "$(row "$t/out" tcp | cut -d' ' -f1)" = 16 ] && \
+	[ "$(grep '^records' "$t/log" | tr '\n' ' ')" = "records 7 " ]
+NSFAKE_RECORDS_ERR=1 evlive $NSDUMP -M -q >/dev/null 2>"$t/err"; rc=$?
+check "live: NSIOCSRECORDS EPERM: exit 1 with the reason" [ $rc -eq 1 ] && \
+	grep -q 'NSIOCSRECORDS: Operation not permitted' "$t/err"
+rm -f "$t/log"
+evlive $NSDUMP -q >/dev/null 2>&1
+check "live without -M or -p: NSIOCSRECORDS not called" [ "$(grep -c '^records' "$t/log")" -eq 0 ]
+evlive $NSDUMP -M -w "$t/evlive.ns" 2>/dev/null
+TZ=UTC $NSDUMP -M -q -r "$t/evlive.ns" >"$t/out" 2>"$t/err"
+check "live -w: the file keeps the event records" \
+	[ "$(tail -1 "$t/err")" = "19 blocks and 60 event records captured, 0 dropped by kernel" ] && \
+	grep -q '^  MAGNET_SOCK_SEND         2    10240.0 ' "$t/out"
 
 exit $((fails > 0))

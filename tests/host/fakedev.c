@@ -9,6 +9,10 @@
  * NSIOCSSTATE, NSIOCSEVENT, NSIOCSEMODE and NSIOCGCALIB calls are logged.
  * NSIOCGCALIB answers gen_calib()'s table for each CPU, or fails with
  * the errno in NSFAKE_CALIB_ERR; NSFAKE_EVENT_ERR makes NSIOCSEVENT fail.
+ * NSIOCSRECORDS is logged ("records <flags>") and refused as the kernel
+ * does (unknown flags, pad, state without NSL_REC_ON: EINVAL), or with
+ * the errno in NSFAKE_RECORDS_ERR; the stream's event items (mkblocks
+ * -F) are what it would then produce.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -84,6 +88,21 @@ int ioctl(int fd, unsigned long req, ...)
 		fake_nevents = ev->nevents;
 		if (getenv("NSFAKE_EVENT_ERR")) {
 			errno = atoi(getenv("NSFAKE_EVENT_ERR"));
+			return -1;
+		}
+		return 0;
+	}
+	case NSIOCSRECORDS: {
+		const struct nsl_record_opts *o = arg;
+
+		log_call("records %llu\n", o->flags);
+		if (getenv("NSFAKE_RECORDS_ERR")) {
+			errno = atoi(getenv("NSFAKE_RECORDS_ERR"));
+			return -1;
+		}
+		if (o->pad || (o->flags & ~NSL_REC_ALL) ||
+		    (o->flags && !(o->flags & NSL_REC_ON))) {
+			errno = EINVAL;
 			return -1;
 		}
 		return 0;

@@ -31,5 +31,6 @@ int main(void)
 	test_fuzz();
 	test_events();
 	test_calib();
+	test_magnet();
 	return tap_failed ? 1 : 0;
 }

@@ -11,6 +11,7 @@ void test_file(void);
 void test_fuzz(void);
 void test_events(void);
 void test_calib(void);
+void test_magnet(void);
 
 /* A memfd holding @len bytes of @p, offset 0. */
 int mem_fd(const void *p, size_t len);

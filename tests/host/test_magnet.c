@@ -1,0 +1,381 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * MAGNeT event records: wall clock, event lines, Table III on the FTP
+ * example of gen.h, and -p / --dir.  Times print in UTC here.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "decode.h"
+#include "filter.h"
+#include "gen.h"
+#include "magnet.h"
+#include "report.h"
+#include "tap.h"
+#include "tests.h"
+
+static void clock_conversion(void)
+{
+	struct nsl_info info;
+	struct nsl_sysinfo si;
+	struct ns_clock c;
+	unsigned char buf[64];
+	char s[64];
+
+	gen_info(&info);
+	ns_clock_from_info(&c, &info);
+	TAP_EQ(ns_clock_ns(&c, GEN_T0), 1700000000000000000ull,
+	       "clock: INFO's ref_tsc is its ref_realtime_ns");
+	ns_clock_format(&c, GEN_T0 + 3000000000ull + 3, s, sizeof(s));
+	tap_ok(!strcmp(s, "2023-11-14 22:13:21.000000001"),
+	       "clock: INFO, 1 s + 3 ticks later: '%s'", s);
+	ns_clock_format(&c, GEN_T0 - 1500, s, sizeof(s));
+	tap_ok(!strcmp(s, "2023-11-14 22:13:19.999999500"),
+	       "clock: before ref_tsc counts back: '%s'", s);
+
+	gen_sysinfo(buf);
+	memcpy(&si, buf, sizeof(si));
+	ns_clock_from_sysinfo(&c, &si);
+	ns_clock_format(&c, GEN_EV_T0, s, sizeof(s));
+	tap_ok(!strcmp(s, "2026-11-21 23:41:07.123456789") && c.sysinfo,
+	       "clock: SYSINFO replaces INFO: '%s'", s);
+	TAP_EQ(ns_clock_ns(&c, GEN_EV_T0), GEN_WALL0 + 123456789,
+	       "clock: 370370367 ticks at 3 GHz are 123456789 ns");
+	si.tsc_khz = 1000000;	/* a later SYSINFO: 1 GHz, new reference */
+	si.ref_tsc = 5000000000ull;
+	si.ref_realtime_ns = GEN_WALL0 + 60000000000ull;
+	ns_clock_from_sysinfo(&c, &si);
+	ns_clock_format(&c, 5000000000ull + 2500, s, sizeof(s));
+	tap_ok(!strcmp(s, "2026-11-21 23:42:07.000002500"),
+	       "clock: a later SYSINFO's rate and reference: '%s'", s);
+	TAP_EQ(ns_clock_ns(&c, 5000000000ull + (1ull << 50) + 7) -
+	       ns_clock_ns(&c, 5000000000ull), (1ull << 50) + 7,
+	       "clock: 2^50 ticks from the reference, to the nanosecond");
+	tap_ok(ns_clock_ns(&c, 5000000000ull + (1ull << 62)) > 0 &&
+	       ns_clock_ns(&c, 5000000000ull - (1ull << 62)) < 0,
+	       "clock: absurd distances clamp, no overflow");
+
+	info.ref_realtime_ns = 0;
+	ns_clock_from_info(&c, &info);
+	ns_clock_format(&c, GEN_T0 + 3000, s, sizeof(s));
+	tap_ok(!strcmp(s, "+0.000001000"), "clock: no wall clock known: '%s'", s);
+}
+
+/* The report's text for the items of @m, through nsdump's own path. */
+struct fed {
+	char *text;
+	size_t size;
+	struct ns_report r;
+	struct ns_magnet mag;
+	struct ns_filter f;
+};
+
+static void emit(void *ctx, const struct ns_item *it)
+{
+	struct ns_report *r = ctx;
+
+	if (it->type == NS_ITEM_BLOCK)
+		ns_report_block(r, &it->block);
+	else
+		ns_report_event(r, &it->event);
+}
+
+/* As main.c's consume(): learn, release, offer. */
+static void feed(struct fed *x, const unsigned char *p, size_t len,
+		 const struct ns_printer *pr, bool quiet)
+{
+	FILE *f = open_memstream(&x->text, &x->size);
+	struct nsl_info info;
+
+	gen_info(&info);
+	ns_report_init(&x->r, pr, f, GEN_TSC_KHZ);
+	ns_clock_from_info(&x->r.clock, &info);
+	x->r.quiet = quiet;
+	x->r.mag = &x->mag;
+	x->f.conns = &x->mag;
+	for (size_t pos = 0; pos < len; ) {
+		struct ns_item it;
+
+		if (ns_decode_item(p + pos, len - pos, &it))
+			break;
+		pos += it.hdr.size;
+		if (it.type == NS_ITEM_SYSINFO) {
+			ns_report_sysinfo(&x->r, &it.sysinfo);
+			continue;
+		}
+		if (it.type == NS_ITEM_LOSS) {
+			ns_report_loss(&x->r, &it.loss);
+			continue;
+		}
+		if (it.type == NS_ITEM_EVENT &&
+		    ns_magnet_learn(&x->mag, &it.event) && x->f.nports)
+			ns_filter_release(&x->f, it.event.conn, emit, &x->r);
+		if (ns_filter_offer(&x->f, &it) == NS_FILTER_PASS)
+			emit(&x->r, &it);
+	}
+	ns_filter_finish(&x->f);
+	ns_report_table(&x->r);
+	fclose(f);
+}
+
+static void fed_free(struct fed *x)
+{
+	ns_report_free(&x->r);
+	ns_magnet_free(&x->mag);
+	ns_filter_free(&x->f);
+	free(x->text);
+}
+
+static void fed_init(struct fed *x)
+{
+	memset(x, 0, sizeof(*x));
+	ns_magnet_init(&x->mag);
+	ns_filter_init(&x->f, &x->mag);
+}
+
+static bool starts(const char *text, const char *want)
+{
+	return !strncmp(text, want, strlen(want));
+}
+
+static const char *after(const char *text, const char *marker)
+{
+	const char *p = strstr(text, marker);
+
+	return p ? p : "";
+}
+
+static void event_lines(void)
+{
+	unsigned char buf[256];
+	struct fed x;
+	size_t len = gen_sysinfo(buf);
+
+	len += gen_event(1, 7, GEN_EV_T0, NSL_EV_SOCK_SEND, 10240,
+			 NSL_EVF_TCP | NSL_EVF_IP | NSL_EVF_ADDR, buf + len);
+	fed_init(&x);
+	feed(&x, buf, len, &ns_plain_printer, false);
+	tap_ok(starts(x.text,
+		"-- SYSINFO cpu 0 abi 1 tsc_khz 3000000 ncpus 2: tsc 1000000000 is 2026-11-21 23:41:07.000000000 --\n"
+		"2026-11-21 23:41:07.123456789 cpu 1 conn 0x2a MAGNET_SOCK_SEND 10240 bytes "
+		"[tcp cwnd 10 ssthresh 2147483647 srtt 120us rto 201000us out 3 retr 0/0 snd_wnd 65535 rcv_wnd 65483 wseq 11240 cseq 5000 mss 1448 state ESTABLISHED] "
+		"[ip v4 tos 0 ttl 64 id 1234 frag 0x4000 proto 6] [192.0.2.1:43210 > 192.0.2.2:5201]\n"),
+	       "magnet: SYSINFO line and a full event line, exact");
+	if (tap_failed)
+		printf("# %s", x.text);
+	fed_free(&x);
+
+	fed_init(&x);
+	feed(&x, buf, len, &ns_json_printer, false);
+	tap_ok(starts(x.text,
+		"{\"type\":\"sysinfo\",\"cpu\":0,\"abi_version\":1,\"tsc_khz\":3000000,\"ncpus\":2,\"ref_tsc\":1000000000,\"ref_realtime_ns\":1795304467000000000,\"time\":\"2026-11-21 23:41:07.000000000\"}\n"
+		"{\"type\":\"event\",\"time\":\"2026-11-21 23:41:07.123456789\",\"time_ns\":1795304467123456789,\"cpu\":1,\"seq\":7,\"tsc\":1370370367,\"conn\":42,\"event\":\"MAGNET_SOCK_SEND\",\"bytes\":10240,\"flags\":[\"TCP\",\"IP\",\"ADDR\"],"
+		"\"tcp\":{\"snd_cwnd\":10,\"snd_ssthresh\":2147483647,\"srtt_us\":120,\"rto_us\":201000,\"packets_out\":3,\"retrans_out\":0,\"total_retrans\":0,\"snd_wnd\":65535,\"rcv_wnd\":65483,\"write_seq\":11240,\"copied_seq\":5000,\"mss\":1448,\"state\":\"ESTABLISHED\",\"ca_state\":0,\"tcp_flags\":0},"
+		"\"ip\":{\"version\":4,\"tos\":0,\"ttl\":64,\"id\":1234,\"frag_off\":16384,\"protocol\":6},"
+		"\"sport\":43210,\"dport\":5201,\"saddr\":\"192.0.2.1\",\"daddr\":\"192.0.2.2\"}\n{\"type\":\"table\""),
+	       "magnet: --json sysinfo and event objects, every field");
+	if (tap_failed)
+		printf("# %s", x.text);
+	fed_free(&x);
+
+	/* brackets only for what the flags say; TSO marked; ports only */
+	len = gen_event(0, 0, GEN_EV_T0, NSL_EV_TCP_SEND, 10240,
+			NSL_EVF_TSO, buf);
+	len += gen_event(0, 1, GEN_EV_T0, NSL_EV_SOCK_RECV, 4344,
+			 NSL_EVF_ADDR, buf + len);
+	memset(buf + len - sizeof(struct nsl_ip_fields) + 8, 0, 8);
+	fed_init(&x);
+	feed(&x, buf, len, &ns_plain_printer, false);
+	tap_ok(starts(x.text,
+		"2023-11-14 22:13:20.123456789 cpu 0 conn 0x2a MAGNET_TCP_SEND 10240 bytes TSO\n"
+		"2023-11-14 22:13:20.123456789 cpu 0 conn 0x2a MAGNET_SOCK_RECV 4344 bytes [*:5201 > *:43210]\n"),
+	       "magnet: no optional data, no brackets; TSO; receive: remote > local, unknown addresses *");
+	if (tap_failed)
+		printf("# %s", x.text);
+	fed_free(&x);
+}
+
+static const char table3[] =
+	"# application vs wire per connection (MAGNeT Table III) over 290 event records: data size in bytes; spacing of consecutive events of the connection and type, by tsc, in µs\n"
+	"conn 0x2a local 192.0.2.1:43210 remote 192.0.2.2:5201\n"
+	"  event                    n  mean-size      min      max mean-spacing       CV    TSO\n"
+	"  MAGNET_SOCK_SEND        10    10240.0    10240    10240    20000.000    0.000      0\n"
+	"  MAGNET_TCP_SEND         80     1280.0      104     1448     2279.544    2.774      0\n"
+	"  MAGNET_IP_SEND          80     1312.0      136     1480     2279.544    2.774      0\n"
+	"  MAGNET_DEV_SEND         80     1332.0      156     1500     2279.544    2.774      0\n"
+	"conn 0x2b local 192.0.2.1:43211 remote 192.0.2.2:5201\n"
+	"  event                    n  mean-size      min      max mean-spacing       CV    TSO\n"
+	"  MAGNET_DEV_RECV         12     1500.0     1500     1500     1365.818    1.619      0\n"
+	"  MAGNET_IP_RECV          12     1500.0     1500     1500     1365.818    1.619      0\n"
+	"  MAGNET_TCP_RECV         12     1448.0     1448     1448     1365.818    1.619      0\n"
+	"  MAGNET_SOCK_RECV         4     4344.0     4344     4344     5000.000    0.000      0\n";
+
+/*
+ * The FTP example: 10 writes of 10240 bytes 20 ms apart, each 7 x 1448 +
+ * 104 on the wire 12 us apart: 79 gaps, 70 of 12 us and 9 of 19916 us,
+ * mean 180084 / 79 = 2279.544 us, CV 2.774; the receiver's 4 bursts of 3
+ * segments: 8 gaps of 12 us and 3 of 4976, mean 1365.818, CV 1.619.
+ */
+static void table_three(void)
+{
+	struct gen_magnet m = { .writes = 10, .reads = 4, .addr = true,
+				.sysinfo = true };
+	size_t len;
+	unsigned char *p = gen_magnet_stream(&m, &len);
+	struct ns_layer_summary s;
+	struct fed x;
+
+	fed_init(&x);
+	feed(&x, p, len, &ns_plain_printer, true);
+	tap_ok(!strcmp(after(x.text, "# application vs wire"), table3),
+	       "magnet: Table III of the FTP example, exact rows");
+	if (tap_failed)
+		printf("%s", after(x.text, "# application vs wire"));
+	TAP_EQ(x.r.blocks, 92, "magnet: 80 + 12 blocks in the latency table");
+	TAP_EQ(x.mag.events, 290, "magnet: 250 + 40 event records counted");
+	tap_ok(ns_magnet_layer(&x.mag.conn[0].layer[NSL_EV_TCP_SEND],
+			       GEN_TSC_KHZ, &s) && s.gaps == 79 &&
+	       s.bytes_mean == 1280 && s.bytes_min == 104,
+	       "magnet: TCP_SEND summary: 79 gaps, mean 1280 bytes");
+	fed_free(&x);
+	free(p);
+
+	m.tso = true;
+	m.reads = 0;
+	p = gen_magnet_stream(&m, &len);
+	fed_init(&x);
+	feed(&x, p, len, &ns_plain_printer, true);
+	tap_ok(strstr(x.text, "  MAGNET_TCP_SEND         10    10240.0    10240    10240    20000.000    0.000     10\n") &&
+	       strstr(x.text, "  MAGNET_DEV_SEND         10    10292.0    10292    10292    20000.000    0.000     10\n") &&
+	       strstr(x.text, "# TSO: 30 events were TSO/GSO super-segments"),
+	       "magnet: TSO: one super-segment per write, counted, noted");
+	fed_free(&x);
+	free(p);
+
+	/* JSON carries the same rows */
+	m.tso = false;
+	m.reads = 4;
+	p = gen_magnet_stream(&m, &len);
+	fed_init(&x);
+	feed(&x, p, len, &ns_json_printer, true);
+	tap_ok(strstr(x.text, "{\"type\":\"conn\",\"conn\":42,\"lport\":43210,\"rport\":5201,\"laddr\":\"192.0.2.1\",\"raddr\":\"192.0.2.2\",\"layers\":[{\"event\":\"MAGNET_SOCK_SEND\",\"n\":10,\"bytes_mean\":10240.0,\"bytes_min\":10240,\"bytes_max\":10240,\"tso\":0,\"spacing_n\":9,\"spacing_mean_us\":20000.000,\"spacing_cv\":0.0000},{\"event\":\"MAGNET_TCP_SEND\",\"n\":80,\"bytes_mean\":1280.0,\"bytes_min\":104,\"bytes_max\":1448,\"tso\":0,\"spacing_n\":79,\"spacing_mean_us\":2279.544,\"spacing_cv\":2.7742}") &&
+	       strstr(x.text, "{\"event\":\"MAGNET_SOCK_RECV\",\"n\":4,\"bytes_mean\":4344.0,\"bytes_min\":4344,\"bytes_max\":4344,\"tso\":0,\"spacing_n\":3,\"spacing_mean_us\":5000.000,\"spacing_cv\":0.0000}]}\n"),
+	       "magnet: --json Table III, conn objects");
+	fed_free(&x);
+	free(p);
+}
+
+/* Events of one connection and type arriving out of tsc order. */
+static void spacing_sorted(void)
+{
+	static const uint64_t t[] = { 9, 3, 0, 6, 12 };	/* ms */
+	struct ns_magnet mag;
+	struct ns_layer_summary s;
+	unsigned char buf[sizeof(struct nsl_event_rec)];
+
+	ns_magnet_init(&mag);
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct nsl_event_rec e;
+
+		gen_event(i % 2, i, GEN_T0 + t[i] * GEN_MS, NSL_EV_IP_RECV,
+			  100 * (i + 1), 0, buf);
+		memcpy(&e, buf, sizeof(e));
+		ns_magnet_account(&mag, &e);
+	}
+	tap_ok(ns_magnet_layer(&mag.conn[0].layer[NSL_EV_IP_RECV], GEN_TSC_KHZ,
+			       &s) && s.n == 5 && s.gaps == 4 &&
+	       s.gap_mean_us == 3000 && s.gap_cv == 0 && s.bytes_mean == 300 &&
+	       s.bytes_min == 100 && s.bytes_max == 500,
+	       "magnet: spacing from tsc order, not arrival: 4 gaps of 3 ms");
+	ns_magnet_free(&mag);
+}
+
+static void filtering(void)
+{
+	struct gen_magnet m = { .writes = 10, .reads = 4, .addr = true,
+				.sysinfo = true, .loss_at = 100 };
+	size_t len;
+	unsigned char *p = gen_magnet_stream(&m, &len);
+	struct fed x;
+
+	fed_init(&x);
+	ns_filter_add_ports(&x.f, "43210.5201");
+	feed(&x, p, len, &ns_plain_printer, true);
+	tap_ok(x.r.blocks == 80 && x.mag.events == 250 && x.mag.conn[0].accounted &&
+	       !x.mag.conn[1].accounted && x.r.region[NSL_R_RX_TCP].records == 0 &&
+	       x.r.lost == GEN_LOST,
+	       "filter: -p 43210.5201: the sender's 80 blocks and 250 events, no rx, loss kept");
+	tap_ok(!strstr(x.text, "conn 0x2b"), "filter: the other connection is not in Table III");
+	fed_free(&x);
+
+	/* the receiver's blocks and events come before its ports: held */
+	fed_init(&x);
+	ns_filter_add_ports(&x.f, "43211.5201");
+	feed(&x, p, len, &ns_plain_printer, false);
+	tap_ok(x.r.blocks == 12 && x.mag.events == 40 &&
+	       x.r.region[NSL_R_RX_TCP].records == 12 &&
+	       x.r.region[NSL_R_TCP].records == 0 && !x.f.undecided_blocks,
+	       "filter: -p 43211.5201: 12 rx blocks and 40 events, released when SOCK_RECV named the ports");
+	const char *held = strstr(x.text, "cpu 1 conn 0x2b MAGNET_TCP_RECV 1448 bytes");
+	const char *named = strstr(x.text, "cpu 1 conn 0x2b MAGNET_SOCK_RECV 4344 bytes");
+
+	tap_ok(held && named && held < named,
+	       "filter: held items come out before the record that released them");
+	fed_free(&x);
+
+	fed_init(&x);
+	ns_filter_add_ports(&x.f, "0.5201");
+	ns_filter_add_ports(&x.f, "1.2");
+	feed(&x, p, len, &ns_plain_printer, true);
+	tap_ok(x.r.blocks == 92 && x.mag.events == 290,
+	       "filter: -p 0.5201 -p 1.2: any local port, either pair");
+	fed_free(&x);
+
+	fed_init(&x);
+	ns_filter_set_dir(&x.f, "rx");
+	feed(&x, p, len, &ns_plain_printer, true);
+	tap_ok(x.r.blocks == 12 && x.mag.events == 40,
+	       "filter: --dir rx: 12 blocks, 40 events");
+	fed_free(&x);
+
+	fed_init(&x);
+	ns_filter_set_dir(&x.f, "tx");
+	ns_filter_add_ports(&x.f, "43211.5201");
+	feed(&x, p, len, &ns_plain_printer, true);
+	tap_ok(x.r.blocks == 0 && x.mag.events == 0,
+	       "filter: --dir tx -p 43211.5201: nothing");
+	fed_free(&x);
+	free(p);
+
+	/* no addresses anywhere: everything held, then left out */
+	m.addr = false;
+	p = gen_magnet_stream(&m, &len);
+	fed_init(&x);
+	ns_filter_add_ports(&x.f, "43210.5201");
+	feed(&x, p, len, &ns_plain_printer, true);
+	tap_ok(x.r.blocks == 0 && x.mag.with_addr == 0 &&
+	       x.f.undecided_blocks == 92 && x.f.undecided_events == 290,
+	       "filter: no NSL_EVF_ADDR: 92 blocks and 290 events undecided");
+	fed_free(&x);
+	free(p);
+
+	struct ns_filter f;
+
+	ns_filter_init(&f, NULL);
+	tap_ok(ns_filter_add_ports(&f, "80") && ns_filter_add_ports(&f, "80.") &&
+	       ns_filter_add_ports(&f, "65536.1") && ns_filter_add_ports(&f, "-1.2") &&
+	       ns_filter_add_ports(&f, "1.2x") && !ns_filter_add_ports(&f, "0.0") &&
+	       ns_filter_set_dir(&f, "up") && f.nports == 1,
+	       "filter: malformed -p and --dir refused");
+}
+
+void test_magnet(void)
+{
+	setenv("TZ", "UTC", 1);
+	tzset();
+	clock_conversion();
+	event_lines();
+	table_three();
+	spacing_sorted();
+	filtering();
+}
