@@ -10,7 +10,9 @@
 #include <unistd.h>
 #include "decode.h"
 #include "file.h"
+#include "filter.h"
 #include "gen.h"
+#include "report.h"
 #include "tap.h"
 #include "tests.h"
 
@@ -148,8 +150,129 @@ static void fuzz_stream(void)
 	free(good);
 }
 
+static void magnet_emit(void *ctx, const struct ns_item *it)
+{
+	if (it->type == NS_ITEM_BLOCK)
+		ns_report_block(ctx, &it->block);
+	else
+		ns_report_event(ctx, &it->event);
+}
+
+static void magnet_item(struct ns_report *rep, struct ns_magnet *mag,
+			struct ns_filter *f, const struct ns_item *it)
+{
+	if (it->type == NS_ITEM_SYSINFO)
+		ns_report_sysinfo(rep, &it->sysinfo);
+	if (it->type == NS_ITEM_EVENT && ns_magnet_learn(mag, &it->event))
+		ns_filter_release(f, it->event.conn, magnet_emit, rep);
+	if ((it->type == NS_ITEM_BLOCK || it->type == NS_ITEM_EVENT) &&
+	    ns_filter_offer(f, it) == NS_FILTER_PASS)
+		magnet_emit(rep, it);
+}
+
+/* A raw stream of event records, mutated, through -M -p's printers. */
+static void fuzz_magnet_stream(void)
+{
+	struct gen_magnet m = { .writes = 2, .reads = 1, .addr = true,
+				.sysinfo = true, .loss_at = 5 };
+	size_t len;
+	unsigned char *good = gen_magnet_stream(&m, &len), *p = malloc(len + 4096);
+	FILE *null = fopen("/dev/null", "w");
+	int bad = 0;
+
+	for (int i = 0; i < ITERATIONS; i++) {
+		struct ns_report rep;
+		struct ns_magnet mag;
+		struct ns_filter f;
+		struct nsl_info info;
+		size_t n, pos = 0;
+
+		memcpy(p, good, len);
+		n = mutate(p, len, len + 4096);
+		gen_info(&info);
+		ns_magnet_init(&mag);
+		ns_filter_init(&f, &mag);
+		ns_filter_add_ports(&f, "43211.0");
+		ns_report_init(&rep, i % 2 ? &ns_json_printer : &ns_plain_printer,
+			       null, GEN_TSC_KHZ);
+		ns_clock_from_info(&rep.clock, &info);
+		rep.mag = &mag;
+		while (pos < n) {
+			struct ns_item it;
+
+			if (ns_decode_item(p + pos, n - pos, &it))
+				break;
+			pos += it.hdr.size;
+			magnet_item(&rep, &mag, &f, &it);
+		}
+		bad += pos > n;
+		ns_filter_finish(&f);
+		ns_report_table(&rep);
+		ns_report_free(&rep);
+		ns_magnet_free(&mag);
+	}
+	TAP_EQ(bad, 0, "fuzz: %d mutated raw streams of event records through -M -p",
+	       ITERATIONS);
+	fclose(null);
+	free(p);
+	free(good);
+}
+
+/* Event records and SYSINFO through the reader, -M and -p, mutated. */
+static void fuzz_magnet(void)
+{
+	struct gen_magnet m = { .writes = 2, .reads = 1, .addr = true,
+				.sysinfo = true, .loss_at = 5 };
+	int fd = memfd_create("nsfuzz", 0), too_many = 0;
+	size_t len;
+	unsigned char *good, *p;
+	FILE *null = fopen("/dev/null", "w");
+
+	gen_magnet_file(&m, dup(fd));
+	good = fd_bytes(fd, &len);
+	close(fd);
+	p = malloc(len + 4096);
+	for (int i = 0; i < ITERATIONS; i++) {
+		struct nsf_reader r;
+		struct ns_report rep;
+		struct ns_magnet mag;
+		struct ns_filter f;
+		struct ns_item it;
+		size_t n;
+
+		memcpy(p, good, len);
+		n = mutate(p, len, len + 4096);
+		fd = mem_fd(p, n);
+		ns_magnet_init(&mag);
+		ns_filter_init(&f, &mag);
+		ns_filter_add_ports(&f, "0.5201");
+		ns_report_init(&rep, i % 2 ? &ns_json_printer : &ns_plain_printer,
+			       null, GEN_TSC_KHZ);
+		rep.mag = &mag;
+		if (!nsf_reader_open(&r, fd, "fuzz")) {
+			ns_clock_from_info(&rep.clock, &r.info);
+			while (nsf_read_item(&r, &it) == NSF_OK)
+				magnet_item(&rep, &mag, &f, &it);
+			too_many += r.event_recs > 60 || r.blocks > 19;
+		}
+		ns_filter_finish(&f);
+		ns_report_table(&rep);
+		ns_report_free(&rep);
+		ns_magnet_free(&mag);
+		nsf_reader_close(&r);
+		close(fd);
+	}
+	TAP_EQ(too_many, 0, "fuzz: %d mutated files with event records, -M and -p: within bounds",
+	       ITERATIONS);
+	fclose(null);
+	free(p);
+	free(good);
+}
+
 void test_fuzz(void)
 {
 	fuzz_file();
 	fuzz_stream();
+	fuzz_magnet();
+	fuzz_magnet_stream();
 }
