@@ -237,6 +237,23 @@ static int copy_fields(const struct ns_layout *from, const char *prefix,
 	return 0;
 }
 
+/* An item of one fixed size (loss, event, sysinfo): 0 or its new size. */
+static size_t translate_fixed(const struct ns_layout *from, const char *prefix,
+			      const char *what, uint32_t from_size, size_t size,
+			      const unsigned char *src, size_t inlen,
+			      unsigned char *dst, char *why, size_t whylen)
+{
+	if (inlen != from_size) {
+		snprintf(why, whylen, "%s of %zu bytes, expected %u", what,
+			 inlen, from_size);
+		return 0;
+	}
+	memset(dst, 0, size);
+	if (copy_fields(from, prefix, src, dst, why, whylen))
+		return 0;
+	return size;
+}
+
 size_t ns_layout_translate(const struct ns_layout *from, const void *in,
 			   size_t inlen, void *out, size_t outcap,
 			   char *why, size_t whylen)
@@ -273,35 +290,19 @@ size_t ns_layout_translate(const struct ns_layout *from, const void *in,
 					why, whylen))
 				return 0;
 	} else if (hdr.kind == NSL_ITEM_LOSS) {
-		if (inlen != from->loss_size) {
-			snprintf(why, whylen, "loss item of %zu bytes, expected %u",
-				 inlen, from->loss_size);
-			return 0;
-		}
-		size = sizeof(struct nsl_loss);
-		memset(dst, 0, size);
-		if (copy_fields(from, "loss", src, dst, why, whylen))
-			return 0;
+		size = translate_fixed(from, "loss", "loss item", from->loss_size,
+				       sizeof(struct nsl_loss), src, inlen, dst,
+				       why, whylen);
 	} else if (hdr.kind == NSL_ITEM_EVENT && from->event_size) {
-		if (inlen != from->event_size) {
-			snprintf(why, whylen, "event record of %zu bytes, expected %u",
-				 inlen, from->event_size);
-			return 0;
-		}
-		size = sizeof(struct nsl_event_rec);
-		memset(dst, 0, size);
-		if (copy_fields(from, "event", src, dst, why, whylen))
-			return 0;
+		size = translate_fixed(from, "event", "event record",
+				       from->event_size,
+				       sizeof(struct nsl_event_rec), src, inlen,
+				       dst, why, whylen);
 	} else if (hdr.kind == NSL_ITEM_SYSINFO && from->sysinfo_size) {
-		if (inlen != from->sysinfo_size) {
-			snprintf(why, whylen, "sysinfo of %zu bytes, expected %u",
-				 inlen, from->sysinfo_size);
-			return 0;
-		}
-		size = sizeof(struct nsl_sysinfo);
-		memset(dst, 0, size);
-		if (copy_fields(from, "sysinfo", src, dst, why, whylen))
-			return 0;
+		size = translate_fixed(from, "sysinfo", "sysinfo",
+				       from->sysinfo_size,
+				       sizeof(struct nsl_sysinfo), src, inlen, dst,
+				       why, whylen);
 	} else {
 		/* not described: taken as this build's (decoding checks it) */
 		if (inlen > outcap) {
@@ -311,6 +312,8 @@ size_t ns_layout_translate(const struct ns_layout *from, const void *in,
 		memcpy(dst, src, inlen);
 		return inlen;
 	}
+	if (!size)
+		return 0;
 	hdr.size = size;
 	memcpy(dst, &hdr, sizeof(hdr));
 	return size;

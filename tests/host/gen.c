@@ -330,10 +330,11 @@ static void magnet_items(const struct gen_magnet *m, struct mlist *l)
 }
 
 /* The items in stream order, seq filled in, through @fn. */
-static int magnet_walk(const struct gen_magnet *m,
+static int magnet_walk(const void *opts,
 		       int (*fn)(void *ctx, const void *item, size_t size),
 		       void *ctx)
 {
+	const struct gen_magnet *m = opts;
 	struct mlist l = { 0 };
 	uint64_t seq[2] = { 0, 0 };
 	unsigned char item[sizeof(struct nsl_block)];
@@ -384,9 +385,10 @@ size_t gen_sysinfo(void *buf)
 }
 
 /* Item by item, loss items in their places: calls @fn for each. */
-static int walk(const struct gen_opts *g,
+static int walk(const void *opts,
 		int (*fn)(void *ctx, const void *item, size_t size), void *ctx)
 {
+	const struct gen_opts *g = opts;
 	unsigned char item[sizeof(struct nsl_block)];
 
 	for (unsigned int i = 0; i < g->n; i++) {
@@ -422,16 +424,25 @@ static int to_mem(void *ctx, const void *item, size_t size)
 	return 0;
 }
 
-unsigned char *gen_stream(const struct gen_opts *g, size_t *len)
+typedef int (*walker)(const void *opts,
+		      int (*fn)(void *ctx, const void *item, size_t size),
+		      void *ctx);
+
+static unsigned char *collect(walker w, const void *opts, size_t *len)
 {
 	struct membuf m = { 0 };
 
-	if (walk(g, to_mem, &m)) {
+	if (w(opts, to_mem, &m)) {
 		free(m.p);
 		return NULL;
 	}
 	*len = m.len;
 	return m.p ? m.p : malloc(1);
+}
+
+unsigned char *gen_stream(const struct gen_opts *g, size_t *len)
+{
+	return collect(walk, g, len);
 }
 
 static int to_file(void *ctx, const void *item, size_t size)
@@ -445,14 +456,17 @@ static int to_file(void *ctx, const void *item, size_t size)
 
 unsigned char *gen_magnet_stream(const struct gen_magnet *m, size_t *len)
 {
-	struct membuf mb = { 0 };
+	return collect(magnet_walk, m, len);
+}
 
-	if (magnet_walk(m, to_mem, &mb)) {
-		free(mb.p);
-		return NULL;
-	}
-	*len = mb.len;
-	return mb.p ? mb.p : malloc(1);
+/* Header, INFO and FIELDS of gen_info(); 0 or -1 (closed). */
+static int trace_open(struct nsf_writer *w, int fd, struct nsl_info *info)
+{
+	gen_info(info);
+	if (!nsf_writer_open(w, fd, "gen", info))
+		return 0;
+	nsf_writer_close(w);
+	return -1;
 }
 
 int gen_magnet_file(const struct gen_magnet *m, int fd)
@@ -461,15 +475,10 @@ int gen_magnet_file(const struct gen_magnet *m, int fd)
 	struct nsl_info info;
 	int ret;
 
-	gen_info(&info);
-	if (nsf_writer_open(&w, fd, "gen", &info)) {
-		nsf_writer_close(&w);
+	if (trace_open(&w, fd, &info))
 		return -1;
-	}
 	ret = magnet_walk(m, to_file, &w);
-	if (nsf_writer_close(&w))
-		ret = -1;
-	return ret;
+	return nsf_writer_close(&w) ? -1 : ret;
 }
 
 int gen_file(const struct gen_opts *g, int fd)
@@ -478,11 +487,8 @@ int gen_file(const struct gen_opts *g, int fd)
 	struct nsl_info info;
 	int ret;
 
-	gen_info(&info);
-	if (nsf_writer_open(&w, fd, "gen", &info)) {
-		nsf_writer_close(&w);
+	if (trace_open(&w, fd, &info))
 		return -1;
-	}
 	if (g->named) {
 		struct ns_evsel sel;
 
