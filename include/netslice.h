@@ -45,7 +45,7 @@ enum nsl_item_kind {
 	NSL_ITEM_BLOCK		= 1,	/* struct nsl_block */
 	NSL_ITEM_LOSS		= 2,	/* struct nsl_loss */
 	NSL_ITEM_EVENT		= 3,	/* struct nsl_event_rec (MAGNeT) */
-	NSL_ITEM_SYSINFO	= 4,	/* struct nsl_sysinfo, first in a stream */
+	NSL_ITEM_SYSINFO	= 4	/* struct nsl_sysinfo, first in a stream */
 };
 
 struct nsl_item_hdr {

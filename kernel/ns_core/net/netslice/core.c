@@ -270,7 +270,7 @@ void __nsl_xmit(struct sk_buff *skb, struct net_device *dev)
 	blk->ifindex = dev->ifindex;
 	blk->len = skb->len;
 	blk->gso_segs = skb_is_gso(skb) ? skb_shinfo(skb)->gso_segs : 1;
-	if (skb_network_header_was_set(skb))
+	if (skb_transport_header_was_set(skb))
 		blk->nhlen = skb_network_header_len(skb);
 	if (skb_transport_header_was_set(skb) && blk->proto == IPPROTO_TCP)
 		blk->thlen = tcp_hdrlen(skb);
@@ -371,8 +371,7 @@ static void nsl_rx_headers(struct nsl_block *blk, const struct sk_buff *skb)
 {
 	const struct iphdr *iph;
 
-	if (skb->protocol != htons(ETH_P_IP) ||
-	    !skb_network_header_was_set(skb))
+	if (skb->protocol != htons(ETH_P_IP))
 		return;
 	iph = ip_hdr(skb);
 	blk->proto = iph->protocol;

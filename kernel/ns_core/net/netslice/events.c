@@ -20,6 +20,7 @@
 #include <linux/jiffies.h>
 #include <net/tcp.h>
 #include <net/inet_sock.h>
+#include <linux/sock_diag.h>
 
 #include "core.h"
 
@@ -76,9 +77,7 @@ static void nsl_fill_ip(struct nsl_event_rec *ev, const struct sk_buff *skb,
 {
 	const struct iphdr *iph;
 
-	if (skb->protocol != htons(ETH_P_IP) && !skb->sk)
-		return;
-	if (!skb_network_header_was_set(skb))
+	if (skb->protocol != htons(ETH_P_IP))
 		return;
 	iph = ip_hdr(skb);
 	if ((const u8 *)(iph + 1) > skb_tail_pointer(skb) || iph->version != 4)
