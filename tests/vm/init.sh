@@ -102,7 +102,11 @@ log "ready after $(cut -d' ' -f1 /proc/uptime) s"
 
 cd "$NS_REPO" || setup_failed "cd $NS_REPO"
 if [[ -e $ctl/interactive ]]; then
-	PS1='nsvm:\w# ' setsid -w -c /bin/bash --norc -i </dev/hvc0 >/dev/hvc0 2>&1
+	# hvc resets its termios on last close: size it from inside the shell.
+	size=$(cat "$ctl/interactive")
+	setsid -w -c /bin/bash -c '[[ -z $1 ]] || stty rows ${1% *} cols ${1#* }
+		PS1="nsvm:\w# " exec /bin/bash --norc -i' \
+		_ "$size" </dev/hvc0 >/dev/hvc0 2>&1
 	status=$?
 else
 	/bin/sh -c "$(cat "$ctl/cmd")" </dev/null >/dev/hvc0 2>&1

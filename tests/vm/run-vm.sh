@@ -64,7 +64,10 @@ CTL=$(mktemp -d "$REPO/build/vm-run.XXXXXX")
 trap 'rm -rf "$CTL"' EXIT
 chmod 755 "$CTL"
 printf '%s\n' "$CMD" >"$CTL/cmd"
-[[ -n $CMD ]] || : >"$CTL/interactive"
+if [[ -z $CMD ]]; then
+	# The guest's shell gets the host terminal's size.
+	stty size 2>/dev/null >"$CTL/interactive" || : >"$CTL/interactive"
+fi
 cat >"$CTL/env" <<EOF
 export NS_REPO='$REPO'
 export NS_SCRATCH=/mnt/scratch
