@@ -73,10 +73,22 @@ err_reader:
 	return -ENOMEM;
 }
 
+/* What a reader chose dies with it: counters and event records. */
+static void nslm_reader_choices_reset(void)
+{
+	static const struct nsl_record_opts no_records;
+	static const struct nsl_events no_events;
+
+	nsl_records_set(&no_records);
+	nsl_counters_set_mode(NSL_MODE_DURATION);
+	nsl_counters_set(&no_events);
+}
+
 static int nslm_release(struct inode *inode, struct file *file)
 {
 	struct nslm_reader *reader = file->private_data;
 
+	nslm_reader_choices_reset();
 	kvfree(reader->bounce);
 	kfree(reader);
 	clear_bit_unlock(0, &device_busy);
