@@ -49,6 +49,11 @@ mnt() { mount "$@" || setup_failed "mount $*"; }
 mountpoint -q /proc || mnt -t proc -o nosuid,nodev,noexec proc /proc
 mountpoint -q /sys || mnt -t sysfs -o nosuid,nodev,noexec sysfs /sys
 mountpoint -q /dev || mnt -t devtmpfs -o nosuid devtmpfs /dev
+# What udev would add: bash process substitution needs /dev/fd.
+[[ -e /dev/fd ]] || ln -s /proc/self/fd /dev/fd
+for fd in 0:stdin 1:stdout 2:stderr; do
+	[[ -e /dev/${fd#*:} ]] || ln -s "/proc/self/fd/${fd%%:*}" "/dev/${fd#*:}"
+done
 mkdir -p /dev/pts /dev/shm
 mnt -t devpts -o nosuid,noexec,gid=5,mode=620,ptmxmode=666 devpts /dev/pts
 mnt -t tmpfs -o nosuid,nodev tmpfs /dev/shm
