@@ -117,11 +117,12 @@ patch_files() {
 # until then CONFIG_NETSLICE cannot exist and is not required.
 core_present() { grep -qs 'net/netslice/Kconfig' "$SRC/net/Kconfig"; }
 
-install_core() {
-	local files series stamp old_stamp
+# Hash of everything install_core puts into the tree.
+core_stamp() {
+	local files series
 	files=$(core_files)
 	series=$(core_series)
-	stamp=$( {
+	{
 		echo "files:"
 		[[ -n $files ]] && while IFS=$'\t' read -r dst src; do
 			echo "$dst $(sha256sum <"$src" | cut -d' ' -f1)"
@@ -130,7 +131,14 @@ install_core() {
 		for p in $series; do
 			echo "$p $(sha256sum <"$CORE/patches/$p" | cut -d' ' -f1)"
 		done
-	} | sha256sum | cut -d' ' -f1)
+	} | sha256sum | cut -d' ' -f1
+}
+
+install_core() {
+	local files series stamp old_stamp
+	files=$(core_files)
+	series=$(core_series)
+	stamp=$(core_stamp)
 	old_stamp=$(cat "$STATE/stamp" 2>/dev/null || true)
 	if [[ $stamp == "$old_stamp" ]]; then
 		say "ns_core already installed in $SRC (unchanged)"
@@ -311,6 +319,13 @@ case $step in
 install|config|build|module) ;;
 *) die "unknown step '$step' (install, config, build or module)" ;;
 esac
+
+# `install` with nothing to do does not wait for a build holding the lock.
+if [[ $step == install && -f $SRC/Makefile &&
+      $(core_stamp) == "$(cat "$STATE/stamp" 2>/dev/null)" ]]; then
+	say "ns_core already installed in $SRC (unchanged)"
+	exit 0
+fi
 
 # One kernel build at a time per repository: the flavours share the source
 # tree and concurrent makes in one output directory corrupt it.
