@@ -61,7 +61,17 @@ VM_SCRATCH=$(cd "$VM_SCRATCH" && pwd)
 # Per-run control directory, read by the guest through the 9p root (so it
 # must not be on a path the guest mounts over, such as /tmp).
 CTL=$(mktemp -d "$REPO/build/vm-run.XXXXXX")
-trap 'rm -rf "$CTL"' EXIT
+# Logs are written and checked inside the run directory, then copied to
+# VM_CONSOLE_LOG / VM_OUTPUT_LOG: concurrent runs in one repository never
+# see each other's kernel messages.
+CONSOLE=$CTL/console.log
+OUTPUT=$CTL/output.log
+save_logs() {
+	cp "$CONSOLE" "$VM_CONSOLE_LOG.$$" 2>/dev/null && mv -f "$VM_CONSOLE_LOG.$$" "$VM_CONSOLE_LOG"
+	cp "$OUTPUT" "$VM_OUTPUT_LOG.$$" 2>/dev/null && mv -f "$VM_OUTPUT_LOG.$$" "$VM_OUTPUT_LOG"
+	rm -rf "$CTL"
+}
+trap save_logs EXIT
 chmod 755 "$CTL"
 printf '%s\n' "$CMD" >"$CTL/cmd"
 if [[ -z $CMD ]]; then
@@ -78,8 +88,8 @@ export NS_LOCAL_IF=eth0 NS_PEER_IF=eth1
 export NS_LOCAL_IP=192.0.2.1 NS_PEER_IP=192.0.2.2
 EOF
 : >"$CTL/verdict"
-: >"$VM_CONSOLE_LOG"
-: >"$VM_OUTPUT_LOG"
+: >"$CONSOLE"
+: >"$OUTPUT"
 
 # msize: the virtio transport's maximum is 125 pages.
 ninep=trans=virtio,version=9p2000.L,msize=512000
@@ -89,19 +99,19 @@ append+=" init=$REPO/tests/vm/init.sh nsvm.ctl=$CTL nsvm.ninep=$ninep"
 append+=" $VM_APPEND"
 
 if [[ -n $CMD ]]; then
-	stdio=(-chardev "stdio,id=out,signal=on,logfile=$VM_OUTPUT_LOG")
+	stdio=(-chardev "stdio,id=out,signal=on,logfile=$OUTPUT")
 	exec 3</dev/null	# stdin not a tty: QEMU leaves the terminal alone
 else
-	stdio=(-chardev "stdio,id=out,signal=off,logfile=$VM_OUTPUT_LOG")
+	stdio=(-chardev "stdio,id=out,signal=off,logfile=$OUTPUT")
 	exec 3<&0
-	echo "run-vm: interactive shell; kernel log in $VM_CONSOLE_LOG; 'exit' powers off" >&2
+	echo "run-vm: interactive shell; kernel log: $CONSOLE (saved to $VM_CONSOLE_LOG); 'exit' powers off" >&2
 fi
 
 # shellcheck disable=SC2206 # QEMU_EXTRA is meant to be word-split
 qemu=("$QEMU" -nodefaults -no-user-config -display none -no-reboot
 	-accel tcg -cpu max -smp "$VM_SMP" -m "$VM_MEM"
 	-kernel "$KIMAGE" -append "$append"
-	-chardev "file,id=con,path=$VM_CONSOLE_LOG" -serial chardev:con
+	-chardev "file,id=con,path=$CONSOLE" -serial chardev:con
 	-device virtio-serial-pci,id=vser
 	"${stdio[@]}" -device virtconsole,chardev=out,name=out
 	-chardev "file,id=verdict,path=$CTL/verdict"
@@ -122,14 +132,14 @@ timeout --foreground -k 10 "$VM_TIMEOUT" "${qemu[@]}" <&3 \
 elapsed=$((SECONDS - start))
 exec 3<&-
 
-if grep -Eq "$BAD_CONSOLE" "$VM_CONSOLE_LOG"; then
+if grep -aEq "$BAD_CONSOLE" "$CONSOLE"; then
 	echo "run-vm: FAIL: kernel problem in the console log ($VM_CONSOLE_LOG):" >&2
-	grep -Em1 -B5 -A40 "$BAD_CONSOLE" "$VM_CONSOLE_LOG" | sed 's/^/run-vm: | /' >&2
+	grep -aEm1 -B5 -A40 "$BAD_CONSOLE" "$CONSOLE" | sed 's/^/run-vm: | /' >&2
 	exit 126
 fi
 if ((rc == 124 || rc == 137)); then
 	echo "run-vm: FAIL: timeout after ${VM_TIMEOUT}s (VM_TIMEOUT); console tail:" >&2
-	tail -n 20 "$VM_CONSOLE_LOG" | sed 's/^/run-vm: | /' >&2
+	tail -n 20 "$CONSOLE" | sed 's/^/run-vm: | /' >&2
 	exit 124
 fi
 verdict=$(cat "$CTL/verdict")
@@ -148,5 +158,5 @@ if [[ $verdict == NSVM-ERROR* ]]; then
 else
 	echo "run-vm: FAIL: no valid verdict (QEMU status $rc, verdict '${verdict:0:80}'); console tail:" >&2
 fi
-tail -n 20 "$VM_CONSOLE_LOG" | sed 's/^/run-vm: | /' >&2
+tail -n 20 "$CONSOLE" | sed 's/^/run-vm: | /' >&2
 exit 125
