@@ -75,8 +75,9 @@ def check_send_block(b):
     if len(tcps) != want_tcp:
         errs.append("%d tcp intervals, expected %d (copy%s)"
                     % (len(tcps), want_tcp, "" if retrans else " + header"))
-    if write["start"] != 0:
-        errs.append("write does not start at NSI (start %d)" % write["start"])
+    if recs[0] is not write:
+        errs.append("write is not the first region: %s"
+                    % [r["region"] for r in recs])
     # Nesting: tcp, ip and link lie inside write, one level deeper.
     for r in tcps + [ip, link]:
         if r["start"] < write["start"] or end(r) > end(write):
