@@ -1,0 +1,446 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""/dev/ns from Python, for the in-VM tests t_counters.sh and t_calib.sh.
+
+The structs and ioctl numbers are written out here from include/netslice.h
+(the _IOC encoding of asm-generic/ioctl.h), independently of the C code
+under test, so a layout or numbering mistake on either side shows.
+
+    nsioctl.py einval              bad NSIOCSEVENT/NSIOCSEMODE -> EINVAL (TAP)
+    nsioctl.py calib [--reps N] [--event NAME]
+                                   NSIOCGCALIB on every CPU, one JSON line each
+    nsioctl.py switch N [--secs S] switch events N rounds under traffic while
+                                   reading; checks every block read (TAP)
+    nsioctl.py faultsend PORT PAGES SENDS
+                                   send PAGES fresh (never touched) pages per
+                                   send() SENDS times to a sink on 127.0.0.1,
+                                   so the kernel's copy in tcp_sendmsg takes
+                                   exactly one page fault per page
+    nsioctl.py sink PORT           read and discard, one client, then exit
+
+Exit 0 when every check holds, 1 otherwise.
+"""
+import errno
+import fcntl
+import json
+import math
+import mmap
+import os
+import select
+import socket
+import struct
+import sys
+import time
+
+DEV = os.environ.get("NSDUMP_DEV", "/dev/ns")
+
+# asm-generic/ioctl.h: dir(2) size(14) type(8) nr(8), x86 numbering.
+_IOC_WRITE, _IOC_READ = 1, 2
+
+
+def _ioc(d, typ, nr, size):
+    return (d << 30) | (size << 16) | (typ << 8) | nr
+
+
+MAGIC = 0xB9
+NSL_MAX_EVENTS = 4
+NSL_MAX_RECORDS = 16
+NSL_C_MAX = 6
+
+# struct nsl_event: u32 type, u32 flags, u64 config, config1, config2
+EVENT_FMT = "=IIQQQ"
+# struct nsl_events: u32 nevents, u32 flags, struct nsl_event ev[4]
+EVENTS_FMT = "=II" + EVENT_FMT[1:] * NSL_MAX_EVENTS
+MODE_FMT = "=II"            # struct nsl_mode
+STATE_FMT = "=II"           # struct nsl_state
+# struct nsl_info: 6 x u32, 5 x u64
+INFO_FMT = "=IIIIIIQQQQQ"
+# struct nsl_cost: u64 ticks, u64 min, u32 cv_ppm, u32 samples, u64 count[4]
+COST_FMT = "QQII" + "Q" * NSL_MAX_EVENTS
+CALIB_FMT = "=IIII" + COST_FMT * NSL_C_MAX
+
+SIZES = {name: struct.calcsize(fmt) for name, fmt in (
+    ("events", EVENTS_FMT), ("mode", MODE_FMT), ("state", STATE_FMT),
+    ("info", INFO_FMT), ("calib", CALIB_FMT))}
+# The header says every struct is a multiple of 8 bytes; these are its sizes.
+assert SIZES == {"events": 136, "mode": 8, "state": 8, "info": 64,
+                 "calib": 352}, SIZES
+
+NSIOCSSTATE = _ioc(_IOC_WRITE, MAGIC, 0x02, SIZES["state"])
+NSIOCSEVENT = _ioc(_IOC_WRITE, MAGIC, 0x03, SIZES["events"])
+NSIOCSEMODE = _ioc(_IOC_WRITE, MAGIC, 0x04, SIZES["mode"])
+NSIOCGINFO = _ioc(_IOC_READ, MAGIC, 0x07, SIZES["info"])
+NSIOCGCALIB = _ioc(_IOC_READ | _IOC_WRITE, MAGIC, 0x08, SIZES["calib"])
+
+# perf_event.h
+PERF_TYPE_HARDWARE, PERF_TYPE_SOFTWARE, PERF_TYPE_TRACEPOINT = 0, 1, 2
+PERF_TYPE_BREAKPOINT = 5
+SW = {"cpu-clock": 0, "task-clock": 1, "page-faults": 2,
+      "context-switches": 3, "cpu-migrations": 4}
+PERF_COUNT_SW_MAX = 12      # v6.12: ... CGROUP_SWITCHES = 11, MAX
+
+NSL_MODE_DURATION, NSL_MODE_COUNT = 0, 1
+NSL_RF_OPEN, NSL_RF_INVALID = 0x1, 0x2
+NSL_ITEM_BLOCK, NSL_ITEM_LOSS, NSL_ITEM_EVENT, NSL_ITEM_SYSINFO = 1, 2, 3, 4
+COST_NAMES = ("NSI", "NSS", "NST", "NSE", "NSO", "NSA")
+
+# struct nsl_block up to rec[]: hdr(kind u16, size u16, cpu u32), seq,
+# tsc0, conn, flags, len, ifindex, gso_segs, proto, nhlen, thlen, dir,
+# nrec, nevents, mode, tcp_seq, pad
+BLOCK_HDR_FMT = "=HHIQQQIIIHHHHBBBBII"
+BLOCK_HDR = struct.calcsize(BLOCK_HDR_FMT)
+# struct nsl_record: region, depth, flags, nmerged, cpu, start, ticks, count[4]
+REC_FMT = "=BBHHHQQ" + "Q" * NSL_MAX_EVENTS
+REC = struct.calcsize(REC_FMT)
+assert BLOCK_HDR == 64 and REC == 56
+
+
+def events_buf(evs, nevents=None, flags=0):
+    """evs: list of (type, config[, flags, config1, config2])."""
+    vals = [len(evs) if nevents is None else nevents, flags]
+    for i in range(NSL_MAX_EVENTS):
+        if i < len(evs):
+            e = tuple(evs[i]) + (0, 0, 0)
+            vals += [e[0], e[2], e[1], e[3], e[4]]
+        else:
+            vals += [0, 0, 0, 0, 0]
+    return bytearray(struct.pack(EVENTS_FMT, *vals))
+
+
+def ioctl_errno(fd, req, buf):
+    try:
+        fcntl.ioctl(fd, req, buf, True)
+        return 0
+    except OSError as e:
+        return e.errno
+
+
+def set_events(fd, names):
+    evs = [(PERF_TYPE_SOFTWARE, SW[n]) for n in names]
+    err = ioctl_errno(fd, NSIOCSEVENT, events_buf(evs))
+    if err:
+        return err
+    mode = NSL_MODE_COUNT if names else NSL_MODE_DURATION
+    return ioctl_errno(fd, NSIOCSEMODE, bytearray(struct.pack(MODE_FMT, mode, 0)))
+
+
+def get_info(fd):
+    buf = bytearray(SIZES["info"])
+    fcntl.ioctl(fd, NSIOCGINFO, buf, True)
+    v = struct.unpack(INFO_FMT, buf)
+    keys = ("abi_version", "tsc_khz", "block_size", "ncpus", "max_records",
+            "max_events", "ring_bytes", "ring_max", "ref_tsc",
+            "ref_realtime_ns", "emitted")
+    return dict(zip(keys, v))
+
+
+class Tap:
+    def __init__(self):
+        self.n = self.failed = 0
+
+    def __call__(self, ok, what):
+        self.n += 1
+        if not ok:
+            self.failed += 1
+        print("%s %d - %s" % ("ok" if ok else "not ok", self.n, what))
+        sys.stdout.flush()
+        return ok
+
+    def done(self):
+        print("1..%d" % self.n)
+        return 1 if self.failed else 0
+
+
+# ---- einval ----
+
+def cmd_einval(argv):
+    tap = Tap()
+    fd = os.open(DEV, os.O_RDONLY)
+    print("# ioctl numbers: NSIOCSEVENT %#x NSIOCSEMODE %#x NSIOCGCALIB %#x"
+          % (NSIOCSEVENT, NSIOCSEMODE, NSIOCGCALIB))
+    cc = (PERF_TYPE_SOFTWARE, SW["cpu-clock"])
+    cases = [
+        ("nevents 5", events_buf([cc] * 4, nevents=5)),
+        ("nevents 0xffffffff", events_buf([], nevents=0xffffffff)),
+        ("nsl_events.flags 1", events_buf([cc], flags=1)),
+        ("nsl_events.flags 0x80000000", events_buf([cc], flags=0x80000000)),
+        ("ev[0].flags 1", events_buf([(PERF_TYPE_SOFTWARE, 0, 1)])),
+        ("unused ev[1] non-zero type (nevents 1)",
+         events_buf([cc, (PERF_TYPE_SOFTWARE, 0)], nevents=1)),
+        ("unused ev[3] non-zero config2 (nevents 1)",
+         events_buf([cc, (0, 0), (0, 0), (0, 0, 0, 0, 1)], nevents=1)),
+        ("unused ev[0] non-zero config (nevents 0)",
+         events_buf([(0, 1)], nevents=0)),
+        ("type 2 (tracepoint)", events_buf([(PERF_TYPE_TRACEPOINT, 1)])),
+        ("type 5 (breakpoint)", events_buf([(PERF_TYPE_BREAKPOINT, 0)])),
+        ("type 2 as the second event", events_buf([cc, (PERF_TYPE_TRACEPOINT, 0)])),
+        ("software config %d (PERF_COUNT_SW_MAX)" % PERF_COUNT_SW_MAX,
+         events_buf([(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_MAX)])),
+        ("software config 1<<32", events_buf([(PERF_TYPE_SOFTWARE, 1 << 32)])),
+        ("software config 9 (dummy)", events_buf([(PERF_TYPE_SOFTWARE, 9)])),
+        ("software config 10 (bpf-output)", events_buf([(PERF_TYPE_SOFTWARE, 10)])),
+    ]
+    for what, buf in cases:
+        err = ioctl_errno(fd, NSIOCSEVENT, buf)
+        tap(err == errno.EINVAL, "NSIOCSEVENT %s -> EINVAL (got %s)"
+            % (what, errno.errorcode.get(err, err)))
+    for mode, flags, what in ((7, 0, "mode 7"), (2, 0, "mode 2"),
+                              (0xffffffff, 0, "mode 0xffffffff"),
+                              (1, 1, "flags 1"), (0, 0x100, "flags 0x100")):
+        err = ioctl_errno(fd, NSIOCSEMODE,
+                          bytearray(struct.pack(MODE_FMT, mode, flags)))
+        tap(err == errno.EINVAL, "NSIOCSEMODE %s -> EINVAL (got %s)"
+            % (what, errno.errorcode.get(err, err)))
+    # The good ones still work after all that, and are undone.
+    for names in (["cpu-clock"], ["page-faults", "context-switches"],
+                  ["cpu-clock", "page-faults", "context-switches",
+                   "cpu-migrations"], []):
+        err = set_events(fd, names)
+        tap(err == 0, "NSIOCSEVENT+NSIOCSEMODE %s accepted (got %s)"
+            % (",".join(names) or "none", errno.errorcode.get(err, err)))
+    # A hardware event where no PMU takes it: ENODEV (perf's ENOENT).
+    if not os.path.isdir("/sys/bus/event_source/devices/cpu"):
+        err = ioctl_errno(fd, NSIOCSEVENT,
+                          events_buf([(PERF_TYPE_HARDWARE, 0)]))
+        tap(err == errno.ENODEV, "NSIOCSEVENT cycles without a PMU -> ENODEV (got %s)"
+            % errno.errorcode.get(err, err))
+        # A failed set leaves the counters as they were (none): blocks keep
+        # nevents 0, which the caller checks by capturing afterwards.
+    os.close(fd)
+    return tap.done()
+
+
+# ---- calib ----
+
+def cmd_calib(argv):
+    reps = 0
+    names = []
+    if "--reps" in argv:
+        reps = int(argv[argv.index("--reps") + 1])
+    if "--event" in argv:
+        names = argv[argv.index("--event") + 1].split(",")
+    fd = os.open(DEV, os.O_RDONLY)
+    info = get_info(fd)
+    if names and set_events(fd, names):
+        print("set_events failed", file=sys.stderr)
+        return 1
+    rc = 0
+    for cpu in range(info["ncpus"]):
+        buf = bytearray(struct.pack("=IIII", cpu, reps, 0, 0)
+                        + bytes(SIZES["calib"] - 16))
+        err = ioctl_errno(fd, NSIOCGCALIB, buf)
+        out = {"cpu": cpu, "errno": err, "tsc_khz": info["tsc_khz"]}
+        if not err:
+            v = struct.unpack(CALIB_FMT, buf)
+            out["nevents"] = v[3]
+            per = 4 + NSL_MAX_EVENTS
+            for i, name in enumerate(COST_NAMES):
+                c = v[4 + i * per: 4 + (i + 1) * per]
+                out[name] = {"ticks": c[0], "min": c[1], "cv_ppm": c[2],
+                             "samples": c[3], "count": list(c[4:4 + v[3]])}
+        else:
+            rc = 1
+        print(json.dumps(out))
+    # A bad request: flags, nevents (an out field) set, CPU out of range.
+    for what, hdr in (("flags 1", (0, 0, 1, 0)), ("nevents 1", (0, 0, 0, 1)),
+                      ("cpu ncpus+1000", (info["ncpus"] + 1000, 0, 0, 0))):
+        buf = bytearray(struct.pack("=IIII", *hdr) + bytes(SIZES["calib"] - 16))
+        err = ioctl_errno(fd, NSIOCGCALIB, buf)
+        print(json.dumps({"bad": what, "errno": err}))
+    os.close(fd)
+    return rc
+
+
+# ---- reading items ----
+
+def parse_items(buf, tsc_khz):
+    """Yields ("block", dict) / ("loss", lost) / (kind, None)."""
+    pos = 0
+    while pos + 8 <= len(buf):
+        kind, size, cpu = struct.unpack_from("=HHI", buf, pos)
+        if size < 8 or size % 8 or pos + size > len(buf):
+            raise ValueError("bad item size %d at %d" % (size, pos))
+        if kind == NSL_ITEM_BLOCK:
+            h = struct.unpack_from(BLOCK_HDR_FMT, buf, pos)
+            nrec, nevents, mode = h[14], h[15], h[16]
+            if size != BLOCK_HDR + nrec * REC:
+                raise ValueError("block size %d for %d records" % (size, nrec))
+            recs = []
+            for i in range(nrec):
+                r = struct.unpack_from(REC_FMT, buf, pos + BLOCK_HDR + i * REC)
+                recs.append({"region": r[0], "depth": r[1], "flags": r[2],
+                             "nmerged": r[3], "cpu": r[4], "start": r[5],
+                             "ticks": r[6], "count": list(r[7:7 + nevents])})
+            yield "block", {"cpu": cpu, "seq": h[3], "nevents": nevents,
+                            "mode": mode, "records": recs}
+        elif kind == NSL_ITEM_LOSS:
+            yield "loss", struct.unpack_from("=Q", buf, pos + 8)[0]
+        else:
+            yield kind, None
+        pos += size
+    if pos != len(buf):
+        raise ValueError("read() returned a partial item")
+
+
+class Checker:
+    """Sanity of blocks read while the events change under them."""
+
+    def __init__(self, tsc_khz):
+        self.tsc_khz = tsc_khz
+        self.blocks = self.lost = self.recs = self.invalid = 0
+        self.by_nevents = {}
+        self.problems = []
+
+    def problem(self, msg):
+        if len(self.problems) < 20:
+            self.problems.append(msg)
+
+    def block(self, b):
+        self.blocks += 1
+        n = b["nevents"]
+        self.by_nevents[n] = self.by_nevents.get(n, 0) + 1
+        if n > NSL_MAX_EVENTS:
+            self.problem("seq %d: nevents %d" % (b["seq"], n))
+        if (n == 0) != (b["mode"] == NSL_MODE_DURATION):
+            self.problem("seq %d: nevents %d with mode %d"
+                         % (b["seq"], n, b["mode"]))
+        for r in b["records"]:
+            self.recs += 1
+            if r["flags"] & NSL_RF_OPEN:
+                continue
+            if r["ticks"] >= 1 << 40:
+                self.problem("seq %d region %d: ticks %d" % (b["seq"],
+                             r["region"], r["ticks"]))
+            if r["flags"] & NSL_RF_INVALID:
+                self.invalid += 1
+                continue
+            for c in r["count"]:
+                if c >= 1 << 40:
+                    self.problem("seq %d region %d: valid count %d (u64 wrap?)"
+                                 % (b["seq"], r["region"], c))
+
+
+def read_some(fd, checker, bufsize, timeout=0.0, max_reads=1 << 30):
+    """Reads what is there (waiting at most @timeout, at most @max_reads
+    read() calls); returns items read."""
+    got = 0
+    for _ in range(max_reads):
+        r, _, _ = select.select([fd], [], [], timeout)
+        if not r:
+            return got
+        try:
+            buf = os.read(fd, bufsize)
+        except BlockingIOError:
+            return got
+        timeout = 0.0
+        for kind, val in parse_items(buf, checker.tsc_khz):
+            got += 1
+            if kind == "block":
+                checker.block(val)
+            elif kind == "loss":
+                checker.lost += val
+    return got
+
+
+def cmd_switch(argv):
+    rounds = int(argv[0])
+    tap = Tap()
+    fd = os.open(DEV, os.O_RDONLY | os.O_NONBLOCK)
+    info = get_info(fd)
+    chk = Checker(info["tsc_khz"])
+    bufsize = 64 * info["block_size"]
+    err = ioctl_errno(fd, NSIOCSSTATE, bytearray(struct.pack(STATE_FMT, 1, 0)))
+    tap(err == 0, "NSIOCSSTATE on")
+    seq = [["cpu-clock"], ["page-faults"], ["context-switches"], []]
+    fails = 0
+    t0 = time.monotonic()
+    for i in range(rounds):
+        for names in seq:
+            if set_events(fd, names):
+                fails += 1
+            # A sample of what comes (parsing all of it in Python would
+            # take minutes under TCG); the rest is dropped and counted.
+            read_some(fd, chk, bufsize, 0.01, max_reads=4)
+    dt = time.monotonic() - t0
+    tap(fails == 0, "%d event switches (%d rounds of cpu-clock, page-faults, "
+        "context-switches, none) in %.1f s, %d refused"
+        % (rounds * len(seq), rounds, dt, fails))
+    # Drain what is still coming (rings hold at most a few MB).
+    while read_some(fd, chk, bufsize, 0.5, max_reads=2000):
+        pass
+    print("# read %d blocks (%s by nevents), %d records, %d INVALID, %d lost"
+          % (chk.blocks, ", ".join("%d: %d" % kv for kv in sorted(chk.by_nevents.items())),
+             chk.recs, chk.invalid, chk.lost))
+    tap(chk.blocks > 0 and len(chk.by_nevents) >= 2,
+        "blocks were read in more than one event configuration")
+    for p in chk.problems:
+        print("# " + p)
+    tap(not chk.problems, "every block read during the switches is sane "
+        "(nevents <= 4 and matches mode, valid counts and ticks < 2^40)")
+    os.close(fd)
+    return tap.done()
+
+
+# ---- the page-fault workload ----
+
+def cmd_sink(argv):
+    port = int(argv[0])
+    ls = socket.socket()
+    ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    ls.bind(("127.0.0.1", port))
+    ls.listen(1)
+    print("listening", flush=True)
+    c, _ = ls.accept()
+    buf = bytearray(1 << 20)
+    total = 0
+    while True:
+        n = c.recv_into(buf)
+        if not n:
+            break
+        total += n
+    print("sink received %d" % total, flush=True)
+    return 0
+
+
+def cmd_faultsend(argv):
+    port, pages, sends = int(argv[0]), int(argv[1]), int(argv[2])
+    page = mmap.PAGESIZE
+    length = pages * page
+    mm = mmap.mmap(-1, length, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+    if hasattr(mmap, "MADV_NOHUGEPAGE"):
+        try:
+            mm.madvise(mmap.MADV_NOHUGEPAGE)
+        except OSError:
+            pass
+    mv = memoryview(mm)
+    s = socket.create_connection(("127.0.0.1", port))
+    sent = 0
+    for _ in range(sends):
+        # Never touched by user space: the kernel's copy faults each page
+        # in (the zero page, read-only), once.
+        off = 0
+        while off < length:
+            off += s.send(mv[off:])
+        sent += length
+        mm.madvise(mmap.MADV_DONTNEED)
+    s.shutdown(socket.SHUT_WR)
+    s.recv(1)
+    s.close()
+    mv.release()
+    mm.close()
+    print(json.dumps({"pages": pages * sends, "bytes": sent,
+                      "page_size": page}))
+    return 0
+
+
+def main(argv):
+    cmds = {"einval": cmd_einval, "calib": cmd_calib, "switch": cmd_switch,
+            "faultsend": cmd_faultsend, "sink": cmd_sink}
+    if len(argv) < 2 or argv[1] not in cmds:
+        print(__doc__)
+        return 2
+    return cmds[argv[1]](argv[2:])
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,245 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Counters (issue 3), in the VM.  Under TCG there is no PMU, so software
+# events stand in for hardware ones: they go through the same path (one
+# pinned kernel perf event per CPU, read at START and STOP).
+#
+#  1. cpu-clock is an independent clock: during a bulk transfer to the
+#     peer namespace and a loopback ping-pong, every valid region record of
+#     >= 5 us must have a cpu-clock delta (ns) that agrees with its TSC
+#     duration (ticks * 10^6 / tsc_khz): within max(20%, 3 us), for >= 95%
+#     of the records, median ratio within 10% of 1 (nsstats.py cpuclock
+#     explains the tolerance).
+#  2. page-faults and context-switches: every valid delta is < 2^40 (a u64
+#     wrap of a negative delta would be ~2^64).  The blocks only count what
+#     happens inside instrumented regions, and overlapping regions (many
+#     skbs in flight) count the same event more than once, so "blocks total
+#     <= system total" is only fair for regions that are disjoint in time.
+#     The workloads are built so that chosen regions are disjoint and must
+#     see the events:
+#       - page faults: one sender writes from pages it never touched (and
+#         drops them with MADV_DONTNEED after each send), so the kernel's
+#         copy in tcp_sendmsg (region "tcp", one sender: disjoint) takes
+#         exactly one fault per page: sum over tcp records ~= pages sent,
+#         and <= perf stat -a page-faults over the run;
+#       - context switches: a ping-pong with both ends pinned to CPU 0, one
+#         message in flight (queue regions disjoint): the reader is woken
+#         inside each message's queue region (queued .. read begins), so
+#         sum over queue records >= one per message, <= perf stat -a
+#         context-switches.
+#  3. -e cycles: without a PMU nsdump exits non-zero with one line naming
+#     the PMU; with one, cycles,instructions give an IPC column.
+#  4. Bad NSIOCSEVENT/NSIOCSEMODE arguments -> EINVAL (nsioctl.py einval).
+#  5. Events switched 200 times under traffic: no WARNING (the harness
+#     fails on one), blocks read meanwhile and afterwards are sane.
+# TAP on stdout; exit 0 pass, 1 fail.
+set -u
+REPO=${NS_REPO:?}
+NSDUMP=${NS_NSDUMP:-$REPO/nsdump/nsdump}
+BENCH=$REPO/bench
+IOC="python3 $REPO/tests/vm/nsioctl.py"
+STATS="python3 $REPO/tests/vm/nsstats.py"
+W=$(mktemp -d)
+
+n=0 failed=0
+tap() {
+	n=$((n + 1))
+	if [[ $1 == 0 ]]; then echo "ok $n - $2"; else
+		failed=$((failed + 1)); echo "not ok $n - $2"; fi
+}
+skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+die() { echo "# $*"; tap 1 "$*"; echo "1..$n"; exit 1; }
+comment() { sed 's/^\([^#]\)/# \1/'; }
+# Renumber a helper's TAP lines into ours.
+tap_pipe() {
+	local line
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) tap 0 "${line#ok * - }" ;;
+		"not ok "*) tap 1 "${line#not ok * - }" ;;
+		1..*) ;;
+		*) echo "$line" ;;
+		esac
+	done
+}
+peer() { ip netns exec "$NS_PEER_NS" "$@"; }
+jget() { python3 -c 'import json,sys; o=json.load(open(sys.argv[1]))
+for k in sys.argv[2:]: o=o[k] if not isinstance(o,list) else o[int(k)]
+print(o)' "$@"; }
+# perf stat -x, output: the value of one event.
+pstat() { awk -F, -v e="$2" '$3 == e { print $1 }' "$1"; }
+
+nsdump_start() { # <file> <events>: capture in the background
+	"$NSDUMP" -q -e "$2" -w "$1" 2>"$1.err" &
+	nsd=$!
+	sleep 1		# opened, events set, calibrated
+}
+nsdump_stop() {
+	kill -INT $nsd
+	wait $nsd
+}
+
+insmod "$NS_MODULE" || die "insmod $NS_MODULE"
+sysctl -qw net.ipv6.conf.all.disable_ipv6=1
+peer sysctl -qw net.ipv6.conf.all.disable_ipv6=1
+ping -q -c 2 -i 0.2 "$NS_PEER_IP" >/dev/null || die "ping $NS_PEER_IP"
+
+# --- 1. cpu-clock against the TSC
+peer "$BENCH/tcp_stream" -s -n -p 5401 >"$W/srv.out" 2>&1 &
+srv=$!
+"$BENCH/lat_tcp" -s -n -b 127.0.0.1 -p 5402 >"$W/lsrv.out" 2>&1 &
+lsrv=$!
+sleep 0.5
+nsdump_start "$W/cc.nst" cpu-clock
+"$BENCH/tcp_stream" -c "$NS_PEER_IP" -p 5401 -t 3 --json >"$W/cc-stream.json" &
+cli=$!
+"$BENCH/lat_tcp" -c 127.0.0.1 -p 5402 -W 100 -N 1000 --json >"$W/cc-lat.json"
+rc1=$?
+wait $cli
+rc2=$?
+wait $srv $lsrv
+((rc1 == 0 && rc2 == 0))
+tap $? "tcp_stream to the peer and lat_tcp on loopback under -e cpu-clock"
+sleep 0.5
+nsdump_stop
+tap $? "nsdump -e cpu-clock ($(tail -1 "$W/cc.nst.err"))"
+"$NSDUMP" -r "$W/cc.nst" --json >"$W/cc.json" 2>"$W/cc.r.err"
+tap $? "nsdump -r --json reads the cpu-clock trace"
+$STATS cpuclock "$W/cc.json" >"$W/cc.out"
+rc=$?
+comment <"$W/cc.out"
+tap $rc "cpu-clock delta agrees with the TSC duration (>= 95% within max(20%, 3 us), median within 10%)"
+
+# --- 2. page-faults and context-switches
+PAGES=16 SENDS=200
+$IOC sink 5403 >"$W/sink.out" 2>&1 &
+sink=$!
+for ((i = 0; i < 50; i++)); do grep -q listening "$W/sink.out" && break; sleep 0.1; done
+nsdump_start "$W/pf.nst" page-faults,context-switches
+perf stat -a -x, -o "$W/pf.perf" -e page-faults,context-switches -- \
+	$IOC faultsend 5403 $PAGES $SENDS >"$W/pf.out" 2>"$W/pf.err"
+tap $? "fresh-page sender: $SENDS sends of $PAGES untouched pages over loopback, under perf stat -a"
+wait $sink
+sleep 0.5
+nsdump_stop
+tap $? "nsdump -e page-faults,context-switches ($(tail -1 "$W/pf.nst.err"))"
+"$NSDUMP" -r "$W/pf.nst" --json >"$W/pf.json" 2>/dev/null
+$STATS swcounts "$W/pf.json" >"$W/pf.sum"
+sed 's/^/# swcounts: /' "$W/pf.sum"
+sys_pf=$(pstat "$W/pf.perf" page-faults)
+sys_cs=$(pstat "$W/pf.perf" context-switches)
+read -r huge valid nevbad pf_tcp < <(python3 -c 'import json,sys
+o = json.load(open(sys.argv[1]))
+print(o["huge_valid"], o["valid"], o["nevents_bad"], o["regions"].get("tcp", [0, 0])[0])' "$W/pf.sum")
+want=$((PAGES * SENDS))
+echo "# page faults: tcp regions $pf_tcp, pages sent $want, perf stat -a $sys_pf (context switches: perf $sys_cs)"
+((huge == 0 && valid > 0 && nevbad == 0))
+tap $? "page-faults,context-switches: all $valid valid deltas < 2^40, every block has 2 events"
+# Tolerance: every page faults exactly once, inside a copy, so more than
+# the pages sent (+1%) is an event counted twice: a failure.  Fewer: a
+# copy whose task slept in the fault and moved to another CPU has an
+# INVALID record (uncounted by design), and one that moved away and back
+# counts the faults taken elsewhere on another CPU's counter; seen here:
+# 0.3% .. 6% short.  Require 90%.
+((pf_tcp * 10 >= want * 9 && pf_tcp * 100 <= want * 101))
+tap $? "page faults in the tcp (copy) regions ($pf_tcp) == pages sent ($want), -10% +1%"
+((pf_tcp <= sys_pf && sys_pf > 0))
+tap $? "page faults in the tcp regions ($pf_tcp) <= perf stat -a page-faults ($sys_pf)"
+
+# The ping-pong, both ends on CPU 0.
+ROUNDS=300 WARM=20
+taskset -c 0 "$BENCH/lat_tcp" -s -n -b 127.0.0.1 -p 5404 >"$W/psrv.out" 2>&1 &
+psrv=$!
+sleep 0.3
+nsdump_start "$W/cs.nst" page-faults,context-switches
+perf stat -a -x, -o "$W/cs.perf" -e page-faults,context-switches -- \
+	taskset -c 0 "$BENCH/lat_tcp" -c 127.0.0.1 -p 5404 -W $WARM -N $ROUNDS --json >"$W/cs-lat.json"
+tap $? "lat_tcp ping-pong pinned to CPU 0 under perf stat -a"
+wait $psrv
+sleep 0.5
+nsdump_stop
+"$NSDUMP" -r "$W/cs.nst" --json >"$W/cs.json" 2>/dev/null
+$STATS swcounts "$W/cs.json" >"$W/cs.sum"
+sed 's/^/# swcounts: /' "$W/cs.sum"
+sys_cs=$(pstat "$W/cs.perf" context-switches)
+read -r huge valid cs_q cs_qn < <(python3 -c 'import json,sys
+o = json.load(open(sys.argv[1]))
+print(o["huge_valid"], o["valid"], o["regions"].get("queue", [0, 0])[1], o["records"])' "$W/cs.sum")
+msgs=$((2 * (ROUNDS + WARM)))
+echo "# context switches: queue regions $cs_q, messages $msgs, perf stat -a $sys_cs"
+((huge == 0 && valid > 0))
+tap $? "ping-pong: all $valid valid deltas < 2^40"
+# >= 90% of the messages: a record made INVALID (a migration despite the
+# pinning: the softirq may run elsewhere) is not counted.
+((cs_q * 10 >= msgs * 9))
+tap $? "context switches in queue regions ($cs_q) >= one per message ($msgs, 90%)"
+((cs_q <= sys_cs))
+tap $? "context switches in queue regions ($cs_q) <= perf stat -a context-switches ($sys_cs)"
+
+# --- 3. hardware events
+if [[ ! -d /sys/bus/event_source/devices/cpu ]]; then
+	msg=$("$NSDUMP" -e cycles -c 1 2>&1 >/dev/null)
+	rc=$?
+	echo "# nsdump -e cycles: exit $rc: $msg"
+	((rc != 0)) && [[ $(wc -l <<<"$msg") == 1 && $msg == *PMU* ]]
+	tap $? "nsdump -e cycles without a PMU: non-zero exit, one line naming the PMU"
+	skip "-e cycles,instructions: IPC column" "no PMU (/sys/bus/event_source/devices/cpu absent; QEMU TCG has none)"
+	skip "-e cycles: cycle deltas against the TSC" "no PMU (/sys/bus/event_source/devices/cpu absent)"
+else
+	"$BENCH/lat_tcp" -s -n -b 127.0.0.1 -p 5405 >/dev/null 2>&1 &
+	sleep 0.3
+	nsdump_start "$W/hw.nst" cycles,instructions
+	"$BENCH/lat_tcp" -c 127.0.0.1 -p 5405 -W 20 -N 300 >/dev/null
+	wait
+	nsdump_stop
+	"$NSDUMP" -r "$W/hw.nst" --json >"$W/hw.json" 2>/dev/null
+	"$NSDUMP" -r "$W/hw.nst" -q >"$W/hw.txt" 2>/dev/null
+	grep -qi ipc "$W/hw.txt" && grep -q '"ipc"' "$W/hw.json"
+	tap $? "-e cycles,instructions: IPC column in the table"
+	comment <"$W/hw.txt"
+	$STATS swcounts "$W/hw.json" >"$W/hw.sum"
+	python3 -c 'import json,sys; o=json.load(open(sys.argv[1])); sys.exit(o["huge_valid"] or not o["valid"])' "$W/hw.sum"
+	tap $? "-e cycles,instructions: valid deltas < 2^40"
+fi
+
+# --- 4. bad arguments
+$IOC einval >"$W/einval.tap" 2>&1
+rc=$?
+tap_pipe <"$W/einval.tap"
+tap $rc "nsioctl.py einval"
+
+# --- 5. switching events under traffic
+peer "$BENCH/tcp_stream" -s -n -p 5406 >/dev/null 2>&1 &
+srv=$!
+sleep 0.3
+"$BENCH/tcp_stream" -c "$NS_PEER_IP" -p 5406 -t 60 >/dev/null 2>&1 &
+cli=$!
+sleep 0.5
+$IOC switch 50 >"$W/switch.tap" 2>&1
+rc=$?
+tap_pipe <"$W/switch.tap"
+tap $rc "nsioctl.py switch 50 under tcp_stream"
+kill $cli 2>/dev/null
+wait $cli $srv 2>/dev/null
+# After: a fresh capture under traffic is sane, cpu-clock right again.
+peer "$BENCH/tcp_stream" -s -n -p 5407 >/dev/null 2>&1 &
+srv=$!
+sleep 0.3
+nsdump_start "$W/after.nst" cpu-clock
+"$BENCH/tcp_stream" -c "$NS_PEER_IP" -p 5407 -t 2 >/dev/null 2>&1
+wait $srv
+sleep 0.5
+nsdump_stop
+"$NSDUMP" -r "$W/after.nst" --json >"$W/after.json" 2>/dev/null
+echo "# $(tail -1 "$W/after.nst.err")"
+$STATS cpuclock "$W/after.json" >"$W/after.out"
+rc=$?
+comment <"$W/after.out"
+tap $rc "after the switches: blocks sane, cpu-clock agrees with the TSC"
+
+rmmod netslice
+tap $? "rmmod netslice"
+rm -rf "$W"
+echo "1..$n"
+((failed == 0))
