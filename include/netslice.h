@@ -59,6 +59,7 @@ struct nsl_item_hdr {
 #define NSL_RF_INVALID		0x0002	/* a counter reading is untrusted */
 #define NSL_RF_MIGRATED		0x0004	/* STOP ran on another CPU */
 #define NSL_RF_MERGED		0x0008	/* several START/STOP intervals summed */
+#define NSL_RF_GAP		0x0010	/* a wait timed by no macro pair */
 
 struct nsl_record {
 	__u8  region;		/* enum nsl_region */
@@ -82,6 +83,7 @@ struct nsl_record {
 #define NSL_BF_TRUNC		0x0008	/* more regions than NSL_MAX_RECORDS */
 #define NSL_BF_LOOPBACK		0x0010	/* went through the loopback device */
 #define NSL_BF_RX		0x0020	/* carries receive-path regions */
+#define NSL_BF_ABSORBED		0x0040	/* merged into another skb by GRO */
 
 /* nsl_block.mode */
 #define NSL_MODE_DURATION	0	/* TSC only */

@@ -96,8 +96,10 @@ uint32_t ns_nested_pairs(const struct nsl_block *b, unsigned int i)
 	for (unsigned int j = 0; j < b->nrec; j++) {
 		const struct nsl_record *in = &b->rec[j];
 
+		/* A GAP record ran no macros: it costs nothing. */
 		if (j == i || in->depth <= outer->depth ||
-		    (in->flags & NSL_RF_OPEN) || in->start < outer->start ||
+		    (in->flags & (NSL_RF_OPEN | NSL_RF_GAP)) ||
+		    in->start < outer->start ||
 		    in->start - outer->start >= outer->ticks)
 			continue;
 		k += in->nmerged ? in->nmerged : 1;
@@ -126,7 +128,7 @@ void ns_correct_block(const struct ns_calib_set *cs, const struct nsl_block *b,
 		o->k = ns_nested_pairs(b, i);
 		o->ticks = rec->ticks;
 		memcpy(o->count, rec->count, sizeof(o->count));
-		if (!c || (rec->flags & NSL_RF_OPEN))
+		if (!c || (rec->flags & (NSL_RF_OPEN | NSL_RF_GAP)))
 			continue;
 		o->ticks = subtract(rec->ticks,
 				    intervals * c->cost[NSL_C_NSO].ticks +

@@ -123,19 +123,21 @@ static void flag_names(uint32_t flags, const char *const *names, int nnames,
 void ns_block_flags(uint32_t flags, char *buf, size_t len)
 {
 	static const char *const names[] = {
-		"RETRANS", "GSO", "NOXMIT", "TRUNC", "LOOPBACK", "RX",
+		"RETRANS", "GSO", "NOXMIT", "TRUNC", "LOOPBACK", "RX", "ABSORBED",
 	};
 
-	flag_names(flags, names, 6, buf, len);
+	flag_names(flags, names, (int)(sizeof(names) / sizeof(names[0])),
+		   buf, len);
 }
 
 void ns_record_flags(uint32_t flags, char *buf, size_t len)
 {
 	static const char *const names[] = {
-		"OPEN", "INVALID", "MIGRATED", "MERGED",
+		"OPEN", "INVALID", "MIGRATED", "MERGED", "GAP",
 	};
 
-	flag_names(flags, names, 4, buf, len);
+	flag_names(flags, names, (int)(sizeof(names) / sizeof(names[0])),
+		   buf, len);
 }
 
 /*

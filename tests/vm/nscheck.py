@@ -58,6 +58,11 @@ def check_send_block(b):
             errs.append("%s never stopped" % r["region"])
         if r["ticks"] < 0 or r["ticks"] >= 1 << 62:
             errs.append("%s negative duration %d" % (r["region"], r["ticks"]))
+    # The queues inside write: the TCP write queue (a GAP record between
+    # the copy and the header build) and the qdisc (inside link).
+    sndq = by.pop("sndq", [])
+    qdisc = by.pop("qdisc", [])
+    recs = [r for r in recs if r["region"] not in ("sndq", "qdisc")]
     for name in SEND_REGIONS:
         if name not in by:
             errs.append("no %s region" % name)
@@ -98,6 +103,15 @@ def check_send_block(b):
                     % (nic["start"], end(write)))
     if nic["depth"] != 0 or write["depth"] != 0:
         errs.append("write/nic not top level")
+    for q in sndq:
+        if "GAP" not in q["flags"] or retrans:
+            errs.append("sndq must be a GAP record of a first transmission")
+        if q["start"] < end(tcps[0]) or end(q) > tcps[-1]["start"]:
+            errs.append("sndq [%d,%d] not between the copy and the header"
+                        % (q["start"], end(q)))
+    for q in qdisc:
+        if q["start"] < link["start"] or end(q) > end(link):
+            errs.append("qdisc not inside link")
     if b["segs"] < 1:
         errs.append("gso segs %d" % b["segs"])
     return errs

@@ -188,9 +188,37 @@ void __nsl_stop(int region, struct sk_buff *skb)
 	if (region == NSL_R_IP && unlikely(nsl_records_on()) &&
 	    test_bit(NSL_ST_ELIGIBLE, &b->state))
 		nsl_event(skb->sk, skb, NSL_EV_IP_SEND, skb->len, now,
-			  b->blk.conn);
+			  b->blk.conn, skb_is_gso(skb) ? NSL_EVF_TSO : 0);
 }
 EXPORT_SYMBOL_GPL(__nsl_stop);
+
+/*
+ * The data waited in the TCP write queue from the end of its last copy in
+ * sendmsg() until now: a GAP record, since no macro pair timed it.
+ */
+static void nsl_sndq_gap(struct nsl_skb_block *b, u64 now)
+{
+	struct nsl_block *blk = &b->blk;
+	struct nsl_record *last, *r;
+	u64 from;
+
+	if (!blk->nrec || blk->nrec >= NSL_MAX_RECORDS)
+		return;
+	last = &blk->rec[blk->nrec - 1];
+	if (last->flags & NSL_RF_OPEN)
+		return;
+	from = last->start + last->ticks;
+	if (now - blk->tsc0 < from)
+		return;
+	r = &blk->rec[blk->nrec++];
+	memset(r, 0, sizeof(*r));
+	r->region = NSL_R_SNDQ;
+	r->depth = b->nopen;
+	r->flags = NSL_RF_GAP;
+	r->cpu = raw_smp_processor_id();
+	r->start = from;
+	r->ticks = now - blk->tsc0 - from;
+}
 
 /*
  * @skb is the skb TCP hands to IP (a clone of the write-queue skb, sharing
@@ -212,6 +240,8 @@ void __nsl_tx_fork(struct sk_buff *skb, struct sock *sk)
 		return;
 	}
 	now = nsl_now();
+	if (!retrans)
+		nsl_sndq_gap(b, now);
 	if (retrans) {
 		/* A retransmission is its own block, timed from now. */
 		b->blk.nrec = 0;
@@ -229,7 +259,7 @@ void __nsl_tx_fork(struct sk_buff *skb, struct sock *sk)
 	b->sealed = true;
 	if (unlikely(nsl_records_on()) && skb->len)
 		nsl_event(sk, NULL, NSL_EV_TCP_SEND, skb->len, now,
-			  b->blk.conn);
+			  b->blk.conn, tcp_skb_pcount(skb) > 1 ? NSL_EVF_TSO : 0);
 }
 EXPORT_SYMBOL_GPL(__nsl_tx_fork);
 
@@ -264,6 +294,7 @@ void __nsl_xmit(struct sk_buff *skb, struct net_device *dev)
 	/* A requeued skb (NETDEV_TX_BUSY) keeps its first nic START. */
 	if (b->owner == skb && nsl_open_record(b, NSL_R_NIC))
 		return;
+	nsl_stop_block(b, NSL_R_QDISC, now);
 	nsl_stop_block(b, NSL_R_LINK, now);
 	nsl_stop_block(b, NSL_R_WRITE, now);
 	b->owner = skb;
@@ -278,7 +309,7 @@ void __nsl_xmit(struct sk_buff *skb, struct net_device *dev)
 		blk->flags |= NSL_BF_LOOPBACK;
 	if (unlikely(nsl_records_on()) && blk->conn)
 		nsl_event(skb->sk, skb, NSL_EV_DEV_SEND, skb->len, now,
-			  blk->conn);
+			  blk->conn, skb_is_gso(skb) ? NSL_EVF_TSO : 0);
 	nsl_start_block(b, NSL_R_NIC, nsl_now());
 }
 EXPORT_SYMBOL_GPL(__nsl_xmit);
@@ -396,6 +427,11 @@ void __nsl_exit(struct sk_buff *skb)
 	/* Packets TCP consumes itself (ACKs) end in tcp. */
 	if (b->blk.flags & NSL_BF_RX)
 		nsl_stop_block(b, NSL_R_RX_TCP, now);
+	/* GRO merged it into another skb: its journey ends in link. */
+	if (b->blk.dir == NSL_DIR_RX && nsl_open_record(b, NSL_R_RX_LINK)) {
+		nsl_stop_block(b, NSL_R_RX_LINK, now);
+		b->blk.flags |= NSL_BF_ABSORBED;
+	}
 	if (b->blk.dir == NSL_DIR_RX)
 		nsl_rx_headers(&b->blk, skb);
 	nsl_emit(b);

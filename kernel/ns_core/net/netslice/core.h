@@ -28,7 +28,7 @@ void nsl_deliver(const struct nsl_item_hdr *item);
 /* Event records (events.c). */
 bool nsl_records_on(void);
 void nsl_event(const struct sock *sk, const struct sk_buff *skb, int type,
-	       u32 bytes, u64 tsc, u64 conn);
+	       u32 bytes, u64 tsc, u64 conn, u32 evflags);
 
 /*
  * Events counted in blocks started now (0 in duration mode); *gen names

@@ -101,7 +101,7 @@ static void nsl_fill_ip(struct nsl_event_rec *ev, const struct sk_buff *skb,
 
 /* Produces one event record (if records are on) and hands it over. */
 void nsl_event(const struct sock *sk, const struct sk_buff *skb, int type,
-	       u32 bytes, u64 tsc, u64 conn)
+	       u32 bytes, u64 tsc, u64 conn, u32 evflags)
 {
 	u32 flags = READ_ONCE(nsl_rec_flags);
 	struct nsl_event_rec ev;
@@ -116,6 +116,7 @@ void nsl_event(const struct sock *sk, const struct sk_buff *skb, int type,
 	ev.conn = conn;
 	ev.type = type;
 	ev.bytes = bytes;
+	ev.flags = evflags;
 	if (sk && sk_fullsock(sk) && sk->sk_protocol == IPPROTO_TCP &&
 	    (flags & (NSL_REC_TCP | NSL_REC_ADDR)))
 		nsl_fill_tcp(&ev, sk, flags);
@@ -150,7 +151,7 @@ void __nsl_sock_event(struct sock *sk, int type, int bytes)
 
 	if (bytes <= 0 || !nsl_records_on())
 		return;
-	nsl_event(sk, NULL, type, bytes, now, sock_gen_cookie(sk));
+	nsl_event(sk, NULL, type, bytes, now, sock_gen_cookie(sk), 0);
 }
 EXPORT_SYMBOL_GPL(__nsl_sock_event);
 
@@ -184,10 +185,12 @@ void __nsl_rx_sock(struct sk_buff *skb, struct sock *sk)
 		return;
 	nsl_event(sk, skb, NSL_EV_DEV_RECV, b->blk.len,
 		  nsl_region_tsc(b, NSL_R_RX_NIC,
-				 nsl_region_tsc(b, NSL_R_RX_LINK, now)), conn);
+				 nsl_region_tsc(b, NSL_R_RX_LINK, now)), conn, 0);
 	nsl_event(sk, skb, NSL_EV_IP_RECV, ntohs(ip_hdr(skb)->tot_len),
-		  nsl_region_tsc(b, NSL_R_RX_IP, now), conn);
+		  nsl_region_tsc(b, NSL_R_RX_IP, now), conn,
+		  skb_is_gso(skb) ? NSL_EVF_TSO : 0);
 	/* TCP has pulled its header: what is left is the payload. */
-	nsl_event(sk, skb, NSL_EV_TCP_RECV, skb->len, now, conn);
+	nsl_event(sk, skb, NSL_EV_TCP_RECV, skb->len, now, conn,
+		  skb_is_gso(skb) ? NSL_EVF_TSO : 0);
 }
 EXPORT_SYMBOL_GPL(__nsl_rx_sock);
