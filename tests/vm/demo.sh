@@ -25,7 +25,7 @@ banner "NetSlice on $(uname -r), $(nproc) CPUs, QEMU TCG (emulated TSC: compare 
 banner "1. TCP bulk transfer through the e1000 NIC (tcp_stream, 3 s) to $NS_PEER_IP"
 peer "$BENCH/tcp_stream" -s -n -p 5401 >/dev/null 2>&1 &
 sleep 0.5
-"$NSDUMP" -q -w "$W/nic.ns" 2>"$W/nic.err" &
+"$NSDUMP" -q -B 32M -w "$W/nic.ns" 2>"$W/nic.err" &
 nsd=$!
 "$BENCH/tcp_stream" -c "$NS_PEER_IP" -p 5401 -t 3
 sleep 1
@@ -35,7 +35,7 @@ kill -INT $nsd; wait $nsd
 banner "2. TCP ping-pong over loopback (lat_tcp, 4-byte messages)"
 "$BENCH/lat_tcp" -s -n -b 127.0.0.1 -p 5402 >/dev/null 2>&1 &
 sleep 0.3
-"$NSDUMP" -q -w "$W/lo.ns" 2>"$W/lo.err" &
+"$NSDUMP" -q -B 32M -w "$W/lo.ns" 2>"$W/lo.err" &
 nsd=$!
 "$BENCH/lat_tcp" -c 127.0.0.1 -p 5402 -W 50 -N 1000
 sleep 0.5
