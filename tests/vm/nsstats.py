@@ -240,7 +240,7 @@ def cmd_nest(argv):
           "negative or above raw" % (recs, clamped,
                                      table.get("clamped_ticks"), neg))
     print("# %d send blocks: corrected write - corrected (tcp+ip+link): "
-          "min %.3f p1 %.3f median %.3f us; %d violations"
+          "min %.0f p1 %.0f median %.0f ns; %d violations"
           % (checked, min(slack) if slack else float("nan"), pct(slack, 1),
              pct(slack, 50), viol))
     for w in worst:
