@@ -1,0 +1,341 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Assertions on MAGNeT event records, for tests/vm/t_magnet.sh.
+
+    magnet_check.py ftp FILE.json TEXT --lport L --rport R --writes N
+                    --size S --interval-ms MS --tol-ms T
+        MAGNeT's FTP example: N writes of S bytes every MS ms from L to R.
+    magnet_check.py state FILE.json --lport L --rport R --client CLI.json
+                    --ss SS.txt
+        TCP state in the records against `ss -tin` read at the end.
+
+FILE.json is `nsdump -r trace --json -M`, TEXT `nsdump -r trace -M`.
+Output: one line per assertion, "ok DESCRIPTION" or "fail DESCRIPTION",
+and "# ..." lines with the measured numbers; the caller makes TAP of it.
+Exit status 0 when every assertion held.
+"""
+import json
+import re
+import statistics
+import sys
+
+NSL_TSO = "TSO"
+failed = 0
+
+
+def check(cond, desc):
+    global failed
+    print("%s %s" % ("ok" if cond else "fail", desc))
+    if not cond:
+        failed += 1
+    return cond
+
+
+def note(fmt, *args):
+    print("# " + (fmt % args if args else fmt))
+
+
+def load(path):
+    events, blocks, losses, conns = [], [], [], []
+    with open(path) as f:
+        for line in f:
+            if not line.startswith("{"):
+                continue
+            o = json.loads(line)
+            t = o.get("type")
+            if t == "event":
+                events.append(o)
+            elif t == "block":
+                blocks.append(o)
+            elif t == "loss":
+                losses.append(o)
+            elif t == "conn":
+                conns.append(o)
+    return events, blocks, losses, conns
+
+
+def of_conn(events, sport, dport):
+    """Events of the socket with local port @sport and remote @dport."""
+    conn = {e["conn"] for e in events
+            if e.get("sport") == sport and e.get("dport") == dport}
+    return [e for e in events if e["conn"] in conn], conn
+
+
+def typed(evs, name):
+    return [e for e in evs if e["event"] == "MAGNET_" + name]
+
+
+def by_seq(evs):
+    return sorted(evs, key=lambda e: (e["tsc"], e["cpu"], e["seq"]))
+
+
+def rx_triples(evs):
+    """DEV_RECV, IP_RECV, TCP_RECV of one skb: produced back to back on one
+    CPU (other items may come between), the same IP header."""
+    out, bad = [], 0
+    last = {}
+    for e in sorted(evs, key=lambda e: (e["cpu"], e["seq"])):
+        k = e["event"]
+        if k in ("MAGNET_DEV_RECV", "MAGNET_IP_RECV"):
+            last[(e["cpu"], k)] = e
+        elif k == "MAGNET_TCP_RECV":
+            dev = last.pop((e["cpu"], "MAGNET_DEV_RECV"), None)
+            ip = last.pop((e["cpu"], "MAGNET_IP_RECV"), None)
+            if dev and ip and dev.get("ip") == ip.get("ip") == e.get("ip"):
+                out.append((dev, ip, e))
+            else:
+                bad += 1
+    return out, bad
+
+
+def retrans_payload(blocks, conns):
+    """Payload bytes of the retransmitted blocks of @conns."""
+    total = n = 0
+    for b in blocks:
+        if b["dir"] == "tx" and b["conn"] in conns and "RETRANS" in b["flags"]:
+            total += b["len"] - b["nhlen"] - b["thlen"]
+            n += 1
+    return total, n
+
+
+def table3_row(text, lport, rport, event):
+    """The Table III row of @event for the connection lport -> rport."""
+    cur = False
+    for line in text.splitlines():
+        m = re.match(r"conn \S+ local [\d.]+:(\d+) remote [\d.]+:(\d+)", line)
+        if m:
+            cur = (int(m.group(1)), int(m.group(2))) == (lport, rport)
+            continue
+        f = line.split()
+        if cur and f and f[0] == "MAGNET_" + event:
+            return f
+    return None
+
+
+def ftp(a, path, text_path):
+    events, blocks, losses, conns = load(path)
+    with open(text_path) as f:
+        text = f.read()
+    N, S = a.writes, a.size
+    check(not losses, "no items lost (%d loss items)" % len(losses))
+    tx, tx_conn = of_conn(events, a.lport, a.rport)
+    rx, rx_conn = of_conn(events, a.rport, a.lport)
+    note("sender conn %s: %d records; receiver conn %s: %d records",
+         sorted(tx_conn), len(tx), sorted(rx_conn), len(rx))
+    check(len(tx_conn) == 1 and len(rx_conn) == 1,
+          "one connection id at each end (%d, %d)"
+          % (len(tx_conn), len(rx_conn)))
+
+    # --- the application's writes
+    ss = by_seq(typed(tx, "SOCK_SEND"))
+    sizes = sorted({e["bytes"] for e in ss})
+    note("SOCK_SEND: %d records, sizes %s", len(ss), sizes)
+    check(len(ss) == N, "SOCK_SEND count %d == writes %d" % (len(ss), N))
+    check(all(e["bytes"] == S for e in ss),
+          "every SOCK_SEND is exactly %d bytes" % S)
+    gaps = [(b["time_ns"] - p["time_ns"]) / 1e6 for p, b in zip(ss, ss[1:])]
+    if gaps:
+        med = statistics.median(gaps)
+        mean = statistics.mean(gaps)
+        note("SOCK_SEND spacing: median %.3f ms, mean %.3f ms, min %.3f, "
+             "max %.3f (TCG: a late write is followed by a short gap)",
+             med, mean, min(gaps), max(gaps))
+        check(abs(med - a.interval_ms) <= a.tol_ms,
+              "SOCK_SEND spacing median %.3f ms == %g ms +- %g ms"
+              % (med, a.interval_ms, a.tol_ms))
+
+    # --- what TCP and IP made of them
+    ts = by_seq(typed(tx, "TCP_SEND"))
+    ips = by_seq(typed(tx, "IP_SEND"))
+    devs = by_seq(typed(tx, "DEV_SEND"))
+    mss = {e["tcp"]["mss"] for e in ts if "tcp" in e}
+    big = [e for e in ts if "tcp" in e and e["bytes"] > e["tcp"]["mss"]]
+    tso = [e for e in ts if NSL_TSO in e["flags"]]
+    note("TCP_SEND: %d records, %d bytes, mss %s, largest %d; %d larger "
+         "than the mss, %d flagged TSO", len(ts),
+         sum(e["bytes"] for e in ts), sorted(mss),
+         max([e["bytes"] for e in ts] or [0]), len(big), len(tso))
+    check(bool(ts) and all("tcp" in e for e in ts), "TCP_SEND records carry TCP state")
+    check(all(NSL_TSO in e["flags"] for e in big),
+          "TCP_SEND larger than the mss are flagged TSO (%d of %d)"
+          % (sum(NSL_TSO in e["flags"] for e in big), len(big)))
+    check(all(e["bytes"] > e["tcp"]["mss"] for e in tso if "tcp" in e),
+          "TCP_SEND flagged TSO are larger than the mss")
+    check(len(ips) == len(ts) and len(devs) == len(ts),
+          "one IP_SEND and one DEV_SEND per TCP_SEND (%d, %d, %d)"
+          % (len(ts), len(ips), len(devs)))
+    # IP adds its and TCP's headers, the device the Ethernet header.
+    iph = {i["bytes"] - t["bytes"] for t, i in zip(ts, ips)}
+    ethh = {d["bytes"] - i["bytes"] for i, d in zip(ips, devs)}
+    note("IP_SEND - TCP_SEND: %s bytes; DEV_SEND - IP_SEND: %s bytes",
+         sorted(iph), sorted(ethh))
+    check(len(iph) == 1 and 40 <= min(iph) <= 120,
+          "IP_SEND == TCP_SEND + one header size (%s)" % sorted(iph))
+    check(ethh == {14}, "DEV_SEND == IP_SEND + 14 (%s)" % sorted(ethh))
+
+    # --- byte totals: the application's bytes, once each, on the wire
+    sock_sum = sum(e["bytes"] for e in ss)
+    tcp_sum = sum(e["bytes"] for e in ts)
+    rbytes, rn = retrans_payload(blocks, tx_conn)
+    tr = max([e["tcp"]["total_retrans"] for e in tx if "tcp" in e] or [0])
+    note("bytes: SOCK_SEND %d, TCP_SEND %d, retransmitted %d in %d blocks "
+         "(TCP state total_retrans %d)", sock_sum, tcp_sum, rbytes, rn, tr)
+    check(rn == 0 or tr > 0, "RETRANS blocks only if TCP counted a retransmission")
+    check(tcp_sum - rbytes == sock_sum == N * S,
+          "TCP_SEND bytes %d - retransmitted %d == SOCK_SEND bytes %d == %d"
+          % (tcp_sum, rbytes, sock_sum, N * S))
+
+    # --- the receiver
+    trip, orphans = rx_triples(rx)
+    devr, ipr, tcpr = (typed(rx, n) for n in ("DEV_RECV", "IP_RECV",
+                                                "TCP_RECV"))
+    sr = typed(rx, "SOCK_RECV")
+    tcpr_sum = sum(e["bytes"] for e in tcpr)
+    sr_sum = sum(e["bytes"] for e in sr)
+    note("receiver: %d DEV_RECV (%d bytes), %d IP_RECV (%d bytes), "
+         "%d TCP_RECV (%d bytes), %d SOCK_RECV (%d bytes)",
+         len(devr), sum(e["bytes"] for e in devr), len(ipr),
+         sum(e["bytes"] for e in ipr), len(tcpr), tcpr_sum, len(sr), sr_sum)
+    check(tcpr_sum == N * S, "TCP_RECV bytes %d == written %d"
+          % (tcpr_sum, N * S))
+    check(sr_sum == N * S, "SOCK_RECV bytes %d == written %d" % (sr_sum, N * S))
+    check(orphans == 0 and len(trip) == len(devr) == len(ipr),
+          "DEV_RECV, IP_RECV, TCP_RECV come in triples (%d triples, %d "
+          "incomplete)" % (len(trip), orphans))
+    hdr = {i["bytes"] - t["bytes"] for d, i, t in trip if t["bytes"]}
+    bad_ip = [(i["bytes"], t["bytes"]) for d, i, t in trip
+              if t["bytes"] and i["bytes"] - t["bytes"] not in iph]
+    note("IP_RECV - TCP_RECV of data skbs: %s bytes (send side: %s)",
+         sorted(hdr)[:8], sorted(iph))
+    check(not bad_ip, "IP_RECV == TCP_RECV + the header size, for every "
+          "data skb (%d wrong, e.g. IP %s)" % (len(bad_ip), bad_ip[:4]))
+    bad_dev = [(d["bytes"], i["bytes"]) for d, i, t in trip
+               if d["bytes"] != i["bytes"]]
+    check(not bad_dev, "DEV_RECV == IP_RECV for every skb (%d differ, e.g. "
+          "(dev, ip) %s)" % (len(bad_dev), bad_dev[:4]))
+    dev_payload = sum(d["bytes"] for d, i, t in trip) - \
+        sum(i["bytes"] - t["bytes"] for d, i, t in trip)
+    check(dev_payload == N * S, "DEV_RECV bytes less headers %d == written %d"
+          % (dev_payload, N * S))
+
+    # --- Table III, as nsdump -M prints it
+    row = table3_row(text, a.lport, a.rport, "SOCK_SEND")
+    note("Table III SOCK_SEND row: %s", row)
+    if check(row is not None and len(row) >= 5,
+             "Table III has a SOCK_SEND row for %d -> %d" % (a.lport, a.rport)):
+        n, mean, spacing = int(row[1]), float(row[2]), row[5]
+        check(n == N and mean == float(S),
+              "Table III SOCK_SEND: n %d == %d, mean size %.1f == %d"
+              % (n, N, mean, S))
+        # The writes follow an absolute schedule: the mean gap is the span
+        # over N - 1 and does not drift, whatever TCG does to one gap.
+        sp = float(spacing) / 1000.0 if spacing != "-" else -1
+        check(abs(sp - a.interval_ms) <= a.tol_ms,
+              "Table III SOCK_SEND mean spacing %.3f ms == %g ms +- %g ms"
+              % (sp, a.interval_ms, a.tol_ms))
+    row = table3_row(text, a.lport, a.rport, "TCP_SEND")
+    if check(row is not None, "Table III has a TCP_SEND row"):
+        check(int(row[1]) == len(ts) and int(row[-1]) == len(tso),
+              "Table III TCP_SEND: n %s == %d, TSO %s == %d"
+              % (row[1], len(ts), row[-1], len(tso)))
+    return 1 if failed else 0
+
+
+def parse_ss(path):
+    with open(path) as f:
+        s = f.read()
+    m = re.search(r"\bcwnd:(\d+)", s)
+    r = re.search(r"\brtt:([\d.]+)/", s)
+    t = re.search(r"\bretrans:\d+/(\d+)", s)
+    if not m or not r:
+        return None
+    return {"cwnd": int(m.group(1)), "srtt_us": round(float(r.group(1)) * 1000),
+            "total_retrans": int(t.group(1)) if t else 0}
+
+
+def state(a, path):
+    events, blocks, losses, conns = load(path)
+    with open(a.client) as f:
+        cli = json.load(f)
+    ss = parse_ss(a.ss)
+    if not check(ss is not None, "ss -tin shows the connection"):
+        return 1
+    note("ss -tin after the last write: cwnd %d, srtt %d us, total_retrans %d",
+         ss["cwnd"], ss["srtt_us"], ss["total_retrans"])
+    check(not losses, "no items lost (%d loss items)" % len(losses))
+    tx, tx_conn = of_conn(events, a.lport, a.rport)
+    tx = [e for e in by_seq(tx) if "tcp" in e]
+    socks = typed(tx, "SOCK_SEND")
+    check(len(socks) == cli["writes"] + 1,
+          "SOCK_SEND count %d == writes %d + the probe"
+          % (len(socks), cli["writes"]))
+    tcp_sum = sum(e["bytes"] for e in typed(tx, "TCP_SEND"))
+    rbytes, rn = retrans_payload(blocks, tx_conn)
+    check(tcp_sum - rbytes == cli["bytes"],
+          "TCP_SEND bytes %d - retransmitted %d == written %d"
+          % (tcp_sum, rbytes, cli["bytes"]))
+    if not check(socks and socks[-1]["bytes"] == 1, "the probe's SOCK_SEND"):
+        return 1
+    probe = socks[-1]
+    # The last records of the transfer: before the probe, data carried.
+    data = [e for e in tx if e["tsc"] < probe["tsc"] and
+            e["event"] in ("MAGNET_TCP_SEND", "MAGNET_IP_SEND",
+                           "MAGNET_DEV_SEND")]
+    last = data[-1]["tcp"]
+    pt = probe["tcp"]
+    note("last data record (%s): cwnd %d, srtt %d us, total_retrans %d, "
+         "packets_out %d", data[-1]["event"], last["snd_cwnd"],
+         last["srtt_us"], last["total_retrans"], last["packets_out"])
+    note("probe SOCK_SEND: cwnd %d, srtt %d us, total_retrans %d, ssthresh %d",
+         pt["snd_cwnd"], pt["srtt_us"], pt["total_retrans"],
+         pt["snd_ssthresh"])
+    # At the probe's sendmsg() nothing happened since ss: exact.
+    check(pt["snd_cwnd"] == ss["cwnd"],
+          "probe record cwnd %d == ss %d" % (pt["snd_cwnd"], ss["cwnd"]))
+    check(abs(pt["srtt_us"] - ss["srtt_us"]) <= 1,
+          "probe record srtt %d us == ss %d us (+-1 us: ss prints ms)"
+          % (pt["srtt_us"], ss["srtt_us"]))
+    check(pt["total_retrans"] == ss["total_retrans"],
+          "probe record total_retrans %d == ss %d"
+          % (pt["total_retrans"], ss["total_retrans"]))
+    # The last data record precedes the ACKs of its packets_out segments;
+    # without loss each ACKed segment grows cwnd by at most one.
+    grow = ss["cwnd"] - last["snd_cwnd"]
+    if ss["total_retrans"] == last["total_retrans"]:
+        check(0 <= grow <= last["packets_out"],
+              "last data record cwnd %d: ss cwnd %d is %+d, within "
+              "[0, packets_out %d] (ACKs after it)"
+              % (last["snd_cwnd"], ss["cwnd"], grow, last["packets_out"]))
+    else:
+        note("a retransmission after the last data record: cwnd not compared")
+    check(abs(last["srtt_us"] - ss["srtt_us"]) <= 0.5 * ss["srtt_us"],
+          "last data record srtt %d us within 50%% of ss %d us"
+          % (last["srtt_us"], ss["srtt_us"]))
+    check(last["total_retrans"] == ss["total_retrans"],
+          "last data record total_retrans %d == ss %d"
+          % (last["total_retrans"], ss["total_retrans"]))
+    return 1 if failed else 0
+
+
+def main(argv):
+    import argparse
+    p = argparse.ArgumentParser()
+    p.add_argument("cmd", choices=("ftp", "state"))
+    p.add_argument("json")
+    p.add_argument("text", nargs="?")
+    p.add_argument("--lport", type=int, required=True)
+    p.add_argument("--rport", type=int, required=True)
+    p.add_argument("--writes", type=int)
+    p.add_argument("--size", type=int)
+    p.add_argument("--interval-ms", type=float, default=20.0)
+    p.add_argument("--tol-ms", type=float, default=3.0)
+    p.add_argument("--client")
+    p.add_argument("--ss")
+    a = p.parse_args(argv[1:])
+    if a.cmd == "ftp":
+        return ftp(a, a.json, a.text)
+    return state(a, a.json)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,143 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The receive path, in the VM (issue 5):
+#  - counts: every frame an e1000 receives gets a block from the driver
+#    hook (ARP, pure ACKs and ICMP included), so the rx blocks of an
+#    interface equal its rx_packets delta exactly, and their bytes its
+#    rx_bytes.  GRO merges frames into one skb, but a merged frame keeps
+#    a block of its own (emitted when GRO frees it), so GRO does not make
+#    the count inexact -- checked on the receiver's eth1 (data) and on the
+#    sender's eth0 (the ACKs coming back).  No rx block may end with a
+#    layer left open.
+#  - loopback (lat_tcp ping-pong): every data block carries the send
+#    regions and then the receive regions, in journey order (each starts
+#    after the previous one ends, write containing tcp/ip/link); pure ACK,
+#    SYN and FIN blocks are receive-only and counted against tcpdump;
+#    queueing time (queue) is reported apart from service time and >= 0.
+# TAP on stdout; exit 0 pass, 1 fail.
+set -u
+REPO=${NS_REPO:?}
+NSDUMP=${NS_NSDUMP:-$REPO/nsdump/nsdump}
+BENCH=$REPO/bench
+CHECK="python3 $REPO/tests/vm/recv_check.py"
+W=$(mktemp -d)
+
+n=0 failed=0
+tap() {
+	n=$((n + 1))
+	if [[ $1 == 0 ]]; then echo "ok $n - $2"; else
+		failed=$((failed + 1)); echo "not ok $n - $2"; fi
+}
+die() { echo "# $*"; tap 1 "$*"; echo "1..$n"; exit 1; }
+tap_lines() {
+	local st rest
+	while read -r st rest; do
+		case $st in
+		ok) tap 0 "$rest" ;;
+		fail) tap 1 "$rest" ;;
+		'#') echo "# $rest" ;;
+		*) echo "# $st $rest" ;;
+		esac
+	done
+}
+peer() { ip netns exec "$NS_PEER_NS" "$@"; }
+stat_local() { cat "/sys/class/net/$NS_LOCAL_IF/statistics/$1"; }
+stat_peer() { peer cat "/sys/class/net/$NS_PEER_IF/statistics/$1"; }
+
+# tcpdump writes "listening on" once its socket is bound: wait for it.
+# On lo each packet shows once, as sent (-Q out would see none).
+capture_start() { # <iface> <pcap> <log>
+	tcpdump -i "$1" -nn -s 96 -B 16384 -U -w "$2" 2>"$3" &
+	local i
+	for ((i = 0; i < 100; i++)); do
+		grep -q "listening on" "$3" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+# Stop tcpdump once its file has stopped growing (SIGINT makes it quit
+# without reading what is still queued on its socket); fails unless it
+# wrote every packet (on lo "received by filter" counts each one twice).
+capture_stop() { # <pid> <log> <pcap>
+	local size=-1 i cap rcv
+	for ((i = 0; i < 100; i++)); do
+		[[ $(stat -c %s "$3") == "$size" ]] && break
+		size=$(stat -c %s "$3")
+		sleep 0.5
+	done
+	kill -INT "$1"
+	wait "$1"
+	cap=$(awk '/packets captured/ { print $1 }' "$2")
+	rcv=$(awk '/packets received by filter/ { print $1 }' "$2")
+	echo "# tcpdump: $cap captured, $rcv received by filter"
+	grep -q "^0 packets dropped by kernel" "$2" && ((2 * cap == rcv))
+}
+payload='tcp and (ip[2:2] - ((ip[0] & 0xf) << 2) - ((tcp[12] & 0xf0) >> 2)) > 0'
+count_pcap() { tcpdump -nn -r "$1" "$2" 2>/dev/null | wc -l; }
+
+insmod "$NS_MODULE" || die "insmod $NS_MODULE"
+sysctl -qw net.ipv6.conf.all.disable_ipv6=1
+peer sysctl -qw net.ipv6.conf.all.disable_ipv6=1
+ping -q -c 2 -i 0.2 "$NS_PEER_IP" >/dev/null || die "ping $NS_PEER_IP"
+if_local=$(cat "/sys/class/net/$NS_LOCAL_IF/ifindex")
+if_peer=$(peer cat "/sys/class/net/$NS_PEER_IF/ifindex")
+command -v ethtool >/dev/null && echo "# ethtool: $(ethtool -k "$NS_LOCAL_IF" | grep generic-receive-offload)"
+echo "# GRO on both e1000s (no ethtool needed: GRO is what is being checked)"
+
+# --- through the e1000s: bulk data one way, ACKs the other, ARP, ICMP
+peer "$BENCH/tcp_stream" -s -n -p 5701 >/dev/null 2>&1 &
+srv=$!
+sleep 0.5
+"$NSDUMP" -q -B 16M -w "$W/nic.ns" 2>"$W/nic.err" &
+nsd=$!
+sleep 0.5
+p0=$(stat_peer rx_packets) b0=$(stat_peer rx_bytes)
+l0=$(stat_local rx_packets) c0=$(stat_local rx_bytes)
+ip neigh flush dev "$NS_LOCAL_IF"	# ARP again, inside the capture
+"$BENCH/tcp_stream" -c "$NS_PEER_IP" -p 5701 -t 3 >/dev/null
+tap $? "tcp_stream to $NS_PEER_IP, 3 s"
+ping -q -c 5 -i 0.1 "$NS_PEER_IP" >/dev/null
+tap $? "ping $NS_PEER_IP"
+wait $srv
+sleep 1			# the closing handshake, TX completions
+p1=$(stat_peer rx_packets) b1=$(stat_peer rx_bytes)
+l1=$(stat_local rx_packets) c1=$(stat_local rx_bytes)
+kill -INT $nsd
+wait $nsd
+tap $? "nsdump captured the NIC run ($(tail -1 "$W/nic.err"))"
+"$NSDUMP" -r "$W/nic.ns" --json >"$W/nic.json" 2>/dev/null
+tap $? "nsdump -r reads the NIC trace"
+tap_lines < <($CHECK nic "$W/nic.json" --ifindex "$if_peer" --name "peer $NS_PEER_IF" \
+	--rx-packets $((p1 - p0)) --rx-bytes $((b1 - b0)))
+tap_lines < <($CHECK nic "$W/nic.json" --ifindex "$if_local" --name "local $NS_LOCAL_IF" \
+	--rx-packets $((l1 - l0)) --rx-bytes $((c1 - c0)))
+
+# --- loopback ping-pong
+"$BENCH/lat_tcp" -s -n -b 127.0.0.1 -p 5702 >/dev/null 2>&1 &
+srv=$!
+sleep 0.3
+"$NSDUMP" -q -B 16M -w "$W/lo.ns" 2>"$W/lo.err" &
+nsd=$!
+capture_start lo "$W/lo.pcap" "$W/tcpdump-lo.err" || die "tcpdump on lo did not start"
+tpid=$!
+"$BENCH/lat_tcp" -c 127.0.0.1 -p 5702 -W 20 -N 300 >/dev/null
+tap $? "lat_tcp over loopback, 320 round trips"
+wait $srv
+sleep 0.5
+capture_stop $tpid "$W/tcpdump-lo.err" "$W/lo.pcap"
+tap $? "tcpdump on lo lost nothing"
+kill -INT $nsd
+wait $nsd
+tap $? "nsdump captured the loopback run ($(tail -1 "$W/lo.err"))"
+"$NSDUMP" -r "$W/lo.ns" --json >"$W/lo.json" 2>/dev/null
+tap $? "nsdump -r reads the loopback trace"
+data=$(count_pcap "$W/lo.pcap" "$payload")
+other=$(count_pcap "$W/lo.pcap" "not ($payload)")
+tap_lines < <($CHECK loopback "$W/lo.json" --data "$data" --other "$other")
+
+rmmod netslice
+tap $? "rmmod netslice"
+rm -rf "$W"
+echo "1..$n"
+((failed == 0))
