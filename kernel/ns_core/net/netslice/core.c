@@ -397,6 +397,18 @@ static void nsl_emit(struct nsl_skb_block *b)
 	nsl_deliver(&blk->hdr);
 }
 
+/*
+ * GRO merged a received frame into another skb and freed it (or only its
+ * head, the skb's data living on in the merged one): it ends in link.
+ */
+static void nsl_rx_absorbed(struct nsl_skb_block *b, u64 now)
+{
+	if (b->blk.dir == NSL_DIR_RX && nsl_open_record(b, NSL_R_RX_LINK)) {
+		nsl_stop_block(b, NSL_R_RX_LINK, now);
+		b->blk.flags |= NSL_BF_ABSORBED;
+	}
+}
+
 /* What a received packet was, read from its headers as it is freed. */
 static void nsl_rx_headers(struct nsl_block *blk, const struct sk_buff *skb)
 {
@@ -427,11 +439,7 @@ void __nsl_exit(struct sk_buff *skb)
 	/* Packets TCP consumes itself (ACKs) end in tcp. */
 	if (b->blk.flags & NSL_BF_RX)
 		nsl_stop_block(b, NSL_R_RX_TCP, now);
-	/* GRO merged it into another skb: its journey ends in link. */
-	if (b->blk.dir == NSL_DIR_RX && nsl_open_record(b, NSL_R_RX_LINK)) {
-		nsl_stop_block(b, NSL_R_RX_LINK, now);
-		b->blk.flags |= NSL_BF_ABSORBED;
-	}
+	nsl_rx_absorbed(b, now);
 	if (b->blk.dir == NSL_DIR_RX)
 		nsl_rx_headers(&b->blk, skb);
 	nsl_emit(b);
@@ -463,9 +471,11 @@ void nsl_exit_copy(struct sk_buff *skb, struct nsl_block *dst)
 void nsl_ext_release(struct skb_ext *ext, void *ptr)
 {
 	struct nsl_skb_block *b = ptr;
+	u64 now = nsl_now();
 
 	if (b->owner)
-		nsl_stop_block(b, NSL_R_NIC, nsl_now());
+		nsl_stop_block(b, NSL_R_NIC, now);
+	nsl_rx_absorbed(b, now);
 	nsl_emit(b);
 }
 

@@ -16,6 +16,7 @@
 #include <linux/netslice.h>
 #include <linux/skbuff.h>
 #include <linux/ip.h>
+#include <linux/if_ether.h>
 #include <linux/tcp.h>
 #include <linux/jiffies.h>
 #include <net/tcp.h>
@@ -68,6 +69,9 @@ static void nsl_fill_tcp(struct nsl_event_rec *ev, const struct sock *sk,
 	if (flags & NSL_REC_ADDR) {
 		t->sport = ntohs(inet_sk(sk)->inet_sport);
 		t->dport = ntohs(inet_sk(sk)->inet_dport);
+		/* A packet's own addresses, if any, replace these. */
+		ev->ip.saddr = inet_sk(sk)->inet_saddr;
+		ev->ip.daddr = inet_sk(sk)->inet_daddr;
 	}
 	ev->flags |= NSL_EVF_TCP;
 }
@@ -183,9 +187,12 @@ void __nsl_rx_sock(struct sk_buff *skb, struct sock *sk)
 		b->blk.conn = conn;
 	if (!nsl_records_on())
 		return;
-	nsl_event(sk, skb, NSL_EV_DEV_RECV, b->blk.len,
+	/* A GRO skb stands for all the frames merged into it. */
+	nsl_event(sk, skb, NSL_EV_DEV_RECV, ntohs(ip_hdr(skb)->tot_len) +
+		  ETH_HLEN * max_t(u32, skb_shinfo(skb)->gso_segs, 1),
 		  nsl_region_tsc(b, NSL_R_RX_NIC,
-				 nsl_region_tsc(b, NSL_R_RX_LINK, now)), conn, 0);
+				 nsl_region_tsc(b, NSL_R_RX_LINK, now)), conn,
+		  skb_is_gso(skb) ? NSL_EVF_TSO : 0);
 	nsl_event(sk, skb, NSL_EV_IP_RECV, ntohs(ip_hdr(skb)->tot_len),
 		  nsl_region_tsc(b, NSL_R_RX_IP, now), conn,
 		  skb_is_gso(skb) ? NSL_EVF_TSO : 0);
