@@ -214,7 +214,8 @@ static void nsl_sndq_gap(struct nsl_skb_block *b, u64 now)
 	memset(r, 0, sizeof(*r));
 	r->region = NSL_R_SNDQ;
 	r->depth = b->nopen;
-	r->flags = NSL_RF_GAP;
+	/* No counter was read for a gap: nothing to trust. */
+	r->flags = NSL_RF_GAP | (blk->nevents ? NSL_RF_INVALID : 0);
 	r->cpu = raw_smp_processor_id();
 	r->start = from;
 	r->ticks = now - blk->tsc0 - from;
