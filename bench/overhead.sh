@@ -1,0 +1,436 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# NetSlice's overhead, as the paper's Table 3, plus its Fig. 5 check.
+#
+#   bench/overhead.sh [-R rounds] [-N iterations] [-t seconds] [-c I,II,III,IV]
+#                     [-o dir] [--allow-stale]
+#       drives the VM (tests/vm/run-vm.sh): one fresh VM per configuration
+#       per round, interleaved I, II, III, IV, I, II, ... so a slow phase of
+#       the host hits every configuration alike; medians per configuration;
+#       ratios to I.  Output: a text table on stdout and
+#       <dir>/overhead.{txt,json} (default dir build/bench).  It stops
+#       when the stock image was built from an older config fragment than
+#       the NetSlice one (they must differ in CONFIG_NETSLICE only: e.g.
+#       without ACPI the stock guest has 1 CPU and a jiffies clock);
+#       --allow-stale runs anyway, with a warning in the table.
+#   bench/overhead.sh --local CONFIG [-N iterations] [-t seconds] [--out FILE]
+#       runs one configuration's measurements on the running kernel (in the
+#       VM, or on bare metal booted into the right kernel) and writes one
+#       JSON object to FILE (default stdout).
+#
+# Configurations:
+#   I    stock 6.12, no NetSlice (KIMAGE=build/linux-stock/.../bzImage,
+#        built by `make kernel FLAVOUR=stock`)
+#   II   NetSlice core built in, netslice.ko loaded, collection off
+#        (insmod netslice.ko enable=0): the cost of the hooks alone
+#   III  collecting durations: nsdump -q -w FILE on tmpfs draining /dev/ns
+#   IV   collecting with counters in count mode: nsdump -e cycles,instructions
+#        where a PMU exists, -e cpu-clock where not (QEMU TCG)
+#
+# Measurements per configuration (bench/lat_tcp, bench/tcp_stream):
+#   lat      lat_tcp round trip, 4-byte messages over loopback, N timed
+#            round trips after N/10 warm-up: median and mean (us)
+#   lo       tcp_stream over loopback, t seconds (Mbit/s)
+#   nic      tcp_stream to the peer namespace through the NIC, t seconds
+#            (Mbit/s; needs NS_PEER_NS/NS_PEER_IP, as the VM sets them)
+#   fig5     (III and IV) the lat_tcp run's round trip as nsdump --rtt derives
+#            it from the blocks (formula 5), raw and corrected, against what
+#            lat_tcp measured: relative error of the medians
+#
+# Environment: everything tests/vm/run-vm.sh reads (VM_TIMEOUT, VM_SMP, ...);
+# KIMAGE_STOCK and KIMAGE_NETSLICE override the two images.
+# Exit status: 0 done (a failed VM run is reported and left out of the
+# medians), 1 nothing measured / error, 2 bad usage.
+set -u
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+ROUNDS=3 ITERS=2000 SECS=3 CONFIGS=I,II,III,IV OUTDIR=$REPO/build/bench
+LOCAL= OUT=- ALLOW_STALE=0
+
+usage() {
+	sed -n '/^#   bench/,/^#$/p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+	exit 2
+}
+while (($#)); do
+	case $1 in
+	-R) ROUNDS=$2; shift ;;
+	-N) ITERS=$2; shift ;;
+	-t) SECS=$2; shift ;;
+	-c) CONFIGS=$2; shift ;;
+	-o) OUTDIR=$2; shift ;;
+	--local) LOCAL=$2; shift ;;
+	--out) OUT=$2; shift ;;
+	--allow-stale) ALLOW_STALE=1 ;;
+	-h|--help) usage ;;
+	*) echo "overhead.sh: unknown argument '$1'" >&2; usage ;;
+	esac
+	shift
+done
+[[ $ROUNDS =~ ^[1-9][0-9]*$ && $ITERS =~ ^[1-9][0-9]*$ && $SECS =~ ^[0-9.]+$ ]] ||
+	{ echo "overhead.sh: -R, -N, -t must be positive numbers" >&2; exit 2; }
+
+# ---------------------------------------------------------------- local --
+
+json_get() { python3 -c 'import json,sys
+o = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])
+print(o[sys.argv[2]])' "$1" "$2" 2>/dev/null; }
+
+wait_port_file() {
+	local i
+	for ((i = 0; i < 200; i++)); do
+		[[ -s $1 ]] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# run_lat <outfile>: lat_tcp over loopback
+run_lat() {
+	local pf=$W/lat.port
+	rm -f "$pf"
+	"$REPO/bench/lat_tcp" -s -n -b 127.0.0.1 -p 0 --port-file "$pf" >/dev/null 2>&1 &
+	local srv=$!
+	wait_port_file "$pf" || return 1
+	timeout 600 "$REPO/bench/lat_tcp" -c 127.0.0.1 -p "$(cat "$pf")" \
+		-W $((ITERS / 10)) -N "$ITERS" --json >"$1"
+	local rc=$?
+	wait $srv
+	return $rc
+}
+
+# run_stream <outfile> <addr> [netns]
+run_stream() {
+	local pf=$W/stream.port pre=()
+	[[ -n ${3:-} ]] && pre=(ip netns exec "$3")
+	rm -f "$pf"
+	"${pre[@]}" "$REPO/bench/tcp_stream" -s -n -b "$2" -p 0 --port-file "$pf" >/dev/null 2>&1 &
+	local srv=$!
+	wait_port_file "$pf" || return 1
+	timeout 120 "$REPO/bench/tcp_stream" -c "$2" -p "$(cat "$pf")" -t "$SECS" --json >"$1"
+	local rc=$?
+	wait $srv
+	return $rc
+}
+
+nsdump_start() { # <file> [events]
+	local ev=()
+	[[ -n ${2:-} ]] && ev=(-e "$2")
+	"$NSDUMP" -q "${ev[@]}" -w "$1" 2>"$1.err" &
+	NSD=$!
+	# Open, events set, calibrated: the file has its header by then.
+	local i
+	for ((i = 0; i < 100; i++)); do
+		[[ -s $1 ]] && break
+		kill -0 $NSD 2>/dev/null || return 1
+		sleep 0.05
+	done
+	sleep 0.2
+}
+nsdump_stop() {
+	kill -INT "$NSD" 2>/dev/null
+	wait "$NSD"
+}
+
+local_run() {
+	local cfg=$1 ko ev= lat_ok=1
+	NSDUMP=${NS_NSDUMP:-$REPO/nsdump/nsdump}
+	ko=${NS_MODULE:-$REPO/kernel/ns_module/netslice.ko}
+	W=$(mktemp -d /dev/shm/nsbench.XXXXXX 2>/dev/null || mktemp -d)
+	case $cfg in
+	I)
+		if [[ -e /dev/ns ]] || grep -q '^netslice ' /proc/modules; then
+			echo "overhead.sh: config I wants a kernel without NetSlice: unload netslice.ko, boot the stock image" >&2
+			return 1
+		fi ;;
+	II)
+		grep -q '^netslice ' /proc/modules && rmmod netslice
+		insmod "$ko" enable=0 || return 1 ;;
+	III|IV)
+		grep -q '^netslice ' /proc/modules || insmod "$ko" || return 1
+		if [[ $cfg == IV ]]; then
+			if [[ -d /sys/bus/event_source/devices/cpu ]]; then
+				ev=cycles,instructions
+			else
+				ev=cpu-clock
+			fi
+		fi ;;
+	*) echo "overhead.sh: unknown configuration '$cfg' (I, II, III, IV)" >&2; return 2 ;;
+	esac
+	if [[ -n ${NS_PEER_IP:-} ]]; then
+		sysctl -qw net.ipv6.conf.all.disable_ipv6=1 2>/dev/null
+		ping -q -c 2 -i 0.2 "$NS_PEER_IP" >/dev/null 2>&1
+	fi
+
+	local collect=0
+	[[ $cfg == III || $cfg == IV ]] && collect=1
+	# lat_tcp, captured on its own so --rtt sees only the ping-pong.
+	((collect)) && { nsdump_start "$W/lat.nst" "$ev" || return 1; }
+	run_lat "$W/lat.json" || lat_ok=0
+	((collect)) && nsdump_stop
+	# The streams, captured together (their blocks are not analysed).
+	((collect)) && { nsdump_start "$W/stream.nst" "$ev" || return 1; }
+	run_stream "$W/lo.json" 127.0.0.1
+	local lo_rc=$? nic_rc=1
+	if [[ -n ${NS_PEER_IP:-} && -n ${NS_PEER_NS:-} ]]; then
+		run_stream "$W/nic.json" "$NS_PEER_IP" "$NS_PEER_NS"
+		nic_rc=$?
+	fi
+	((collect)) && nsdump_stop
+	local rtt=null drops=null
+	if ((collect)); then
+		"$NSDUMP" -r "$W/lat.nst" --rtt --json -q >"$W/rtt.json" 2>/dev/null &&
+			rtt=$(grep '"type":"rtt"' "$W/rtt.json" | tail -1)
+		[[ -n $rtt ]] || rtt=null
+		drops=$(cat "$W/lat.nst.err" "$W/stream.nst.err" 2>/dev/null |
+			awk '/dropped by kernel/ { c += $1; d += $4 } END { printf "{\"captured\":%d,\"dropped\":%d}", c, d }')
+	fi
+	python3 - "$cfg" "$ev" "$lat_ok" "$W/lat.json" "$lo_rc" "$W/lo.json" \
+		"$nic_rc" "$W/nic.json" "$rtt" "$drops" <<'EOF' >"$W/result.json"
+import json, os, platform, sys
+cfg, ev, lat_ok, lat, lo_rc, lo, nic_rc, nic, rtt, drops = sys.argv[1:]
+def load(ok, path):
+    try:
+        return json.loads(open(path).read().strip().splitlines()[-1]) if ok else None
+    except (OSError, ValueError, IndexError):
+        return None
+l = load(lat_ok == "1", lat)
+s_lo = load(lo_rc == "0", lo)
+s_nic = load(nic_rc == "0", nic)
+model = ""
+for line in open("/proc/cpuinfo"):
+    if line.startswith("model name"):
+        model = line.split(":", 1)[1].strip()
+        break
+out = {"config": cfg, "events": ev or None, "kernel": platform.release(),
+       "cpu_model": model, "ncpus": os.cpu_count(),
+       "lat_median_us": l and l["median_us"], "lat_mean_us": l and l["mean_us"],
+       "lat_n": l and l["n"],
+       "lo_mbps": s_lo and s_lo["throughput_mbps"],
+       "nic_mbps": s_nic and s_nic["throughput_mbps"],
+       "rtt": json.loads(rtt), "capture": json.loads(drops)}
+print(json.dumps(out))
+EOF
+	if [[ $OUT == - ]]; then cat "$W/result.json"; else cp "$W/result.json" "$OUT"; fi
+	rm -rf "$W"
+	[[ $cfg == II ]] && rmmod netslice 2>/dev/null
+	return 0
+}
+
+if [[ -n $LOCAL ]]; then
+	local_run "$LOCAL"
+	exit $?
+fi
+
+# ----------------------------------------------------------------- host --
+
+KIMAGE_STOCK=${KIMAGE_STOCK:-$REPO/build/linux-stock/arch/x86/boot/bzImage}
+KIMAGE_NETSLICE=${KIMAGE_NETSLICE:-$REPO/build/linux-netslice/arch/x86/boot/bzImage}
+IFS=', ' read -r -a cfgs <<<"$CONFIGS"
+for c in "${cfgs[@]}"; do
+	case $c in
+	I) [[ -f $KIMAGE_STOCK ]] || {
+		echo "overhead.sh: the stock kernel $KIMAGE_STOCK is missing; build it with: make kernel FLAVOUR=stock" >&2
+		exit 1; } ;;
+	II|III|IV) [[ -f $KIMAGE_NETSLICE ]] || {
+		echo "overhead.sh: $KIMAGE_NETSLICE is missing; build it with: make kernel && make module" >&2
+		exit 1; } ;;
+	*) echo "overhead.sh: unknown configuration '$c' (I, II, III, IV)" >&2; exit 2 ;;
+	esac
+done
+# I and II must differ in CONFIG_NETSLICE only: every line of the
+# fragment but those must be in both .configs.
+stale=
+frag=$REPO/kernel/ns_core/config/netslice.config
+stock_cfg=$(dirname "$(dirname "$(dirname "$(dirname "$KIMAGE_STOCK")")")")/.config
+if [[ " ${cfgs[*]} " == *" I "* && -f $frag && -f $stock_cfg ]]; then
+	stale=$(grep -vE '^(#|$)|NETSLICE' "$frag" | while read -r l; do
+		grep -qxF "$l" "$stock_cfg" || printf '%s ' "$l"; done)
+fi
+if [[ -n $stale ]]; then
+	echo "overhead.sh: the stock image is stale: its .config lacks $stale(from $frag); rebuild it: make kernel FLAVOUR=stock" >&2
+	((ALLOW_STALE)) || exit 1
+fi
+for t in lat_tcp tcp_stream; do
+	[[ -x $REPO/bench/$t ]] || { echo "overhead.sh: bench/$t not built: make -C bench" >&2; exit 1; }
+done
+
+mkdir -p "$OUTDIR"
+OUTDIR=$(cd "$OUTDIR" && pwd)
+RUNDIR=$OUTDIR/overhead-runs
+rm -rf "$RUNDIR"
+mkdir -p "$RUNDIR/scratch"
+start=$SECONDS
+echo "overhead.sh: $ROUNDS rounds x ${#cfgs[@]} configurations, lat_tcp -N $ITERS, tcp_stream -t $SECS; logs in $RUNDIR" >&2
+for ((r = 1; r <= ROUNDS; r++)); do
+	for c in "${cfgs[@]}"; do
+		img=$KIMAGE_NETSLICE
+		[[ $c == I ]] && img=$KIMAGE_STOCK
+		t0=$SECONDS
+		KIMAGE=$img VM_SCRATCH=$RUNDIR/scratch \
+		VM_CONSOLE_LOG=$RUNDIR/r$r-$c.console.log VM_OUTPUT_LOG=$RUNDIR/r$r-$c.output.log \
+			"$REPO/tests/vm/run-vm.sh" \
+			"$REPO/bench/overhead.sh --local $c -N $ITERS -t $SECS --out /mnt/scratch/r$r-$c.json" \
+			>/dev/null 2>"$RUNDIR/r$r-$c.harness.log"
+		rc=$?
+		if ((rc == 0)) && [[ -s $RUNDIR/scratch/r$r-$c.json ]]; then
+			cp "$RUNDIR/scratch/r$r-$c.json" "$RUNDIR/r$r-$c.json"
+			echo "overhead.sh: round $r config $c: $(cat "$RUNDIR/r$r-$c.json") ($((SECONDS - t0)) s)" >&2
+		else
+			echo "overhead.sh: round $r config $c: VM run failed (exit $rc), see $RUNDIR/r$r-$c.*.log" >&2
+		fi
+	done
+done
+
+# Image sizes, I vs II.
+sizes() { # <build dir>
+	local d=$1 text=null lines=null
+	if [[ -f $d/vmlinux ]] && command -v size >/dev/null; then
+		text=$(size "$d/vmlinux" 2>/dev/null | awk 'NR == 2 { print $4 }')
+	fi
+	[[ -f $d/System.map ]] && lines=$(wc -l <"$d/System.map")
+	printf '{"bzImage":%s,"vmlinux":%s,"text_data_bss":%s,"system_map_lines":%s}' \
+		"$(stat -c %s "$d/arch/x86/boot/bzImage" 2>/dev/null || echo null)" \
+		"$(stat -c %s "$d/vmlinux" 2>/dev/null || echo null)" "${text:-null}" "$lines"
+}
+size_I=$(sizes "$(dirname "$(dirname "$(dirname "$(dirname "$KIMAGE_STOCK")")")")")
+size_II=$(sizes "$(dirname "$(dirname "$(dirname "$(dirname "$KIMAGE_NETSLICE")")")")")
+
+tcg=no
+grep -q ' kvm ' /proc/modules 2>/dev/null && [[ -w /dev/kvm ]] || tcg=yes
+python3 - "$RUNDIR" "$OUTDIR" "$ROUNDS" "$ITERS" "$SECS" "$CONFIGS" \
+	"$size_I" "$size_II" "$tcg" "$((SECONDS - start))" "$stale" <<'EOF'
+import glob, json, os, platform, statistics, sys, time
+rundir, outdir, rounds, iters, secs, configs, size_i, size_ii, tcg, took, stale = sys.argv[1:]
+cfgs = configs.replace(" ", "").split(",")
+runs = {c: [] for c in cfgs}
+for p in sorted(glob.glob(os.path.join(rundir, "r*-*.json"))):
+    o = json.load(open(p))
+    runs.setdefault(o["config"], []).append(o)
+
+def med(c, key):
+    xs = [r[key] for r in runs.get(c, []) if r.get(key) is not None]
+    return statistics.median(xs) if xs else None
+
+host_model = ""
+for line in open("/proc/cpuinfo"):
+    if line.startswith("model name"):
+        host_model = line.split(":", 1)[1].strip()
+        break
+guest = next((r for c in cfgs for r in runs[c]), {})
+res = {"benchmark": "netslice-overhead", "schema": 1,
+       "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+       "host": {"cpu_model": host_model, "kernel": platform.release(),
+                "ncpus": os.cpu_count()},
+       "vm": {"accel": "tcg" if tcg == "yes" else "kvm?",
+              "cpu_model": guest.get("cpu_model"), "ncpus": guest.get("ncpus"),
+              "kernels": sorted({r["kernel"] for c in cfgs for r in runs[c]})},
+       "rounds": int(rounds), "lat_iterations": int(iters),
+       "stream_seconds": float(secs), "seconds": int(took),
+       "configs": {}, "image_sizes": {"I": json.loads(size_i),
+                                      "II": json.loads(size_ii)}}
+keys = (("lat_median_us", "lat_tcp median (us)", -1),
+        ("lat_mean_us", "lat_tcp mean (us)", -1),
+        ("lo_mbps", "tcp_stream lo (Mbit/s)", 1),
+        ("nic_mbps", "tcp_stream NIC (Mbit/s)", 1))
+for c in cfgs:
+    d = {"runs": len(runs[c]), "events": runs[c][0]["events"] if runs[c] else None}
+    for k, _, _ in keys:
+        d[k] = med(c, k)
+        base = med("I", k)
+        d[k + "_ratio"] = d[k] / base if d[k] and base else None
+        d[k + "_all"] = [r.get(k) for r in runs[c]]
+    # Fig. 5: lat_tcp against formula 5 on the blocks.
+    f5 = []
+    for r in runs[c]:
+        rtt = r.get("rtt")
+        if not rtt or not r.get("lat_median_us"):
+            continue
+        lat = r["lat_median_us"]
+        e = {"lat_median_us": lat}
+        for kind in ("raw", "corrected"):
+            s = rtt.get(kind)
+            if s and s.get("n"):
+                e[kind + "_p50_us"] = s["p50"]
+                e[kind + "_rel_err"] = (s["p50"] - lat) / lat
+        f5.append(e)
+    if f5:
+        d["fig5"] = f5
+        for kind in ("raw", "corrected"):
+            xs = [e[kind + "_rel_err"] for e in f5 if kind + "_rel_err" in e]
+            d["fig5_%s_rel_err_median" % kind] = statistics.median(xs) if xs else None
+    d["capture"] = [r.get("capture") for r in runs[c]]
+    res["configs"][c] = d
+
+names = {"I": "I   stock 6.12", "II": "II  core + module, idle",
+         "III": "III collecting (nsdump -w tmpfs)",
+         "IV": "IV  collecting + counters"}
+ncpus = {c: sorted({r["ncpus"] for r in runs[c]}) for c in cfgs if runs[c]}
+res["vm"]["ncpus_by_config"] = ncpus
+L = []
+L.append("NetSlice overhead (the paper's Table 3), %s" % res["date"])
+L.append("host: %s, %d CPUs, Linux %s; VM: QEMU %s, %s (%s), guest %s"
+         % (host_model, os.cpu_count(), platform.release(),
+            "TCG (emulated TSC, no PMU)" if tcg == "yes" else "accelerated?",
+            ", ".join("%s %s vCPU" % (c, "/".join(map(str, v)))
+                      for c, v in ncpus.items()), guest.get("cpu_model"),
+            ", ".join(res["vm"]["kernels"])))
+res["warnings"] = []
+if stale:
+    res["warnings"].append("stock image built from an older config: lacks " + stale)
+if len({tuple(v) for v in ncpus.values()}) > 1:
+    res["warnings"].append("the configurations ran with different CPU counts %s: "
+                           "the ratios compare different machines" % ncpus)
+for w in res["warnings"]:
+    L.append("WARNING: " + w)
+L.append("%s rounds interleaved %s; lat_tcp 4 B loopback -N %s; "
+         "tcp_stream -t %s; medians over rounds, ratio to I; %s s"
+         % (rounds, ",".join(cfgs), iters, secs, took))
+L.append("")
+L.append("%-34s %16s %16s %18s %18s" % ("configuration", "lat_tcp p50 us",
+                                        "lat_tcp mean us", "stream lo Mbit/s",
+                                        "stream NIC Mbit/s"))
+def cell(v, r):
+    if v is None:
+        return "-"
+    return "%.1f (%s)" % (v, "%.3f" % r if r else "-")
+for c in cfgs:
+    d = res["configs"][c]
+    label = names.get(c, c)
+    if d.get("events"):
+        label += " [-e %s]" % d["events"]
+    L.append("%-34s %16s %16s %18s %18s  n=%d" % (
+        label[:34], cell(d["lat_median_us"], d["lat_median_us_ratio"]),
+        cell(d["lat_mean_us"], d["lat_mean_us_ratio"]),
+        cell(d["lo_mbps"], d["lo_mbps_ratio"]),
+        cell(d["nic_mbps"], d["nic_mbps_ratio"]), d["runs"]))
+L.append("(value (ratio to I); latency ratio > 1 and throughput ratio < 1 are costs)")
+L.append("")
+si, sii = res["image_sizes"]["I"], res["image_sizes"]["II"]
+L.append("kernel image, I vs II:")
+for k in ("bzImage", "vmlinux", "text_data_bss", "system_map_lines"):
+    a, b = si.get(k), sii.get(k)
+    if a and b:
+        L.append("  %-18s %12d %12d  %+.2f%%" % (k, a, b, (b / a - 1) * 100))
+L.append("")
+L.append("Fig. 5: lat_tcp's round trip vs nsdump --rtt on the blocks (formula 5), medians")
+for c in cfgs:
+    d = res["configs"][c]
+    for i, e in enumerate(d.get("fig5", [])):
+        L.append("  %-4s round %d: lat_tcp %.1f us; blocks raw %s us (%s), corrected %s us (%s)"
+                 % (c, i + 1, e["lat_median_us"],
+                    "%.1f" % e["raw_p50_us"] if "raw_p50_us" in e else "-",
+                    "%+.1f%%" % (100 * e["raw_rel_err"]) if "raw_rel_err" in e else "-",
+                    "%.1f" % e["corrected_p50_us"] if "corrected_p50_us" in e else "-",
+                    "%+.1f%%" % (100 * e["corrected_rel_err"]) if "corrected_rel_err" in e else "-"))
+    if d.get("fig5"):
+        L.append("  %-4s median relative error: raw %s, corrected %s" % (
+            c, *("%+.1f%%" % (100 * d["fig5_%s_rel_err_median" % k])
+                 if d.get("fig5_%s_rel_err_median" % k) is not None else "-"
+                 for k in ("raw", "corrected"))))
+text = "\n".join(L) + "\n"
+sys.stdout.write(text)
+open(os.path.join(outdir, "overhead.txt"), "w").write(text)
+json.dump(res, open(os.path.join(outdir, "overhead.json"), "w"), indent=1)
+print("\nwritten: %s/overhead.txt, %s/overhead.json" % (outdir, outdir))
+sys.exit(0 if any(runs[c] for c in cfgs) else 1)
+EOF
