@@ -129,6 +129,11 @@ def main(argv):
     sel = selected(blocks, ifindex, loopback)
     if cmd == "count":
         print(len(sel), sum(b["segs"] for b in sel))
+        noxmit = [b for b in blocks if "NOXMIT" in b["flags"]]
+        if noxmit:
+            print("# %d NOXMIT blocks (never reached a driver): %s" % (
+                len(noxmit), [(b["cpu"], b["seq"], b["len"]) for b in noxmit[:5]]),
+                file=sys.stderr)
         return 0
     if cmd != "send-integrity":
         print("unknown command", cmd)

@@ -154,6 +154,8 @@ tap $? "loopback: blocks ($blocks) == data skbs seen by tcpdump ($data_skbs), >=
 
 rmmod netslice
 tap $? "rmmod netslice"
+# Keep the evidence of a failure where the host can see it.
+((failed)) && cp -r "$W" "$NS_SCRATCH/t_send.failed"
 rm -rf "$W"
 echo "1..$n"
 ((failed == 0))

@@ -124,6 +124,10 @@ static void nsl_start_block(struct nsl_skb_block *b, int region, u64 now)
 		if (r->region == region && !(r->flags & NSL_RF_OPEN)) {
 			r->flags |= NSL_RF_MERGED;
 			r->nmerged++;
+			/* STOP compares with the first START's CPU only. */
+			if (unlikely(r->cpu != raw_smp_processor_id()))
+				r->flags |= NSL_RF_MIGRATED |
+					(blk->nevents ? NSL_RF_INVALID : 0);
 			nsl_rec_begin(b, r, now);
 			return;
 		}
