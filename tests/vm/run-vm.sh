@@ -21,7 +21,12 @@
 #                   (default build/vm-scratch)
 #   VM_CONSOLE_LOG  kernel console log (default build/vm-console.log)
 #   VM_OUTPUT_LOG   copy of the command's output (default build/vm-output.log)
-#   VM_MEM, VM_SMP  guest memory and CPUs (default 1G, 2)
+#   VM_MEM, VM_SMP  guest memory and CPUs (default 2G, 2)
+#   VM_TCG          TCG options (default thread=single: with one host thread
+#                   per vCPU, QEMU does not keep the kernel's cross-CPU code
+#                   patching (static keys, text_poke_bp) coherent, and a vCPU
+#                   can trap on an int3 already patched away; seen as an
+#                   "Oops: int3" in inet_ehashfn during DO_ONCE)
 #   VM_APPEND       extra kernel command line
 #   QEMU_EXTRA      extra QEMU arguments (word-split)
 #   QEMU            QEMU binary (default qemu-system-x86_64)
@@ -38,7 +43,8 @@ VM_TIMEOUT=${VM_TIMEOUT:-600}
 VM_SCRATCH=${VM_SCRATCH:-$REPO/build/vm-scratch}
 VM_CONSOLE_LOG=${VM_CONSOLE_LOG:-$REPO/build/vm-console.log}
 VM_OUTPUT_LOG=${VM_OUTPUT_LOG:-$REPO/build/vm-output.log}
-VM_MEM=${VM_MEM:-1G}
+VM_MEM=${VM_MEM:-2G}
+VM_TCG=${VM_TCG:-thread=single}
 VM_SMP=${VM_SMP:-2}
 VM_APPEND=${VM_APPEND:-}
 QEMU_EXTRA=${QEMU_EXTRA:-}
@@ -109,7 +115,7 @@ fi
 
 # shellcheck disable=SC2206 # QEMU_EXTRA is meant to be word-split
 qemu=("$QEMU" -nodefaults -no-user-config -display none -no-reboot
-	-accel tcg -cpu max -smp "$VM_SMP" -m "$VM_MEM"
+	-accel "tcg,$VM_TCG" -cpu max -smp "$VM_SMP" -m "$VM_MEM"
 	-kernel "$KIMAGE" -append "$append"
 	-chardev "file,id=con,path=$CONSOLE" -serial chardev:con
 	-device virtio-serial-pci,id=vser

@@ -23,21 +23,10 @@
 #    must lie in [1.02, 1.08].
 # No NetSlice module: this checks the benchmarks, not the profiler.
 # TAP on stdout; exit 0 pass, 1 fail.
-set -u
-REPO=${NS_REPO:?}
-BENCH=$REPO/bench
-W=$(mktemp -d)
+. "${NS_REPO:?}/tests/vm/lib.sh"
 SECS=${BENCH_SECS:-3}
 TOL=${BENCH_TOL:-35}
 
-n=0 failed=0
-tap() {
-	n=$((n + 1))
-	if [[ $1 == 0 ]]; then echo "ok $n - $2"; else
-		failed=$((failed + 1)); echo "not ok $n - $2"; fi
-}
-die() { echo "# $*"; tap 1 "$*"; echo "1..$n"; exit 1; }
-peer() { ip netns exec "$NS_PEER_NS" "$@"; }
 T="timeout -k 5 60"
 # Wait until a server wrote its --port-file (it is listening then).
 ready() { # <file>

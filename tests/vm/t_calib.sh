@@ -18,23 +18,11 @@
 #    0), tau_o and tau_beta from the file's CALIB record as printed by
 #    `nsdump --calibrate -r file`, K recounted from the records.
 # TAP on stdout; exit 0 pass, 1 fail.
-set -u
-REPO=${NS_REPO:?}
-NSDUMP=${NS_NSDUMP:-$REPO/nsdump/nsdump}
-BENCH=$REPO/bench
+. "${NS_REPO:?}/tests/vm/lib.sh"
 IOC="python3 $REPO/tests/vm/nsioctl.py"
 STATS="python3 $REPO/tests/vm/nsstats.py"
-W=$(mktemp -d)
 
-n=0 failed=0
-tap() {
-	n=$((n + 1))
-	if [[ $1 == 0 ]]; then echo "ok $n - $2"; else
-		failed=$((failed + 1)); echo "not ok $n - $2"; fi
-}
-die() { echo "# $*"; tap 1 "$*"; echo "1..$n"; exit 1; }
 comment() { sed 's/^\([^#]\)/# \1/'; }
-peer() { ip netns exec "$NS_PEER_NS" "$@"; }
 
 insmod "$NS_MODULE" || die "insmod $NS_MODULE"
 ncpus=$(nproc)

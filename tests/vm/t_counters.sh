@@ -34,22 +34,10 @@
 #  5. Events switched 200 times under traffic: no WARNING (the harness
 #     fails on one), blocks read meanwhile and afterwards are sane.
 # TAP on stdout; exit 0 pass, 1 fail.
-set -u
-REPO=${NS_REPO:?}
-NSDUMP=${NS_NSDUMP:-$REPO/nsdump/nsdump}
-BENCH=$REPO/bench
+. "${NS_REPO:?}/tests/vm/lib.sh"
 IOC="python3 $REPO/tests/vm/nsioctl.py"
 STATS="python3 $REPO/tests/vm/nsstats.py"
-W=$(mktemp -d)
 
-n=0 failed=0
-tap() {
-	n=$((n + 1))
-	if [[ $1 == 0 ]]; then echo "ok $n - $2"; else
-		failed=$((failed + 1)); echo "not ok $n - $2"; fi
-}
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
-die() { echo "# $*"; tap 1 "$*"; echo "1..$n"; exit 1; }
 comment() { sed 's/^\([^#]\)/# \1/'; }
 # Renumber a helper's TAP lines into ours.
 tap_pipe() {
@@ -63,7 +51,6 @@ tap_pipe() {
 		esac
 	done
 }
-peer() { ip netns exec "$NS_PEER_NS" "$@"; }
 jget() { python3 -c 'import json,sys; o=json.load(open(sys.argv[1]))
 for k in sys.argv[2:]: o=o[k] if not isinstance(o,list) else o[int(k)]
 print(o)' "$@"; }

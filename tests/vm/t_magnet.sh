@@ -21,21 +21,11 @@
 #    100 times under traffic leave a stream that decodes item by item and
 #    that nsdump reads; no WARNING (the harness fails on one).
 # TAP on stdout; exit 0 pass, 1 fail.
-set -u
-REPO=${NS_REPO:?}
-NSDUMP=${NS_NSDUMP:-$REPO/nsdump/nsdump}
+. "${NS_REPO:?}/tests/vm/lib.sh"
 PEERPY="python3 $REPO/tests/vm/magnet_peer.py"
 CHECK="python3 $REPO/tests/vm/magnet_check.py"
 NSREC="python3 $REPO/tests/vm/nsrec.py"
-W=$(mktemp -d)
 
-n=0 failed=0
-tap() {
-	n=$((n + 1))
-	if [[ $1 == 0 ]]; then echo "ok $n - $2"; else
-		failed=$((failed + 1)); echo "not ok $n - $2"; fi
-}
-die() { echo "# $*"; tap 1 "$*"; echo "1..$n"; exit 1; }
 # The helpers' "ok ..." / "fail ..." / "# ..." lines as TAP.
 tap_lines() {
 	local st rest
@@ -48,7 +38,6 @@ tap_lines() {
 		esac
 	done
 }
-peer() { ip netns exec "$NS_PEER_NS" "$@"; }
 jget() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$@"; }
 
 # nsdump -M in the background; the trace in $W/$1.ns.

@@ -5,16 +5,7 @@
 # traffic normally: through the NIC and over loopback, with the kernel's
 # own TCP counters moving by at least what the workloads sent.
 # TAP on stdout; exit 0 pass, 1 fail.
-set -u
-REPO=${NS_REPO:?}
-BENCH=$REPO/bench
-n=0 failed=0
-tap() {
-	n=$((n + 1))
-	if [[ $1 == 0 ]]; then echo "ok $n - $2"; else
-		failed=$((failed + 1)); echo "not ok $n - $2"; fi
-}
-peer() { ip netns exec "$NS_PEER_NS" "$@"; }
+. "${NS_REPO:?}/tests/vm/lib.sh"
 outsegs() { awk '/^Tcp:/ { if (h) print $12; h = 1 }' /proc/net/snmp; }
 
 ! grep -qw netslice /proc/modules

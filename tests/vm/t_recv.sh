@@ -16,20 +16,9 @@
 #    SYN and FIN blocks are receive-only and counted against tcpdump;
 #    queueing time (queue) is reported apart from service time and >= 0.
 # TAP on stdout; exit 0 pass, 1 fail.
-set -u
-REPO=${NS_REPO:?}
-NSDUMP=${NS_NSDUMP:-$REPO/nsdump/nsdump}
-BENCH=$REPO/bench
+. "${NS_REPO:?}/tests/vm/lib.sh"
 CHECK="python3 $REPO/tests/vm/recv_check.py"
-W=$(mktemp -d)
 
-n=0 failed=0
-tap() {
-	n=$((n + 1))
-	if [[ $1 == 0 ]]; then echo "ok $n - $2"; else
-		failed=$((failed + 1)); echo "not ok $n - $2"; fi
-}
-die() { echo "# $*"; tap 1 "$*"; echo "1..$n"; exit 1; }
 tap_lines() {
 	local st rest
 	while read -r st rest; do
@@ -41,7 +30,6 @@ tap_lines() {
 		esac
 	done
 }
-peer() { ip netns exec "$NS_PEER_NS" "$@"; }
 stat_local() { cat "/sys/class/net/$NS_LOCAL_IF/statistics/$1"; }
 stat_peer() { peer cat "/sys/class/net/$NS_PEER_IF/statistics/$1"; }
 

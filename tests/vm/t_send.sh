@@ -14,22 +14,9 @@
 #    TSO emulation puts more frames on the wire than the segments the
 #    kernel asked for.)
 # TAP on stdout; exit 0 pass, 1 fail.
-set -u
-REPO=${NS_REPO:?}
-NSDUMP=${NS_NSDUMP:-$REPO/nsdump/nsdump}
-BENCH=$REPO/bench
+. "${NS_REPO:?}/tests/vm/lib.sh"
 CHECK="python3 $REPO/tests/vm/nscheck.py"
-W=$(mktemp -d)
 
-n=0 failed=0
-tap() {
-	n=$((n + 1))
-	if [[ $1 == 0 ]]; then echo "ok $n - $2"; else
-		failed=$((failed + 1)); echo "not ok $n - $2"; fi
-}
-die() { echo "# $*"; tap 1 "$*"; echo "1..$n"; exit 1; }
-
-peer() { ip netns exec "$NS_PEER_NS" "$@"; }
 tx_packets() { cat "/sys/class/net/$NS_LOCAL_IF/statistics/tx_packets"; }
 # OutSegs counts new segments; retransmitted ones go to RetransSegs.
 outsegs() { awk '/^Tcp:/ { if (h) print $12 + $13; h = 1 }' /proc/net/snmp; }

@@ -526,24 +526,25 @@ void nsl_set_active(bool on)
 }
 EXPORT_SYMBOL_GPL(nsl_set_active);
 
-u64 nsl_emitted(void)
+static u64 nsl_sum(u64 __percpu *counter)
 {
 	u64 sum = 0;
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		sum += per_cpu(nsl_emit_count, cpu);
+		sum += *per_cpu_ptr(counter, cpu);
 	return sum;
+}
+
+u64 nsl_emitted(void)
+{
+	return nsl_sum(&nsl_emit_count);
 }
 EXPORT_SYMBOL_GPL(nsl_emitted);
 
+/* Blocks lost because no skb extension could be allocated. */
 u64 nsl_nomem(void)
 {
-	u64 sum = 0;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		sum += per_cpu(nsl_nomem_count, cpu);
-	return sum;
+	return nsl_sum(&nsl_nomem_count);
 }
 EXPORT_SYMBOL_GPL(nsl_nomem);
