@@ -16,7 +16,6 @@
 #include <linux/netslice.h>
 #include <linux/skbuff.h>
 #include <linux/ip.h>
-#include <linux/if_ether.h>
 #include <linux/tcp.h>
 #include <linux/jiffies.h>
 #include <net/tcp.h>
@@ -187,9 +186,11 @@ void __nsl_rx_sock(struct sk_buff *skb, struct sock *sk)
 		b->blk.conn = conn;
 	if (!nsl_records_on())
 		return;
-	/* A GRO skb stands for all the frames merged into it. */
-	nsl_event(sk, skb, NSL_EV_DEV_RECV, ntohs(ip_hdr(skb)->tot_len) +
-		  ETH_HLEN * max_t(u32, skb_shinfo(skb)->gso_segs, 1),
+	/*
+	 * What the device handed up, Ethernet header already pulled: for a
+	 * GRO skb, all the frames merged into it.
+	 */
+	nsl_event(sk, skb, NSL_EV_DEV_RECV, ntohs(ip_hdr(skb)->tot_len),
 		  nsl_region_tsc(b, NSL_R_RX_NIC,
 				 nsl_region_tsc(b, NSL_R_RX_LINK, now)), conn,
 		  skb_is_gso(skb) ? NSL_EVF_TSO : 0);
