@@ -95,4 +95,19 @@ tap $? "parameter enable reads N"
 rmmod netslice
 tap $? "rmmod"
 
+# Reloaded after an unload under traffic, it collects again.
+NSDUMP=${NS_NSDUMP:-$REPO/nsdump/nsdump}
+insmod "$KO"
+tap $? "insmod again"
+"$HELPER" traffic 3 &
+traffic=$!
+out=$(timeout 60 "$NSDUMP" -q -c 50 2>&1)
+rc=$?
+wait $traffic
+echo "$out" | tail -1 | sed 's/^/# /'
+((rc == 0)) && [[ $out == *"50 blocks captured"* ]]
+tap $? "reloaded module: nsdump -c 50 collects 50 blocks"
+rmmod netslice
+tap $? "rmmod"
+
 finish
