@@ -124,6 +124,18 @@ phase_host() {
 		run_logged "host: $f" "$LOGS/host-${f##*/}.log" "$f"
 	done
 
+	# The workloads' own loopback self-test, and the module's ring code
+	# run in user space under ASan/UBSan.
+	if [[ -f bench/Makefile ]]; then
+		run_logged "host: bench self-test (make -C bench test)" \
+			"$LOGS/host-bench.log" make -s --no-print-directory -C bench test
+	fi
+	if [[ -f kernel/ns_module/selftest/host/Makefile ]]; then
+		run_logged "host: ns_module ring in user space (selftest/host)" \
+			"$LOGS/host-ring.log" \
+			make -s --no-print-directory -C kernel/ns_module/selftest/host test
+	fi
+
 	if [[ -f tests/abi/Makefile ]]; then
 		local t
 		t=$(suite_target tests/abi)
