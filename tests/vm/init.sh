@@ -64,17 +64,6 @@ busybox ln -sf /proc/self/fd/2 /dev/stderr
 busybox mkdir -p /dev/pts /dev/shm
 mnt -t devpts -o nosuid,noexec,gid=5,mode=620,ptmxmode=666 devpts /dev/pts
 mnt -t tmpfs -o nosuid,nodev tmpfs /dev/shm
-mnt -t tmpfs -o nosuid,nodev,mode=1777 tmpfs /tmp
-mnt -t tmpfs -o nosuid,nodev,mode=1777 tmpfs /var/tmp
-mnt -t tmpfs -o nosuid,nodev,mode=755 tmpfs /run
-mnt -t tmpfs -o mode=755 tmpfs /mnt
-[[ -d /root ]] && mnt -t tmpfs -o mode=700 tmpfs /root
-[[ -d /sys/kernel/debug ]] && mnt -t debugfs -o nosuid,nodev,noexec debugfs /sys/kernel/debug
-# ip netns bind-mounts namespaces under /run/netns and expects shared
-# propagation.
-busybox mount --make-rshared /
-busybox mkdir -p /run/netns /run/lock /mnt/scratch
-
 ctl= ninep=
 read -r -a cmdline </proc/cmdline
 for arg in "${cmdline[@]}"; do
@@ -83,6 +72,35 @@ for arg in "${cmdline[@]}"; do
 	nsvm.ninep=*) ninep=${arg#nsvm.ninep=} ;;
 	esac
 done
+
+# A tmpfs over a directory of the host's root; if the repository (where
+# the control directory is) lives below it, a clone in /tmp say, that
+# subtree stays visible at its path.
+tmpfs_over() { # <dir> <mount options>
+	local dir=$1 keep=
+	if [[ $ctl == "$dir"/* ]]; then
+		keep=${ctl#"$dir"/}
+		keep=$dir/${keep%%/*}
+		busybox mkdir -p /dev/.nsvm-keep
+		mnt --bind "$keep" /dev/.nsvm-keep
+	fi
+	mnt -t tmpfs -o "$2" tmpfs "$dir"
+	if [[ -n $keep ]]; then
+		busybox mkdir -p "$keep"
+		mnt --move /dev/.nsvm-keep "$keep"
+	fi
+}
+tmpfs_over /tmp nosuid,nodev,mode=1777
+tmpfs_over /var/tmp nosuid,nodev,mode=1777
+mnt -t tmpfs -o nosuid,nodev,mode=755 tmpfs /run
+tmpfs_over /mnt mode=755
+[[ -d /root ]] && tmpfs_over /root mode=700
+[[ -d /sys/kernel/debug ]] && mnt -t debugfs -o nosuid,nodev,noexec debugfs /sys/kernel/debug
+# ip netns bind-mounts namespaces under /run/netns and expects shared
+# propagation.
+busybox mount --make-rshared /
+busybox mkdir -p /run/netns /run/lock /mnt/scratch
+
 [[ -d $ctl ]] || setup_failed "control directory '$ctl' not visible"
 mnt -t 9p -o "$ninep" scratch /mnt/scratch
 find_verdict_port || setup_failed "no virtio-serial port named verdict"
