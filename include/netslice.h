@@ -95,7 +95,7 @@ struct nsl_block {
 	__u64 tsc0;		/* TSC at NSI */
 	__u64 conn;		/* opaque per-connection id */
 	__u32 flags;		/* NSL_BF_* */
-	__u32 len;		/* skb->len when handed to the driver */
+	__u32 len;		/* bytes from the network header on */
 	__u32 ifindex;		/* device it was handed to, 0 if none */
 	__u16 gso_segs;		/* segments on the wire (>= 1) */
 	__u16 proto;		/* IPPROTO_* */

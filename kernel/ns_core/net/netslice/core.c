@@ -292,6 +292,7 @@ void __nsl_xmit(struct sk_buff *skb, struct net_device *dev)
 	u64 now = nsl_now();
 	struct nsl_skb_block *b = nsl_block_of(skb);
 	struct nsl_block *blk;
+	int off;
 
 	if (!b || !test_bit(NSL_ST_ELIGIBLE, &b->state))
 		return;
@@ -304,7 +305,9 @@ void __nsl_xmit(struct sk_buff *skb, struct net_device *dev)
 	nsl_stop_block(b, NSL_R_WRITE, now);
 	b->owner = skb;
 	blk->ifindex = dev->ifindex;
-	blk->len = skb->len;
+	/* From the network header on, as a received packet's length is. */
+	off = skb_network_offset(skb);
+	blk->len = off > 0 && off < skb->len ? skb->len - off : skb->len;
 	blk->gso_segs = skb_is_gso(skb) ? skb_shinfo(skb)->gso_segs : 1;
 	if (skb_transport_header_was_set(skb))
 		blk->nhlen = skb_network_header_len(skb);
