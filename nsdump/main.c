@@ -91,6 +91,25 @@ static void usage(FILE *f)
 		NSL_MAX_EVENTS);
 }
 
+/*
+ * As tcpdump's "listening on": collection is on from here, so a script can
+ * start its traffic once this line is on stderr.
+ */
+static void print_listening(const struct run *run, const struct ns_dev *dev)
+{
+	unsigned int i;
+
+	fprintf(stderr, "nsdump: listening on %s, %u CPUs, %llu KiB ring per CPU, ",
+		dev->path, dev->info.ncpus,
+		(unsigned long long)(dev->info.ring_bytes / 1024));
+	if (!run->sel.n)
+		fputs("duration mode (TSC only)", stderr);
+	for (i = 0; i < run->sel.n; i++)
+		fprintf(stderr, "%s%s", i ? "," : "counting ", run->sel.name[i]);
+	fputc('\n', stderr);
+	fflush(stderr);
+}
+
 __attribute__((format(printf, 1, 2)))
 static void error(const char *fmt, ...)
 {
@@ -667,6 +686,8 @@ int main(int argc, char **argv)
 		ret = 1;
 		goto done;
 	}
+	if (!o.rfile)
+		print_listening(&run, &dev);
 	ns_report_init(&run.rep, o.json ? &ns_json_printer : &ns_plain_printer,
 		       out, info->tsc_khz);
 	ns_clock_from_info(&run.rep.clock, info);

@@ -260,7 +260,9 @@ live $NSDUMP -B 1M >"$t/out" 2>"$t/err"; rc=$?
 check "live: exit 0 after SIGINT at the end" [ $rc -eq 0 ]
 check "live: 10 packet lines, 2 loss lines" [ "$(grep -c ' cpu ' "$t/out")" -eq 10 ] && \
 	[ "$(grep -c '^-- 5 items lost here' "$t/out")" -eq 2 ]
-check "live: drops from NSIOCGDROPS" [ "$(cat "$t/err")" = "10 blocks captured, 7 dropped by kernel" ]
+check "live: drops from NSIOCGDROPS" [ "$(tail -1 "$t/err")" = "10 blocks captured, 7 dropped by kernel" ]
+check "live: says where it listens, first, and nothing else" [ "$(wc -l <"$t/err")" -eq 2 ] && \
+	head -1 "$t/err" | grep -Eqx "nsdump: listening on $t/raw, [1-9][0-9]* CPUs, [0-9]+ KiB ring per CPU, duration mode \(TSC only\)"
 check "live: -B 1M, no events: duration mode, calibration per CPU, then collection on and off" \
 	[ "$(head -7 "$t/log" | tr '\n' ' ')" = "rcvbuf 1048576 events 0 mode 0 calib 0 calib 1 state 1 state 0 " ]
 check "live: table corrected by the kernel's calibration (write - 270 ticks)" \
@@ -289,7 +291,7 @@ NSFAKE_EVENT_ERR=95 live $NSDUMP -q -e cpu-clock >"$t/out" 2>"$t/err"; rc=$?
 check "live: NSIOCSEVENT EOPNOTSUPP names the events" [ $rc -eq 1 ] && \
 	[ "$(cat "$t/err")" = "nsdump: $t/raw: NSIOCSEVENT cpu-clock: this netslice.ko cannot count events (durations only) (EOPNOTSUPP)" ]
 live $NSDUMP -q -c 4 >"$t/out" 2>"$t/err"
-check "live: -c 4" [ "$(cat "$t/err")" = "4 blocks captured, 7 dropped by kernel" ]
+check "live: -c 4" [ "$(tail -1 "$t/err")" = "4 blocks captured, 7 dropped by kernel" ]
 live $NSDUMP -w "$t/live.ns" >"$t/out" 2>"$t/err"; rc=$?
 check "live: -w writes quietly" [ $rc -eq 0 ] && [ ! -s "$t/out" ]
 $NSDUMP -q -r "$t/live.ns" >"$t/out" 2>"$t/err"
