@@ -20,6 +20,7 @@
 #   KSRC       an existing v6.12.y source tree to use instead of build/linux
 #   KOBJ       build output directory (default build/linux-$FLAVOUR)
 #   KCC        compiler (default "ccache gcc" when ccache is installed)
+#   CCACHE_BASEDIR, CCACHE_NOHASHDIR  default the clone and 1 (see below)
 #   JOBS       parallel jobs (default nproc)
 #   LINUX_TARBALL  default /usr/src/linux-source-6.12.tar.xz
 
@@ -35,6 +36,9 @@ JOBS=${JOBS:-$(nproc)}
 if [[ -z ${KCC:-} ]]; then
 	if command -v ccache >/dev/null; then KCC="ccache gcc"; else KCC=gcc; fi
 fi
+# Paths under the clone hash as relative ones, so that another clone of the
+# project (a CI checkout, a second work tree) hits the same cache entries.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$REPO} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
 CORE=$REPO/kernel/ns_core
 CONFIG_DIR=$CORE/config
 STATE=$SRC/.netslice-applied

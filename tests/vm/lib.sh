@@ -27,3 +27,67 @@ tap_finish() {
 
 # Run a command in the peer network namespace (eth1, $NS_PEER_IP).
 peer() { ip netns exec "$NS_PEER_NS" "$@"; }
+
+# Wait until something listens on TCP port <port> (in the peer namespace
+# with "peer" as the second argument); a fixed sleep is too short under a
+# loaded TCG.
+wait_listen() { # <port> [peer]
+	local i
+	for ((i = 0; i < 300; i++)); do
+		[[ -n $(${2:+peer} ss -Hltn "sport = :$1") ]] && return 0
+		sleep 0.1
+	done
+	echo "# nothing listens on port $1 after 30 s"
+	return 1
+}
+
+# nsdump <args> in the background, stderr to <log>, its pid in $nsd;
+# returns once it says it is listening (collection on), like tcpdump.
+nsdump_bg() { # <log> <nsdump args...>
+	local log=$1 i
+	shift
+	"$NSDUMP" "$@" 2>"$log" &
+	nsd=$!
+	for ((i = 0; i < 300; i++)); do
+		grep -q "^nsdump: listening on" "$log" 2>/dev/null && return 0
+		kill -0 "$nsd" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "# nsdump did not start listening: $(tail -1 "$log")"
+	return 1
+}
+
+# tcpdump writes "listening on" once its socket is bound: wait for it.
+# On lo a packet shows once, as sent; elsewhere keep only what is sent.
+# The pid is in $!.
+capture_start() { # <iface> <pcap> <log>
+	local dir=(-Q out) i
+	[[ $1 == lo ]] && dir=()
+	tcpdump -i "$1" "${dir[@]}" -nn -s 96 -B 16384 -U -w "$2" 2>"$3" &
+	for ((i = 0; i < 100; i++)); do
+		grep -q "listening on" "$3" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+# Stop tcpdump once its file has stopped growing (SIGINT makes it quit
+# without reading what is still queued on its socket).  Fails unless it
+# wrote every packet its filter took: on lo, where each packet is seen
+# going out and coming in, "captured" is half of "received by filter";
+# with -Q out the incoming ones are filtered after counting, so there the
+# caller's exact counts are the check.
+capture_stop() { # <pid> <log> <pcap> <iface>
+	local size=-1 i cap rcv
+	for ((i = 0; i < 100; i++)); do
+		[[ $(stat -c %s "$3") == "$size" ]] && break
+		size=$(stat -c %s "$3")
+		sleep 0.5
+	done
+	kill -INT "$1"
+	wait "$1"
+	cap=$(awk '/packets captured/ { print $1 }' "$2")
+	rcv=$(awk '/packets received by filter/ { print $1 }' "$2")
+	echo "# tcpdump: $cap captured, $rcv received by filter"
+	grep -q "^0 packets dropped by kernel" "$2" || return 1
+	[[ $4 != lo ]] || ((2 * cap == rcv))
+}

@@ -5,8 +5,10 @@
     nsrec.py einval
         bad arguments are refused with EINVAL, good ones accepted.
     nsrec.py toggle --count N --raw OUT.bin [--template T.ns --ns OUT.ns]
-        read /dev/ns while switching event records on (everything) and
-        off N times; check the stream item by item (kinds, sizes, per-CPU
+            -- CMD...
+        read /dev/ns, start CMD (the traffic) and, once blocks flow, switch
+        event records on (everything) and off N times; CMD must outlast
+        that and exit 0; check the stream item by item (kinds, sizes, per-CPU
         seq without a gap that no loss item explains, event types, flags
         and padding); with --template (any nsdump -w file of this boot)
         also write the items as an nsdump trace file, for nsdump -r.
@@ -18,6 +20,7 @@ import errno
 import fcntl
 import os
 import struct
+import subprocess
 import sys
 import threading
 import time
@@ -239,6 +242,23 @@ def toggle(a):
     fcntl.ioctl(fd, NSIOCSSTATE, struct.pack("=II", 1, 0))
     rd = Reader(fd)
     rd.start()
+    # The traffic starts once the device is read, and records are switched
+    # only while it flows: a lossy emulated link can hold a connection in
+    # SYN or RTO backoff for seconds, and Python starts slowly under TCG.
+    traffic = subprocess.Popen(a.traffic, stdout=subprocess.DEVNULL)
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < a.wait_s and traffic.poll() is None and \
+            parse(b"".join(rd.chunks))[2]["block"] == 0:
+        time.sleep(0.05)
+    waited = time.monotonic() - t0
+    if not check(parse(b"".join(rd.chunks))[2]["block"] > 0,
+                 "blocks flow %.2f s after the traffic started (limit %g s)"
+                 % (waited, a.wait_s)):
+        traffic.kill()
+        traffic.wait()
+        rd.stop = True
+        rd.join(10)
+        return 1
     errs = 0
     t0 = time.monotonic()
     for i in range(a.count):
@@ -247,6 +267,15 @@ def toggle(a):
         errs += set_records(fd, 0) != 0
         time.sleep(a.off_ms / 1000.0)
     dt = time.monotonic() - t0
+    check(traffic.poll() is None,
+          "the traffic outlasted the switching (%.2f s)" % dt)
+    try:
+        st = traffic.wait(60)
+    except subprocess.TimeoutExpired:
+        traffic.kill()
+        st = "killed after 60 s"
+    check(st == 0, "%s ran through the switching (exit %s)"
+          % (os.path.basename(a.traffic[0]), st))
     time.sleep(0.5)		# the last items, then stop reading
     rd.stop = True
     rd.join(10)
@@ -286,9 +315,12 @@ def main():
     t.add_argument("--count", type=int, default=100)
     t.add_argument("--on-ms", type=float, default=10)
     t.add_argument("--off-ms", type=float, default=10)
+    t.add_argument("--wait-s", type=float, default=20)
     t.add_argument("--raw", required=True)
     t.add_argument("--template")
     t.add_argument("--ns")
+    t.add_argument("traffic", nargs="+",
+                   help="the traffic, started once the device is read")
     a = p.parse_args()
     return einval(a) if a.cmd == "einval" else toggle(a)
 

@@ -146,15 +146,10 @@ def cmd_swcounts(argv):
            "huge_invalid": 0, "regions": {}, "max_valid": [0] * len(events),
            "nevents_bad": 0}
     worst = []
-    out["tx_bytes"] = out["tx_blocks"] = 0
     out["block_flags"] = {}
     for b in blocks:
         for fl in b["flags"]:
             out["block_flags"][fl] = out["block_flags"].get(fl, 0) + 1
-        if b["dir"] == "tx" and "RETRANS" not in b["flags"]:
-            out["tx_bytes"] += b["len"] - b["nhlen"] - b["thlen"] * b["segs"] \
-                if "GSO" in b["flags"] else b["len"] - b["nhlen"] - b["thlen"]
-            out["tx_blocks"] += 1
         if b["nevents"] != len(events):
             out["nevents_bad"] += 1
         for r in b["records"]:

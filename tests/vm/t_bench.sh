@@ -88,7 +88,7 @@ run_pair root "$NS_LOCAL_IP" "peer->root"
 # --- tcp_stream against iperf3, root -> peer, interleaved
 peer iperf3 -s -p 5610 -D -I "$W/iperf3.pid" --logfile "$W/iperf3-srv.log" ||
 	die "iperf3 -s in $NS_PEER_NS"
-sleep 0.5
+wait_listen 5610 peer || die "iperf3 -s did not start"
 ts=() ip=()
 for round in $(seq 1 "${BENCH_ROUNDS:-3}"); do
 	rm -f "$W/port"

@@ -111,10 +111,8 @@ peer $T "$BENCH/tcp_stream" -s -n -p 5501 >"$W/srv.out" 2>&1 &
 srv=$!
 $T "$BENCH/lat_tcp" -s -n -b 127.0.0.1 -p 5502 >"$W/lsrv.out" 2>&1 &
 lsrv=$!
-sleep 0.5
-"$NSDUMP" -q -w "$W/t.nst" 2>"$W/t.err" &
-nsd=$!
-sleep 1
+wait_listen 5501 peer && wait_listen 5502 || die "servers did not start"
+nsdump_bg "$W/t.err" -q -w "$W/t.nst" || die "nsdump did not start"
 $T "$BENCH/tcp_stream" -c "$NS_PEER_IP" -p 5501 -t 2 >"$W/cli.out" 2>&1 &
 cli=$!
 $T "$BENCH/lat_tcp" -c 127.0.0.1 -p 5502 -W 50 -N 500 >"$W/lat.out" 2>&1

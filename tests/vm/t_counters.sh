@@ -58,9 +58,7 @@ print(o)' "$@"; }
 pstat() { awk -F, -v e="$2" '$3 == e { print $1 }' "$1"; }
 
 nsdump_start() { # <file> <events>: capture in the background
-	"$NSDUMP" -q -e "$2" -w "$1" 2>"$1.err" &
-	nsd=$!
-	sleep 1		# opened, events set, calibrated
+	nsdump_bg "$1.err" -q -e "$2" -w "$1" || die "nsdump -e $2 did not start"
 }
 nsdump_stop() {
 	kill -INT $nsd
@@ -77,7 +75,7 @@ peer "$BENCH/tcp_stream" -s -n -p 5401 >"$W/srv.out" 2>&1 &
 srv=$!
 "$BENCH/lat_tcp" -s -n -b 127.0.0.1 -p 5402 >"$W/lsrv.out" 2>&1 &
 lsrv=$!
-sleep 0.5
+wait_listen 5401 peer && wait_listen 5402 || die "servers did not start"
 nsdump_start "$W/cc.nst" cpu-clock
 "$BENCH/tcp_stream" -c "$NS_PEER_IP" -p 5401 -t 3 --json >"$W/cc-stream.json" &
 cli=$!
@@ -138,7 +136,7 @@ tap $? "page faults in the tcp regions ($pf_tcp) <= perf stat -a page-faults ($s
 ROUNDS=300 WARM=20
 taskset -c 0 "$BENCH/lat_tcp" -s -n -b 127.0.0.1 -p 5404 >"$W/psrv.out" 2>&1 &
 psrv=$!
-sleep 0.3
+wait_listen 5404 || die "lat_tcp server did not start"
 nsdump_start "$W/cs.nst" page-faults,context-switches
 perf stat -a -x, -o "$W/cs.perf" -e page-faults,context-switches -- \
 	taskset -c 0 "$BENCH/lat_tcp" -c 127.0.0.1 -p 5404 -W $WARM -N $ROUNDS --json >"$W/cs-lat.json"
@@ -175,7 +173,7 @@ if [[ ! -d /sys/bus/event_source/devices/cpu ]]; then
 	skip "-e cycles: cycle deltas against the TSC" "no PMU (/sys/bus/event_source/devices/cpu absent)"
 else
 	"$BENCH/lat_tcp" -s -n -b 127.0.0.1 -p 5405 >/dev/null 2>&1 &
-	sleep 0.3
+	wait_listen 5405 || die "lat_tcp server did not start"
 	nsdump_start "$W/hw.nst" cycles,instructions
 	"$BENCH/lat_tcp" -c 127.0.0.1 -p 5405 -W 20 -N 300 >/dev/null
 	wait
@@ -199,7 +197,7 @@ tap $rc "nsioctl.py einval"
 # --- 5. switching events under traffic
 peer "$BENCH/tcp_stream" -s -n -p 5406 >/dev/null 2>&1 &
 srv=$!
-sleep 0.3
+wait_listen 5406 peer || die "tcp_stream server did not start"
 "$BENCH/tcp_stream" -c "$NS_PEER_IP" -p 5406 -t 60 >/dev/null 2>&1 &
 cli=$!
 sleep 0.5
@@ -212,7 +210,7 @@ wait $cli $srv 2>/dev/null
 # After: a fresh capture under traffic is sane, cpu-clock right again.
 peer "$BENCH/tcp_stream" -s -n -p 5407 >/dev/null 2>&1 &
 srv=$!
-sleep 0.3
+wait_listen 5407 peer || die "tcp_stream server did not start"
 nsdump_start "$W/after.nst" cpu-clock
 "$BENCH/tcp_stream" -c "$NS_PEER_IP" -p 5407 -t 2 >/dev/null 2>&1
 wait $srv

@@ -42,9 +42,8 @@ jget() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.arg
 
 # nsdump -M in the background; the trace in $W/$1.ns.
 nsd_start() {
-	"$NSDUMP" -q -M --addr -B 16M -w "$W/$1.ns" 2>"$W/$1.err" &
-	nsd=$!
-	sleep 0.5
+	nsdump_bg "$W/$1.err" -q -M --addr -B 16M -w "$W/$1.ns" ||
+		die "nsdump -M did not start"
 }
 nsd_stop() { # <name> <what>
 	kill -INT "$nsd"
@@ -64,7 +63,7 @@ tap_lines < <($NSREC einval)
 writes=50 size=10240
 peer $PEERPY server 5601 --out "$W/ftp-srv.json" &
 srv=$!
-sleep 0.5
+wait_listen 5601 peer || die "FTP receiver did not start"
 nsd_start ftp
 $PEERPY client "$NS_PEER_IP" 5601 --out "$W/ftp-cli.json" --writes $writes \
 	--size $size --interval 0.02
@@ -84,7 +83,7 @@ sed -n "/local 192.0.2.1:$lport /,/^conn\|^[0-9]/p" "$W/ftp.txt" | sed 's/^/# /'
 # --- TCP state at the end of a bulk transfer
 peer $PEERPY server 5602 --out "$W/bulk-srv.json" &
 srv=$!
-sleep 0.5
+wait_listen 5602 peer || die "bulk receiver did not start"
 nsd_start bulk
 $PEERPY client "$NS_PEER_IP" 5602 --out "$W/bulk-cli.json" --writes 64 \
 	--size 65536 --interval 0 --ss "$W/bulk-ss.txt" --probe
@@ -101,14 +100,10 @@ tap_lines < <($CHECK state "$W/bulk.json" --lport "$lport" --rport 5602 \
 # --- records on and off under traffic
 peer "$REPO/bench/tcp_stream" -s -n -p 5603 >/dev/null 2>&1 &
 srv=$!
-sleep 0.5
-"$REPO/bench/tcp_stream" -c "$NS_PEER_IP" -p 5603 -t 6 >/dev/null 2>&1 &
-cli=$!
-sleep 0.5
+wait_listen 5603 peer || die "tcp_stream server did not start"
 tap_lines < <($NSREC toggle --count 100 --raw "$W/toggle.bin" \
-	--template "$W/ftp.ns" --ns "$W/toggle.ns")
-wait $cli
-tap $? "tcp_stream ran through the toggling"
+	--template "$W/ftp.ns" --ns "$W/toggle.ns" -- \
+	"$REPO/bench/tcp_stream" -c "$NS_PEER_IP" -p 5603 -t 8)
 wait $srv
 read -r blocks events lost <"$W/toggle.ns.counts"
 "$NSDUMP" -r "$W/toggle.ns" --json -M >"$W/toggle.json" 2>"$W/toggle-r.err"

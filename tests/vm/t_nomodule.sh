@@ -15,14 +15,14 @@ tap $? "no /dev/ns without the module"
 s0=$(outsegs)
 peer "$BENCH/tcp_stream" -s -n -p 5311 --json >/tmp/srv.json 2>&1 &
 srv=$!
-sleep 0.5
+wait_listen 5311 peer || die "tcp_stream server did not start"
 "$BENCH/tcp_stream" -c "$NS_PEER_IP" -p 5311 -t 2 --json >/tmp/cli.json
 tap $? "tcp_stream through the NIC"
 wait $srv
 tap $? "tcp_stream server saw every byte"
 "$BENCH/lat_tcp" -s -n -b 127.0.0.1 -p 5312 >/dev/null 2>&1 &
 srv=$!
-sleep 0.3
+wait_listen 5312 || die "lat_tcp server did not start"
 "$BENCH/lat_tcp" -c 127.0.0.1 -p 5312 -W 10 -N 200 >/dev/null
 tap $? "lat_tcp over loopback"
 wait $srv

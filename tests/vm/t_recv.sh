@@ -33,34 +33,6 @@ tap_lines() {
 stat_local() { cat "/sys/class/net/$NS_LOCAL_IF/statistics/$1"; }
 stat_peer() { peer cat "/sys/class/net/$NS_PEER_IF/statistics/$1"; }
 
-# tcpdump writes "listening on" once its socket is bound: wait for it.
-# On lo each packet shows once, as sent (-Q out would see none).
-capture_start() { # <iface> <pcap> <log>
-	tcpdump -i "$1" -nn -s 96 -B 16384 -U -w "$2" 2>"$3" &
-	local i
-	for ((i = 0; i < 100; i++)); do
-		grep -q "listening on" "$3" && return 0
-		sleep 0.1
-	done
-	return 1
-}
-# Stop tcpdump once its file has stopped growing (SIGINT makes it quit
-# without reading what is still queued on its socket); fails unless it
-# wrote every packet (on lo "received by filter" counts each one twice).
-capture_stop() { # <pid> <log> <pcap>
-	local size=-1 i cap rcv
-	for ((i = 0; i < 100; i++)); do
-		[[ $(stat -c %s "$3") == "$size" ]] && break
-		size=$(stat -c %s "$3")
-		sleep 0.5
-	done
-	kill -INT "$1"
-	wait "$1"
-	cap=$(awk '/packets captured/ { print $1 }' "$2")
-	rcv=$(awk '/packets received by filter/ { print $1 }' "$2")
-	echo "# tcpdump: $cap captured, $rcv received by filter"
-	grep -q "^0 packets dropped by kernel" "$2" && ((2 * cap == rcv))
-}
 payload='tcp and (ip[2:2] - ((ip[0] & 0xf) << 2) - ((tcp[12] & 0xf0) >> 2)) > 0'
 count_pcap() { tcpdump -nn -r "$1" "$2" 2>/dev/null | wc -l; }
 
@@ -76,10 +48,8 @@ echo "# GRO on both e1000s (no ethtool needed: GRO is what is being checked)"
 # --- through the e1000s: bulk data one way, ACKs the other, ARP, ICMP
 peer "$BENCH/tcp_stream" -s -n -p 5701 >/dev/null 2>&1 &
 srv=$!
-sleep 0.5
-"$NSDUMP" -q -B 16M -w "$W/nic.ns" 2>"$W/nic.err" &
-nsd=$!
-sleep 0.5
+wait_listen 5701 peer || die "tcp_stream server did not start"
+nsdump_bg "$W/nic.err" -q -B 16M -w "$W/nic.ns" || die "nsdump did not start"
 p0=$(stat_peer rx_packets) b0=$(stat_peer rx_bytes)
 l0=$(stat_local rx_packets) c0=$(stat_local rx_bytes)
 ip neigh flush dev "$NS_LOCAL_IF"	# ARP again, inside the capture
@@ -104,16 +74,15 @@ tap_lines < <($CHECK nic "$W/nic.json" --ifindex "$if_local" --name "local $NS_L
 # --- loopback ping-pong
 "$BENCH/lat_tcp" -s -n -b 127.0.0.1 -p 5702 >/dev/null 2>&1 &
 srv=$!
-sleep 0.3
-"$NSDUMP" -q -B 16M -w "$W/lo.ns" 2>"$W/lo.err" &
-nsd=$!
+wait_listen 5702 || die "lat_tcp server did not start"
+nsdump_bg "$W/lo.err" -q -B 16M -w "$W/lo.ns" || die "nsdump did not start"
 capture_start lo "$W/lo.pcap" "$W/tcpdump-lo.err" || die "tcpdump on lo did not start"
 tpid=$!
 "$BENCH/lat_tcp" -c 127.0.0.1 -p 5702 -W 20 -N 300 >/dev/null
 tap $? "lat_tcp over loopback, 320 round trips"
 wait $srv
 sleep 0.5
-capture_stop $tpid "$W/tcpdump-lo.err" "$W/lo.pcap"
+capture_stop $tpid "$W/tcpdump-lo.err" "$W/lo.pcap" lo
 tap $? "tcpdump on lo lost nothing"
 kill -INT $nsd
 wait $nsd

@@ -21,41 +21,6 @@ tx_packets() { cat "/sys/class/net/$NS_LOCAL_IF/statistics/tx_packets"; }
 # OutSegs counts new segments; retransmitted ones go to RetransSegs.
 outsegs() { awk '/^Tcp:/ { if (h) print $12 + $13; h = 1 }' /proc/net/snmp; }
 
-# tcpdump writes "listening on" once its socket is bound: wait for it.
-# On lo a packet shows once, as sent; elsewhere keep only what is sent.
-capture_start() { # <iface> <pcap> <log>
-	local dir=(-Q out)
-	[[ $1 == lo ]] && dir=()
-	tcpdump -i "$1" "${dir[@]}" -nn -s 96 -B 16384 -U -w "$2" 2>"$3" &
-	local i
-	for ((i = 0; i < 100; i++)); do
-		grep -q "listening on" "$3" && return 0
-		sleep 0.1
-	done
-	return 1
-}
-# Stop tcpdump once its file has stopped growing (SIGINT makes it quit
-# without reading what is still queued on its socket).  Fails unless it
-# wrote every packet its filter took: on lo, where each packet is seen
-# going out and coming in, "captured" is half of "received by filter";
-# with -Q out the incoming ones are filtered after counting, so there the
-# exact counts below are the check.
-capture_stop() { # <pid> <log> <pcap> <iface>
-	local size=-1 i
-	for ((i = 0; i < 100; i++)); do
-		[[ $(stat -c %s "$3") == "$size" ]] && break
-		size=$(stat -c %s "$3")
-		sleep 0.5
-	done
-	kill -INT "$1"
-	wait "$1"
-	local cap rcv
-	cap=$(awk '/packets captured/ { print $1 }' "$2")
-	rcv=$(awk '/packets received by filter/ { print $1 }' "$2")
-	echo "# tcpdump: $cap captured, $rcv received by filter"
-	grep -q "^0 packets dropped by kernel" "$2" || return 1
-	[[ $4 != lo ]] || ((2 * cap == rcv))
-}
 # Packets with TCP payload / without, in a capture.
 payload='tcp and (ip[2:2] - ((ip[0] & 0xf) << 2) - ((tcp[12] & 0xf0) >> 2)) > 0'
 count_pcap() { tcpdump -nn -r "$1" "$2" 2>/dev/null | wc -l; }
@@ -70,9 +35,8 @@ ifindex=$(cat "/sys/class/net/$NS_LOCAL_IF/ifindex")
 # --- through the NIC: a bulk transfer to the peer namespace
 peer "$BENCH/tcp_stream" -s -n -p 5301 >"$W/srv.out" 2>&1 &
 srv=$!
-sleep 0.5
-"$NSDUMP" -q -B 32M -w "$W/nic.nst" 2>"$W/nsdump.err" &
-nsd=$!
+wait_listen 5301 peer || die "tcp_stream server did not start"
+nsdump_bg "$W/nsdump.err" -q -B 32M -w "$W/nic.nst" || die "nsdump did not start"
 capture_start "$NS_LOCAL_IF" "$W/nic.pcap" "$W/tcpdump.err" ||
 	die "tcpdump on $NS_LOCAL_IF did not start"
 tpid=$!
@@ -114,9 +78,8 @@ tap $? "NIC: segments in blocks ($segs) + TCP packets without a block ($other_tc
 # --- through loopback: a ping-pong
 "$BENCH/lat_tcp" -s -n -b 127.0.0.1 -p 5302 >"$W/lsrv.out" 2>&1 &
 srv=$!
-sleep 0.3
-"$NSDUMP" -q -B 32M -w "$W/lo.nst" 2>"$W/nsdump-lo.err" &
-nsd=$!
+wait_listen 5302 || die "lat_tcp server did not start"
+nsdump_bg "$W/nsdump-lo.err" -q -B 32M -w "$W/lo.nst" || die "nsdump did not start"
 capture_start lo "$W/lo.pcap" "$W/tcpdump-lo.err" ||
 	die "tcpdump on lo did not start"
 tpid=$!
