@@ -28,6 +28,36 @@ tap_finish() {
 # Run a command in the peer network namespace (eth1, $NS_PEER_IP).
 peer() { ip netns exec "$NS_PEER_NS" "$@"; }
 
+# A Python helper's "ok ..." / "fail ..." / "# ..." lines as our TAP.
+tap_lines() {
+	local st rest
+	while read -r st rest; do
+		case $st in
+		ok) tap 0 "$rest" ;;
+		fail) tap 1 "$rest" ;;
+		'#') echo "# $rest" ;;
+		*) echo "# $st $rest" ;;
+		esac
+	done
+}
+# Renumber the TAP lines of a helper into ours; the rest as comments.
+tap_pipe() {
+	local line
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) tap 0 "${line#ok * - }" ;;
+		"not ok "*) tap 1 "${line#not ok * - }" ;;
+		1..*) ;;
+		"#"*) echo "$line" ;;
+		*) echo "# $line" ;;
+		esac
+	done
+}
+
+# Packets with TCP payload / without, in a capture.
+payload='tcp and (ip[2:2] - ((ip[0] & 0xf) << 2) - ((tcp[12] & 0xf0) >> 2)) > 0'
+count_pcap() { tcpdump -nn -r "$1" "$2" 2>/dev/null | wc -l; }
+
 # Wait until something listens on TCP port <port> (in the peer namespace
 # with "peer" as the second argument); a fixed sleep is too short under a
 # loaded TCG.

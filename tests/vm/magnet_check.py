@@ -19,39 +19,14 @@ import re
 import statistics
 import sys
 
+from nsjson import check, failed, items, note
+
 NSL_TSO = "TSO"
-failed = 0
-
-
-def check(cond, desc):
-    global failed
-    print("%s %s" % ("ok" if cond else "fail", desc))
-    if not cond:
-        failed += 1
-    return cond
-
-
-def note(fmt, *args):
-    print("# " + (fmt % args if args else fmt))
 
 
 def load(path):
-    events, blocks, losses, conns = [], [], [], []
-    with open(path) as f:
-        for line in f:
-            if not line.startswith("{"):
-                continue
-            o = json.loads(line)
-            t = o.get("type")
-            if t == "event":
-                events.append(o)
-            elif t == "block":
-                blocks.append(o)
-            elif t == "loss":
-                losses.append(o)
-            elif t == "conn":
-                conns.append(o)
-    return events, blocks, losses, conns
+    it = items(path)
+    return it["event"], it["block"], it["loss"], it["conn"]
 
 
 def of_conn(events, sport, dport):
@@ -238,7 +213,7 @@ def ftp(a, path, text_path):
         check(int(row[1]) == len(ts) and int(row[-1]) == len(tso),
               "Table III TCP_SEND: n %s == %d, TSO %s == %d"
               % (row[1], len(ts), row[-1], len(tso)))
-    return 1 if failed else 0
+    return 1 if failed() else 0
 
 
 def parse_ss(path):
@@ -314,7 +289,7 @@ def state(a, path):
     check(last["total_retrans"] == ss["total_retrans"],
           "last data record total_retrans %d == ss %d"
           % (last["total_retrans"], ss["total_retrans"]))
-    return 1 if failed else 0
+    return 1 if failed() else 0
 
 
 def main(argv):

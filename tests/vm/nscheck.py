@@ -9,25 +9,16 @@ FILE.json is `nsdump -r trace --json` output: one object per line.
 Exit 0 when every assertion holds, 1 otherwise, with one line per failure
 (the first 20) on stdout.
 """
-import json
 import sys
+
+from nsjson import items
 
 SEND_REGIONS = ("write", "tcp", "ip", "link", "nic")
 
 
 def load(path):
-    blocks, losses = [], []
-    with open(path) as f:
-        for line in f:
-            line = line.strip()
-            if not line.startswith("{"):
-                continue
-            obj = json.loads(line)
-            if obj.get("type") == "block":
-                blocks.append(obj)
-            elif obj.get("type") == "loss":
-                losses.append(obj)
-    return blocks, losses
+    it = items(path)
+    return it["block"], it["loss"]
 
 
 def selected(blocks, ifindex, loopback):

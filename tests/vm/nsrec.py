@@ -26,6 +26,8 @@ import threading
 import time
 import zlib
 
+from nsjson import check, failed
+
 DEV = os.environ.get("NSDUMP_DEV", "/dev/ns")
 
 # include/netslice.h
@@ -53,15 +55,6 @@ def _IOW(t, nr, size):
 
 NSIOCSSTATE = _IOW(NSL_IOC_MAGIC, 0x02, 8)	# struct nsl_state
 NSIOCSRECORDS = _IOW(NSL_IOC_MAGIC, 0x09, 8)	# struct nsl_record_opts
-failed = 0
-
-
-def check(cond, desc):
-    global failed
-    print("%s %s" % ("ok" if cond else "fail", desc))
-    if not cond:
-        failed += 1
-    return cond
 
 
 def set_records(fd, flags, pad=0):
@@ -102,7 +95,7 @@ def einval(a):
     check(e == errno.ENOTTY, "NSIOCSRECORDS encoded with size 16: ENOTTY (%s)"
           % (errno.errorcode.get(e, e) if e else "accepted"))
     os.close(fd)
-    return 1 if failed else 0
+    return 1 if failed() else 0
 
 
 class Reader(threading.Thread):
@@ -304,7 +297,7 @@ def toggle(a):
               % (why or a.ns))
         with open(a.ns + ".counts", "w") as f:
             f.write("%d %d %d\n" % (cnt["block"], cnt["event"], cnt["lost"]))
-    return 1 if failed else 0
+    return 1 if failed() else 0
 
 
 def main():

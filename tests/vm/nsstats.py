@@ -20,26 +20,18 @@ import math
 import os
 import sys
 
+from nsjson import items
+
 HUGE = 1 << 40      # a u64 wrap of a small negative delta is >= 2^63
 
 
 def load(path):
-    blocks, table, tsc_khz = [], None, None
-    with open(path) as f:
-        for line in f:
-            line = line.strip()
-            if not line.startswith("{"):
-                continue
-            o = json.loads(line)
-            t = o.get("type")
-            if t == "block":
-                blocks.append(o)
-            elif t == "table":
-                table = o
-                tsc_khz = o.get("tsc_khz") or tsc_khz
-            elif t == "sysinfo":
-                tsc_khz = tsc_khz or o.get("tsc_khz")
-    return blocks, table, tsc_khz
+    it = items(path)
+    table = it["table"][-1] if it["table"] else None
+    tsc_khz = (table or {}).get("tsc_khz")
+    if not tsc_khz and it["sysinfo"]:
+        tsc_khz = it["sysinfo"][0].get("tsc_khz")
+    return it["block"], table, tsc_khz
 
 
 def pct(xs, p):

@@ -14,36 +14,18 @@ FILE.json is `nsdump -r trace --json` output.  Output: "ok ..." /
 """
 import argparse
 import collections
-import json
 import statistics
 import sys
 
+from nsjson import check, failed, items, note
+
 SEND = ("write", "tcp", "tcp", "ip", "link", "nic")
 RECV = ("rx-link", "rx-ip", "rx-tcp", "queue", "copy")
-failed = 0
-
-
-def check(cond, desc):
-    global failed
-    print("%s %s" % ("ok" if cond else "fail", desc))
-    if not cond:
-        failed += 1
-    return cond
-
-
-def note(fmt, *args):
-    print("# " + (fmt % args if args else fmt))
 
 
 def load(path):
-    blocks, losses = [], []
-    with open(path) as f:
-        for line in f:
-            if line.startswith('{"type":"block"'):
-                blocks.append(json.loads(line))
-            elif line.startswith('{"type":"loss"'):
-                losses.append(json.loads(line))
-    return blocks, losses
+    it = items(path)
+    return it["block"], it["loss"]
 
 
 def end(r):
@@ -108,7 +90,7 @@ def nic(a):
         note("  open: %5d  %s", v, k)
     check(not opened, "%s: no rx block ends with rx-nic/rx-link/rx-ip/rx-tcp "
           "open (%d do)" % (a.name, len(opened)))
-    return 1 if failed else 0
+    return 1 if failed() else 0
 
 
 def journey(b):
@@ -201,7 +183,7 @@ def loopback(a):
              statistics.median(svc))
     check(len(q) == len(data) and all(0 <= x < 1 << 62 for x in q),
           "loopback: queueing time reported apart, >= 0, in every data block")
-    return 1 if failed else 0
+    return 1 if failed() else 0
 
 
 def main():

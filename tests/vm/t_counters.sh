@@ -39,18 +39,6 @@ IOC="python3 $REPO/tests/vm/nsioctl.py"
 STATS="python3 $REPO/tests/vm/nsstats.py"
 
 comment() { sed 's/^\([^#]\)/# \1/'; }
-# Renumber a helper's TAP lines into ours.
-tap_pipe() {
-	local line
-	while IFS= read -r line; do
-		case $line in
-		"ok "*) tap 0 "${line#ok * - }" ;;
-		"not ok "*) tap 1 "${line#not ok * - }" ;;
-		1..*) ;;
-		*) echo "$line" ;;
-		esac
-	done
-}
 jget() { python3 -c 'import json,sys; o=json.load(open(sys.argv[1]))
 for k in sys.argv[2:]: o=o[k] if not isinstance(o,list) else o[int(k)]
 print(o)' "$@"; }

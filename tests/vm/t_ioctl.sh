@@ -7,38 +7,10 @@
 # module cannot go while /dev/ns is open and unloads cleanly under traffic.
 # TAP on stdout; exit 0 pass, 1 fail.
 
-REPO=${NS_REPO:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "${NS_REPO:?}/tests/vm/lib.sh"
 KO=${NS_MODULE:-$REPO/kernel/ns_module/netslice.ko}
 SRC=$REPO/tests/vm/ioctl_test.c
 HELPER=$REPO/build/tests/bin/ioctl_test
-
-n=0 failed=0
-tap() {		# tap 0|1 description: 0 is success, like an exit status
-	n=$((n + 1))
-	if [[ $1 == 0 ]]; then
-		echo "ok $n - $2"
-	else
-		failed=$((failed + 1))
-		echo "not ok $n - $2"
-	fi
-}
-finish() {
-	echo "1..$n"
-	((failed == 0))
-	exit $?
-}
-# Renumber the TAP lines of a helper into ours; pass the rest through.
-tap_pipe() {
-	local line
-	while IFS= read -r line; do
-		case $line in
-		"ok "*) tap 0 "${line#ok * - }" ;;
-		"not ok "*) tap 1 "${line#not ok * - }" ;;
-		1..*) ;;
-		*) echo "# $line" ;;
-		esac
-	done
-}
 
 if [[ ! -x $HELPER || $HELPER -ot $SRC ]]; then
 	# Not built on the host (make -f tests/vm/t_ioctl.mk): the host's
@@ -47,7 +19,7 @@ if [[ ! -x $HELPER || $HELPER -ot $SRC ]]; then
 	cc -O2 -Wall -I"$REPO/include" -o "$HELPER" "$SRC"
 fi
 tap $? "helper $HELPER ready"
-[[ -x $HELPER && -f $KO ]] || { tap 1 "module $KO exists"; finish; }
+[[ -x $HELPER && -f $KO ]] || { tap 1 "module $KO exists"; tap_finish; }
 
 grep -q '^netslice ' /proc/modules && rmmod netslice
 insmod "$KO"
@@ -96,7 +68,6 @@ rmmod netslice
 tap $? "rmmod"
 
 # Reloaded after an unload under traffic, it collects again.
-NSDUMP=${NS_NSDUMP:-$REPO/nsdump/nsdump}
 insmod "$KO"
 tap $? "insmod again"
 "$HELPER" traffic 3 &
@@ -110,4 +81,5 @@ tap $? "reloaded module: nsdump -c 50 collects 50 blocks"
 rmmod netslice
 tap $? "rmmod"
 
-finish
+rm -rf "$W"
+tap_finish

@@ -26,18 +26,6 @@ PEERPY="python3 $REPO/tests/vm/magnet_peer.py"
 CHECK="python3 $REPO/tests/vm/magnet_check.py"
 NSREC="python3 $REPO/tests/vm/nsrec.py"
 
-# The helpers' "ok ..." / "fail ..." / "# ..." lines as TAP.
-tap_lines() {
-	local st rest
-	while read -r st rest; do
-		case $st in
-		ok) tap 0 "$rest" ;;
-		fail) tap 1 "$rest" ;;
-		'#') echo "# $rest" ;;
-		*) echo "# $st $rest" ;;
-		esac
-	done
-}
 jget() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$@"; }
 
 # nsdump -M in the background; the trace in $W/$1.ns.

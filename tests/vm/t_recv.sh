@@ -19,22 +19,8 @@
 . "${NS_REPO:?}/tests/vm/lib.sh"
 CHECK="python3 $REPO/tests/vm/recv_check.py"
 
-tap_lines() {
-	local st rest
-	while read -r st rest; do
-		case $st in
-		ok) tap 0 "$rest" ;;
-		fail) tap 1 "$rest" ;;
-		'#') echo "# $rest" ;;
-		*) echo "# $st $rest" ;;
-		esac
-	done
-}
 stat_local() { cat "/sys/class/net/$NS_LOCAL_IF/statistics/$1"; }
 stat_peer() { peer cat "/sys/class/net/$NS_PEER_IF/statistics/$1"; }
-
-payload='tcp and (ip[2:2] - ((ip[0] & 0xf) << 2) - ((tcp[12] & 0xf0) >> 2)) > 0'
-count_pcap() { tcpdump -nn -r "$1" "$2" 2>/dev/null | wc -l; }
 
 insmod "$NS_MODULE" || die "insmod $NS_MODULE"
 sysctl -qw net.ipv6.conf.all.disable_ipv6=1

@@ -21,10 +21,6 @@ tx_packets() { cat "/sys/class/net/$NS_LOCAL_IF/statistics/tx_packets"; }
 # OutSegs counts new segments; retransmitted ones go to RetransSegs.
 outsegs() { awk '/^Tcp:/ { if (h) print $12 + $13; h = 1 }' /proc/net/snmp; }
 
-# Packets with TCP payload / without, in a capture.
-payload='tcp and (ip[2:2] - ((ip[0] & 0xf) << 2) - ((tcp[12] & 0xf0) >> 2)) > 0'
-count_pcap() { tcpdump -nn -r "$1" "$2" 2>/dev/null | wc -l; }
-
 insmod "$NS_MODULE" || die "insmod $NS_MODULE"
 # A silent link: no IPv6 chatter, ARP resolved before counting starts.
 sysctl -qw net.ipv6.conf.all.disable_ipv6=1
