@@ -19,6 +19,8 @@
 
 #include "common.h"
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
 const char *bench_prog = "bench";
 
 static void vmsg(const char *fmt, va_list ap)
@@ -65,6 +67,11 @@ void bad_option(int c, char **argv)
 	if (c == ':')
 		bench_die(EXIT_USAGE, "option '%s' needs an argument", name);
 	bench_die(EXIT_USAGE, "bad option '%s' (try -h)", name);
+}
+
+void bad_arg(const char *what, const char *val, const char *range)
+{
+	bench_die(EXIT_USAGE, "bad %s '%s': must be %s", what, val, range);
 }
 
 /*
@@ -158,6 +165,122 @@ int parse_duration_ns(const char *s, uint64_t *out)
 	return 0;
 }
 
+#define SHARED_SHORTOPTS	":sc:p:b:nm:t:jh"
+
+static const struct option shared_longopts[] = {
+	{ "server",	no_argument,		NULL, 's' },
+	{ "client",	required_argument,	NULL, 'c' },
+	{ "port",	required_argument,	NULL, 'p' },
+	{ "bind",	required_argument,	NULL, 'b' },
+	{ "once",	no_argument,		NULL, 'n' },
+	{ "size",	required_argument,	NULL, 'm' },
+	{ "time",	required_argument,	NULL, 't' },
+	{ "json",	no_argument,		NULL, 'j' },
+	{ "help",	no_argument,		NULL, 'h' },
+	{ "port-file",	required_argument,	NULL, BENCH_OPT_PORT_FILE },
+};
+
+/* room for a program's own long options next to the shared ones */
+#define MAX_OWN_LONGOPTS	16
+
+/*
+ * Parse the command line into *o, which holds the program's defaults, and
+ * exit on -h or on any usage error. The program's own options go to
+ * cl->parse_opt() with priv.
+ */
+void bench_parse_args(int argc, char **argv, const struct bench_cmdline *cl,
+		      struct bench_opts *o, void *priv)
+{
+	struct option lopts[ARRAY_SIZE(shared_longopts) + MAX_OWN_LONGOPTS + 1];
+	bool port_set = false, client_only = false, server_only = false;
+	size_t i, nlopts = ARRAY_SIZE(shared_longopts);
+	enum bench_mode mode;
+	char sopts[64];
+	unsigned long v;
+	int c;
+
+	memcpy(lopts, shared_longopts, sizeof(shared_longopts));
+	for (i = 0; cl->longopts && cl->longopts[i].name; i++) {
+		if (nlopts == ARRAY_SIZE(lopts) - 1)
+			bench_die(EXIT_RUNTIME, "too many options");
+		lopts[nlopts++] = cl->longopts[i];
+	}
+	memset(&lopts[nlopts], 0, sizeof(lopts[nlopts]));
+	if (snprintf(sopts, sizeof(sopts), "%s%s", SHARED_SHORTOPTS,
+		     cl->shortopts ? cl->shortopts : "") >= (int)sizeof(sopts))
+		bench_die(EXIT_RUNTIME, "too many options");
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, sopts, lopts, NULL)) != -1) {
+		mode = BENCH_EITHER;
+		switch (c) {
+		case 's':
+			o->server = true;
+			break;
+		case 'c':
+			o->host = optarg;
+			break;
+		case 'p':
+			if (parse_ulong(optarg, 0, 65535, &v))
+				bad_arg("port", optarg, "0..65535");
+			o->port = (unsigned int)v;
+			port_set = true;
+			break;
+		case 'b':
+			o->bind_addr = optarg;
+			mode = BENCH_SERVER;
+			break;
+		case 'n':
+			o->once = true;
+			mode = BENCH_SERVER;
+			break;
+		case BENCH_OPT_PORT_FILE:
+			o->port_file = optarg;
+			mode = BENCH_SERVER;
+			break;
+		case 'm':
+			if (parse_size(optarg, 1, BENCH_MAX_MSG, &o->size))
+				bad_arg("message size", optarg,
+					"1..16777216 bytes (K/M suffix allowed)");
+			mode = BENCH_CLIENT;
+			break;
+		case 't':
+			if (parse_duration_ns(optarg, &o->duration_ns))
+				bench_die(EXIT_USAGE,
+					  "bad duration '%s': must be seconds, > 0 and <= 86400, e.g. %s or 0.5",
+					  optarg, cl->time_example);
+			mode = BENCH_CLIENT;
+			break;
+		case 'j':
+			o->json = true;
+			mode = cl->json_mode;
+			break;
+		case 'h':
+			fputs(cl->usage, stdout);
+			exit(0);
+		case ':':
+		case '?':
+			bad_option(c, argv);
+		default:
+			mode = cl->parse_opt(c, optarg, priv);
+		}
+		client_only |= mode == BENCH_CLIENT;
+		server_only |= mode == BENCH_SERVER;
+	}
+	if (optind < argc)
+		bench_die(EXIT_USAGE, "unexpected argument '%s'", argv[optind]);
+	if (o->server == !!o->host)
+		bench_die(EXIT_USAGE, "give exactly one of -s and -c host");
+	if (o->server && client_only)
+		bench_die(EXIT_USAGE, "%s are client options", cl->client_opts);
+	if (!o->server && server_only)
+		bench_die(EXIT_USAGE, "%s are server options", cl->server_opts);
+	if (cl->check)
+		cl->check(o, priv);
+	if (!o->server && port_set && o->port == 0)
+		bench_die(EXIT_USAGE, "bad port '0': a client needs a real port");
+}
+
 uint64_t now_ns(void)
 {
 	struct timespec ts;
@@ -248,18 +371,39 @@ static int resolve(const char *host, unsigned int port, int passive,
 	return 0;
 }
 
+static int bind_listen(int fd, const struct addrinfo *ai, bool wildcard)
+{
+	int one = 1, zero = 0;
+
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	/* a wildcard IPv6 socket also takes IPv4 connections */
+	if (ai->ai_family == AF_INET6 && wildcard)
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
+	if (bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, 16))
+		return -1;
+	return 0;
+}
+
+static int connect_retry(int fd, const struct addrinfo *ai)
+{
+	while (connect(fd, ai->ai_addr, ai->ai_addrlen)) {
+		if (errno != EINTR)
+			return -1;
+	}
+	return 0;
+}
+
 /*
- * Listen on addr:port (addr NULL = every address; port 0 = ephemeral).
- * Stores the port actually bound in *bound_port. Returns the fd or -1.
+ * A TCP socket for host:port, trying every address until one works:
+ * listening there if passive (host NULL = every address), else connected
+ * there. Returns the fd or -1.
  */
-int tcp_listen(const char *addr, unsigned int port, unsigned int *bound_port)
+static int tcp_socket(const char *host, unsigned int port, int passive)
 {
 	struct addrinfo *res, *ai;
-	struct sockaddr_storage ss;
-	socklen_t sl = sizeof(ss);
-	int fd = -1, one = 1, zero = 0, err = 0;
+	int fd = -1, err = 0, rc;
 
-	if (resolve(addr, port, 1, &res))
+	if (resolve(host, port, passive, &res))
 		return -1;
 	for (ai = res; ai; ai = ai->ai_next) {
 		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC,
@@ -268,24 +412,34 @@ int tcp_listen(const char *addr, unsigned int port, unsigned int *bound_port)
 			err = errno;
 			continue;
 		}
-		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-		/* a wildcard IPv6 socket also takes IPv4 connections */
-		if (ai->ai_family == AF_INET6 && !addr)
-			setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero,
-				   sizeof(zero));
-		if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 &&
-		    listen(fd, 16) == 0)
+		rc = passive ? bind_listen(fd, ai, !host) : connect_retry(fd, ai);
+		if (rc == 0)
 			break;
 		err = errno;
 		close(fd);
 		fd = -1;
 	}
 	freeaddrinfo(res);
-	if (fd < 0) {
-		bench_err("cannot listen on %s port %u: %s",
-			  addr ? addr : "*", port, strerror(err));
+	if (fd < 0)
+		bench_err("%s %s port %u: %s",
+			  passive ? "cannot listen on" : "connect to",
+			  host ? host : "*", port, strerror(err));
+	return fd;
+}
+
+/*
+ * Listen on addr:port (addr NULL = every address; port 0 = ephemeral).
+ * Stores the port actually bound in *bound_port. Returns the fd or -1.
+ */
+int tcp_listen(const char *addr, unsigned int port, unsigned int *bound_port)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	int fd;
+
+	fd = tcp_socket(addr, port, 1);
+	if (fd < 0)
 		return -1;
-	}
 	if (getsockname(fd, (struct sockaddr *)&ss, &sl)) {
 		bench_err("getsockname: %s", strerror(errno));
 		close(fd);
@@ -301,34 +455,7 @@ int tcp_listen(const char *addr, unsigned int port, unsigned int *bound_port)
 /* Connect to host:port, trying every address. Returns the fd or -1. */
 int tcp_connect(const char *host, unsigned int port)
 {
-	struct addrinfo *res, *ai;
-	int fd = -1, err = 0;
-
-	if (resolve(host, port, 0, &res))
-		return -1;
-	for (ai = res; ai; ai = ai->ai_next) {
-		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC,
-			    ai->ai_protocol);
-		if (fd < 0) {
-			err = errno;
-			continue;
-		}
-		while (connect(fd, ai->ai_addr, ai->ai_addrlen)) {
-			if (errno == EINTR)
-				continue;
-			err = errno;
-			close(fd);
-			fd = -1;
-			break;
-		}
-		if (fd >= 0)
-			break;
-	}
-	freeaddrinfo(res);
-	if (fd < 0)
-		bench_err("connect to %s port %u: %s", host, port,
-			  strerror(err));
-	return fd;
+	return tcp_socket(host, port, 0);
 }
 
 /*
@@ -404,6 +531,160 @@ int write_port_file(const char *path, unsigned int port)
 	if (fclose(f) || rename(tmp, path)) {
 		bench_err("cannot write %s: %s", path, strerror(errno));
 		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Listen as o says and serve clients one at a time, each by serve() on a
+ * socket with I/O timeouts (and TCP_NODELAY if nodelay); forever, or only
+ * the first if o->once. Says on stderr where it listens if verbose.
+ * Returns the exit status.
+ */
+int bench_run_server(const struct bench_opts *o, int nodelay, bool verbose,
+		     bench_serve_fn serve, void *priv)
+{
+	unsigned int port;
+	char peer[80];
+	int lfd, fd, rc;
+
+	lfd = tcp_listen(o->bind_addr, o->port, &port);
+	if (lfd < 0)
+		return EXIT_RUNTIME;
+	if (o->port_file && write_port_file(o->port_file, port)) {
+		close(lfd);
+		return EXIT_RUNTIME;
+	}
+	if (verbose)
+		fprintf(stderr, "%s: listening on port %u\n", bench_prog, port);
+	for (;;) {
+		fd = tcp_accept(lfd, peer, sizeof(peer));
+		if (fd < 0) {
+			close(lfd);
+			return EXIT_RUNTIME;
+		}
+		rc = -1;
+		if (sock_setup(fd, nodelay) == 0)
+			rc = serve(fd, peer, port, priv);
+		close(fd);
+		if (o->once) {
+			close(lfd);
+			return rc ? EXIT_RUNTIME : 0;
+		}
+	}
+}
+
+/*
+ * Connect to o->host, o->port and set the socket up as bench_run_server()
+ * does. Returns the fd or -1.
+ */
+int bench_connect(const struct bench_opts *o, int nodelay)
+{
+	int fd;
+
+	fd = tcp_connect(o->host, o->port);
+	if (fd >= 0 && sock_setup(fd, nodelay)) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/*
+ * Server side of the hello: read the client's and check that it speaks
+ * magic, version. Returns the message size it asks for, or 0 after an
+ * error line (and, to a client of another kind, an answer that refuses it
+ * as what we are, so that it can tell).
+ */
+uint32_t bench_hello_recv(int fd, const char *peer, uint32_t magic,
+			  uint32_t version)
+{
+	unsigned char hello[BENCH_HELLO_LEN];
+	uint32_t size;
+	ssize_t n;
+
+	n = read_full(fd, hello, sizeof(hello));
+	if (n != BENCH_HELLO_LEN) {
+		bench_err("client %s: %s", peer, n < 0 ? io_strerror(errno) :
+			  "closed before the hello");
+		return 0;
+	}
+	size = get_be32(hello + 8);
+	if (get_be32(hello) != magic || get_be32(hello + 4) != version ||
+	    size == 0 || size > BENCH_MAX_MSG) {
+		bench_err("client %s: bad hello (not %s %u, or size %u)",
+			  peer, bench_prog, version, size);
+		/* answer as what we are, so the client can tell */
+		put_be32(hello, magic);
+		put_be32(hello + 4, version);
+		put_be32(hello + 12, 1);
+		write_full(fd, hello, sizeof(hello));
+		return 0;
+	}
+	return size;
+}
+
+/* A buffer for a client's size-byte messages; NULL after an error line. */
+void *bench_msg_buf(const char *peer, uint32_t size)
+{
+	void *buf = malloc(size);
+
+	if (!buf)
+		bench_err("client %s: out of memory for %u-byte messages",
+			  peer, size);
+	return buf;
+}
+
+/* Accept the client's hello by sending it back. Returns 0 or -1. */
+int bench_hello_accept(int fd, const char *peer, uint32_t magic,
+		       uint32_t version, uint32_t size)
+{
+	unsigned char hello[BENCH_HELLO_LEN];
+
+	put_be32(hello, magic);
+	put_be32(hello + 4, version);
+	put_be32(hello + 8, size);
+	put_be32(hello + 12, 0);
+	if (write_full(fd, hello, sizeof(hello))) {
+		bench_err("client %s: %s", peer, io_strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Client side of the hello: offer o->size-byte messages to a server that
+ * must speak magic, version. Dies unless it accepts.
+ */
+void bench_hello_client(int fd, const struct bench_opts *o, uint32_t magic,
+			uint32_t version)
+{
+	unsigned char hello[BENCH_HELLO_LEN];
+	ssize_t r;
+
+	put_be32(hello, magic);
+	put_be32(hello + 4, version);
+	put_be32(hello + 8, (uint32_t)o->size);
+	put_be32(hello + 12, 0);
+	if (write_full(fd, hello, sizeof(hello)))
+		bench_die(EXIT_RUNTIME, "send: %s", io_strerror(errno));
+	r = read_full(fd, hello, sizeof(hello));
+	if (r < 0)
+		bench_die(EXIT_RUNTIME, "recv: %s", io_strerror(errno));
+	if (r != BENCH_HELLO_LEN || get_be32(hello) != magic)
+		bench_die(EXIT_RUNTIME, "%s port %u is not a %s server",
+			  o->host, o->port, bench_prog);
+	if (get_be32(hello + 12) != 0)
+		bench_die(EXIT_RUNTIME, "server refused %lu-byte messages",
+			  o->size);
+}
+
+/* Flush stdout; -1 after an error line if any output was lost. */
+int bench_flush_stdout(void)
+{
+	if (fflush(stdout) || ferror(stdout)) {
+		bench_err("cannot write output: %s", strerror(errno));
 		return -1;
 	}
 	return 0;

@@ -71,26 +71,18 @@
 
 #define LAT_MAGIC	0x4e534c54u	/* "NSLT" */
 #define LAT_VERSION	1u
-#define HELLO_LEN	16
 #define DEFAULT_PORT	31300
 #define DEFAULT_SIZE	4
 #define DEFAULT_WARMUP	1000
 #define DEFAULT_ITERS	10000
 #define MAX_ITERS	100000000UL
 
-struct opts {
-	bool server;
-	const char *host;
-	const char *bind_addr;
-	const char *port_file;
+/* lat_tcp's own options; the shared ones are in struct bench_opts */
+struct lat_opts {
 	const char *samples_file;
-	unsigned int port;
-	unsigned long size;
 	unsigned long warmup;
 	unsigned long iters;
-	uint64_t duration_ns;
-	bool once;
-	bool json;
+	bool iters_set;
 	bool verbose;
 };
 
@@ -98,178 +90,82 @@ struct stats {
 	double mean, median, p99, min, max, stddev, cv;	/* microseconds */
 };
 
-static void usage(FILE *f)
+enum { OPT_SAMPLES = BENCH_OPT_OWN };
+
+static const struct option lat_longopts[] = {
+	{ "warmup",	required_argument,	NULL, 'W' },
+	{ "iterations",	required_argument,	NULL, 'N' },
+	{ "verbose",	no_argument,		NULL, 'v' },
+	{ "samples",	required_argument,	NULL, OPT_SAMPLES },
+	{ NULL, 0, NULL, 0 }
+};
+
+static enum bench_mode parse_opt(int c, const char *arg, void *priv)
 {
-	fprintf(f,
+	struct lat_opts *lo = priv;
+
+	switch (c) {
+	case 'W':
+		if (parse_ulong(arg, 0, MAX_ITERS, &lo->warmup))
+			bad_arg("warm-up count", arg, "0..100000000");
+		return BENCH_CLIENT;
+	case 'N':
+		if (parse_ulong(arg, 1, MAX_ITERS, &lo->iters))
+			bad_arg("iteration count", arg, "1..100000000");
+		lo->iters_set = true;
+		return BENCH_CLIENT;
+	case OPT_SAMPLES:
+		lo->samples_file = arg;
+		return BENCH_CLIENT;
+	case 'v':
+		lo->verbose = true;
+		return BENCH_SERVER;
+	}
+	return BENCH_EITHER;	/* not reached: getopt_long() knows no other */
+}
+
+static void check_args(const struct bench_opts *o, void *priv)
+{
+	const struct lat_opts *lo = priv;
+
+	if (lo->iters_set && o->duration_ns)
+		bench_die(EXIT_USAGE, "give -N or -t, not both");
+}
+
+static const struct bench_cmdline cmdline = {
+	.usage =
 		"usage: lat_tcp -s [-p port] [-b addr] [-n] [--port-file FILE] [-v]\n"
 		"       lat_tcp -c host [-p port] [-m size] [-W warmup]\n"
-		"               [-N iterations | -t seconds] [--json] [--samples FILE]\n");
-}
-
-static void bad_arg(const char *what, const char *val, const char *range)
-{
-	bench_die(EXIT_USAGE, "bad %s '%s': must be %s", what, val, range);
-}
-
-static void parse_args(int argc, char **argv, struct opts *o)
-{
-	enum { OPT_PORT_FILE = 256, OPT_SAMPLES };
-	static const struct option lopts[] = {
-		{ "server",	no_argument,		NULL, 's' },
-		{ "client",	required_argument,	NULL, 'c' },
-		{ "port",	required_argument,	NULL, 'p' },
-		{ "bind",	required_argument,	NULL, 'b' },
-		{ "once",	no_argument,		NULL, 'n' },
-		{ "size",	required_argument,	NULL, 'm' },
-		{ "warmup",	required_argument,	NULL, 'W' },
-		{ "iterations",	required_argument,	NULL, 'N' },
-		{ "time",	required_argument,	NULL, 't' },
-		{ "json",	no_argument,		NULL, 'j' },
-		{ "verbose",	no_argument,		NULL, 'v' },
-		{ "help",	no_argument,		NULL, 'h' },
-		{ "port-file",	required_argument,	NULL, OPT_PORT_FILE },
-		{ "samples",	required_argument,	NULL, OPT_SAMPLES },
-		{ NULL, 0, NULL, 0 }
-	};
-	bool port_set = false, client_only = false, server_only = false;
-	bool iters_set = false;
-	unsigned long v;
-	int c;
-
-	memset(o, 0, sizeof(*o));
-	o->port = DEFAULT_PORT;
-	o->size = DEFAULT_SIZE;
-	o->warmup = DEFAULT_WARMUP;
-	o->iters = DEFAULT_ITERS;
-
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":sc:p:b:nm:W:N:t:jvh", lopts,
-				NULL)) != -1) {
-		switch (c) {
-		case 's':
-			o->server = true;
-			break;
-		case 'c':
-			o->host = optarg;
-			break;
-		case 'p':
-			if (parse_ulong(optarg, 0, 65535, &v))
-				bad_arg("port", optarg, "0..65535");
-			o->port = (unsigned int)v;
-			port_set = true;
-			break;
-		case 'b':
-			o->bind_addr = optarg;
-			server_only = true;
-			break;
-		case 'n':
-			o->once = true;
-			server_only = true;
-			break;
-		case 'v':
-			o->verbose = true;
-			server_only = true;
-			break;
-		case OPT_PORT_FILE:
-			o->port_file = optarg;
-			server_only = true;
-			break;
-		case 'm':
-			if (parse_size(optarg, 1, BENCH_MAX_MSG, &o->size))
-				bad_arg("message size", optarg,
-					"1..16777216 bytes (K/M suffix allowed)");
-			client_only = true;
-			break;
-		case 'W':
-			if (parse_ulong(optarg, 0, MAX_ITERS, &o->warmup))
-				bad_arg("warm-up count", optarg, "0..100000000");
-			client_only = true;
-			break;
-		case 'N':
-			if (parse_ulong(optarg, 1, MAX_ITERS, &o->iters))
-				bad_arg("iteration count", optarg,
-					"1..100000000");
-			iters_set = true;
-			client_only = true;
-			break;
-		case 't':
-			if (parse_duration_ns(optarg, &o->duration_ns))
-				bad_arg("duration", optarg,
-					"seconds, > 0 and <= 86400, e.g. 5 or 0.5");
-			client_only = true;
-			break;
-		case 'j':
-			o->json = true;
-			client_only = true;
-			break;
-		case OPT_SAMPLES:
-			o->samples_file = optarg;
-			client_only = true;
-			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
-		default:
-			bad_option(c, argv);
-		}
-	}
-	if (optind < argc)
-		bench_die(EXIT_USAGE, "unexpected argument '%s'", argv[optind]);
-	if (o->server == !!o->host)
-		bench_die(EXIT_USAGE, "give exactly one of -s and -c host");
-	if (o->server && client_only)
-		bench_die(EXIT_USAGE,
-			  "-m, -W, -N, -t, --json, --samples are client options");
-	if (!o->server && server_only)
-		bench_die(EXIT_USAGE,
-			  "-b, -n, -v, --port-file are server options");
-	if (iters_set && o->duration_ns)
-		bench_die(EXIT_USAGE, "give -N or -t, not both");
-	if (!o->server && port_set && o->port == 0)
-		bench_die(EXIT_USAGE, "bad port '0': a client needs a real port");
-}
+		"               [-N iterations | -t seconds] [--json] [--samples FILE]\n",
+	.shortopts	= "W:N:v",
+	.longopts	= lat_longopts,
+	.parse_opt	= parse_opt,
+	.check		= check_args,
+	.json_mode	= BENCH_CLIENT,
+	.time_example	= "5",
+	.client_opts	= "-m, -W, -N, -t, --json, --samples",
+	.server_opts	= "-b, -n, -v, --port-file",
+};
 
 /* ---- server ---------------------------------------------------------- */
 
 /* Serve one client until it closes. Returns 0 if it went cleanly. */
-static int serve_one(int fd, const struct opts *o, const char *peer)
+static int serve_one(int fd, const char *peer, unsigned int port, void *priv)
 {
-	unsigned char hello[HELLO_LEN];
+	const struct lat_opts *lo = priv;
 	unsigned long rounds = 0;
 	unsigned char *buf;
 	uint32_t size;
 	ssize_t n;
 	int rc = -1;
 
-	n = read_full(fd, hello, sizeof(hello));
-	if (n != HELLO_LEN) {
-		bench_err("client %s: %s", peer, n < 0 ? io_strerror(errno) :
-			  "closed before the hello");
+	(void)port;
+	size = bench_hello_recv(fd, peer, LAT_MAGIC, LAT_VERSION);
+	if (!size || bench_hello_accept(fd, peer, LAT_MAGIC, LAT_VERSION, size))
 		return -1;
-	}
-	size = get_be32(hello + 8);
-	if (get_be32(hello) != LAT_MAGIC || get_be32(hello + 4) != LAT_VERSION ||
-	    size == 0 || size > BENCH_MAX_MSG) {
-		bench_err("client %s: bad hello (not lat_tcp %u, or size %u)",
-			  peer, LAT_VERSION, size);
-		/* answer as what we are, so the client can tell */
-		put_be32(hello, LAT_MAGIC);
-		put_be32(hello + 4, LAT_VERSION);
-		put_be32(hello + 12, 1);
-		write_full(fd, hello, sizeof(hello));
+	buf = bench_msg_buf(peer, size);
+	if (!buf)
 		return -1;
-	}
-	put_be32(hello + 12, 0);
-	if (write_full(fd, hello, sizeof(hello))) {
-		bench_err("client %s: %s", peer, io_strerror(errno));
-		return -1;
-	}
-	buf = malloc(size);
-	if (!buf) {
-		bench_err("client %s: out of memory for %u-byte messages",
-			  peer, size);
-		return -1;
-	}
 	for (;;) {
 		n = read_full(fd, buf, size);
 		if (n == 0) {
@@ -288,42 +184,10 @@ static int serve_one(int fd, const struct opts *o, const char *peer)
 		rounds++;
 	}
 	free(buf);
-	if (o->verbose)
+	if (lo->verbose)
 		fprintf(stderr, "%s: client %s: %lu round trips of %u bytes%s\n",
 			bench_prog, peer, rounds, size, rc ? " (error)" : "");
 	return rc;
-}
-
-static int run_server(const struct opts *o)
-{
-	unsigned int port;
-	char peer[80];
-	int lfd, fd, rc;
-
-	lfd = tcp_listen(o->bind_addr, o->port, &port);
-	if (lfd < 0)
-		return EXIT_RUNTIME;
-	if (o->port_file && write_port_file(o->port_file, port)) {
-		close(lfd);
-		return EXIT_RUNTIME;
-	}
-	if (o->verbose)
-		fprintf(stderr, "%s: listening on port %u\n", bench_prog, port);
-	for (;;) {
-		fd = tcp_accept(lfd, peer, sizeof(peer));
-		if (fd < 0) {
-			close(lfd);
-			return EXIT_RUNTIME;
-		}
-		rc = -1;
-		if (sock_setup(fd, 1) == 0)
-			rc = serve_one(fd, o, peer);
-		close(fd);
-		if (o->once) {
-			close(lfd);
-			return rc ? EXIT_RUNTIME : 0;
-		}
-	}
 }
 
 /* ---- client ---------------------------------------------------------- */
@@ -411,26 +275,20 @@ static int write_samples(const char *path, const uint64_t *s, size_t n)
 	return 0;
 }
 
-static int run_client(const struct opts *o)
+static int run_client(const struct bench_opts *o, const struct lat_opts *lo)
 {
-	unsigned char hello[HELLO_LEN];
 	unsigned char *out, *in;
 	uint64_t *samples, t0, t1, start, end, deadline = 0;
 	size_t n = 0, cap;
 	unsigned long i;
 	struct stats st;
-	ssize_t r;
 	int fd;
 
-	fd = tcp_connect(o->host, o->port);
+	fd = bench_connect(o, 1);
 	if (fd < 0)
 		return EXIT_RUNTIME;
-	if (sock_setup(fd, 1)) {
-		close(fd);
-		return EXIT_RUNTIME;
-	}
 
-	cap = o->duration_ns ? 4096 : o->iters;
+	cap = o->duration_ns ? 4096 : lo->iters;
 	samples = malloc(cap * sizeof(*samples));
 	out = malloc(o->size);
 	in = malloc(o->size);
@@ -438,23 +296,9 @@ static int run_client(const struct opts *o)
 		bench_die(EXIT_RUNTIME, "out of memory");
 	memset(out, 0x5a, o->size);
 
-	put_be32(hello, LAT_MAGIC);
-	put_be32(hello + 4, LAT_VERSION);
-	put_be32(hello + 8, (uint32_t)o->size);
-	put_be32(hello + 12, 0);
-	if (write_full(fd, hello, sizeof(hello)))
-		bench_die(EXIT_RUNTIME, "send: %s", io_strerror(errno));
-	r = read_full(fd, hello, sizeof(hello));
-	if (r < 0)
-		bench_die(EXIT_RUNTIME, "recv: %s", io_strerror(errno));
-	if (r != HELLO_LEN || get_be32(hello) != LAT_MAGIC)
-		bench_die(EXIT_RUNTIME, "%s port %u is not a lat_tcp server",
-			  o->host, o->port);
-	if (get_be32(hello + 12) != 0)
-		bench_die(EXIT_RUNTIME, "server refused %lu-byte messages",
-			  o->size);
+	bench_hello_client(fd, o, LAT_MAGIC, LAT_VERSION);
 
-	for (i = 0; i < o->warmup; i++) {
+	for (i = 0; i < lo->warmup; i++) {
 		out[0] = out[o->size - 1] = (unsigned char)i;
 		round_trip(fd, out, in, o->size);
 		check_echo(out, in, o->size);
@@ -464,7 +308,7 @@ static int run_client(const struct opts *o)
 	if (o->duration_ns)
 		deadline = start + o->duration_ns;
 	for (i = 0;; i++) {
-		if (!o->duration_ns && n == o->iters)
+		if (!o->duration_ns && n == lo->iters)
 			break;
 		if (n == cap) {
 			uint64_t *p;
@@ -492,7 +336,7 @@ static int run_client(const struct opts *o)
 
 	free(out);
 	free(in);
-	if (o->samples_file && write_samples(o->samples_file, samples, n)) {
+	if (lo->samples_file && write_samples(lo->samples_file, samples, n)) {
 		free(samples);
 		return EXIT_RUNTIME;
 	}
@@ -506,32 +350,37 @@ static int run_client(const struct opts *o)
 		       "\"elapsed_s\":%.6f,\"mean_us\":%.3f,\"median_us\":%.3f,"
 		       "\"p99_us\":%.3f,\"min_us\":%.3f,\"max_us\":%.3f,"
 		       "\"stddev_us\":%.3f,\"cv\":%.4f}\n",
-		       o->port, o->size, o->warmup, n, (end - start) / 1e9,
+		       o->port, o->size, lo->warmup, n, (end - start) / 1e9,
 		       st.mean, st.median, st.p99, st.min, st.max, st.stddev,
 		       st.cv);
 	} else {
 		printf("lat_tcp: %s port %u, %lu-byte messages, %zu round trips"
 		       " (+%lu warm-up) in %.3f s\n",
-		       o->host, o->port, o->size, n, o->warmup,
+		       o->host, o->port, o->size, n, lo->warmup,
 		       (end - start) / 1e9);
 		printf("  mean %.3f us  median %.3f us  p99 %.3f us"
 		       "  min %.3f us  max %.3f us  stddev %.3f us  CV %.4f\n",
 		       st.mean, st.median, st.p99, st.min, st.max, st.stddev,
 		       st.cv);
 	}
-	if (fflush(stdout) || ferror(stdout)) {
-		bench_err("cannot write output: %s", strerror(errno));
-		return EXIT_RUNTIME;
-	}
-	return 0;
+	return bench_flush_stdout() ? EXIT_RUNTIME : 0;
 }
 
 int main(int argc, char **argv)
 {
-	struct opts o;
+	struct bench_opts o = {
+		.port = DEFAULT_PORT,
+		.size = DEFAULT_SIZE,
+	};
+	struct lat_opts lo = {
+		.warmup = DEFAULT_WARMUP,
+		.iters = DEFAULT_ITERS,
+	};
 
 	bench_prog = "lat_tcp";
 	signal(SIGPIPE, SIG_IGN);
-	parse_args(argc, argv, &o);
-	return o.server ? run_server(&o) : run_client(&o);
+	bench_parse_args(argc, argv, &cmdline, &o, &lo);
+	if (o.server)
+		return bench_run_server(&o, 1, lo.verbose, serve_one, &lo);
+	return run_client(&o, &lo);
 }

@@ -72,7 +72,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -85,23 +84,10 @@
 
 #define STREAM_MAGIC	0x4e535453u	/* "NSTS" */
 #define STREAM_VERSION	1u
-#define HELLO_LEN	16
 #define REPORT_LEN	24
 #define DEFAULT_PORT	31301
 #define DEFAULT_SIZE	(128UL << 10)
 #define DEFAULT_TIME_NS	(10ULL * 1000000000ULL)
-
-struct opts {
-	bool server;
-	const char *host;
-	const char *bind_addr;
-	const char *port_file;
-	unsigned int port;
-	unsigned long size;
-	uint64_t duration_ns;
-	bool once;
-	bool json;
-};
 
 struct cpu_snap {
 	uint64_t t_ns;
@@ -118,104 +104,15 @@ struct cpu_use {
 	long ncpus;
 };
 
-static void usage(FILE *f)
-{
-	fprintf(f,
+static const struct bench_cmdline cmdline = {
+	.usage =
 		"usage: tcp_stream -s [-p port] [-b addr] [-n] [--json] [--port-file FILE]\n"
-		"       tcp_stream -c host [-p port] [-m size] [-t seconds] [--json]\n");
-}
-
-static void bad_arg(const char *what, const char *val, const char *range)
-{
-	bench_die(EXIT_USAGE, "bad %s '%s': must be %s", what, val, range);
-}
-
-static void parse_args(int argc, char **argv, struct opts *o)
-{
-	enum { OPT_PORT_FILE = 256 };
-	static const struct option lopts[] = {
-		{ "server",	no_argument,		NULL, 's' },
-		{ "client",	required_argument,	NULL, 'c' },
-		{ "port",	required_argument,	NULL, 'p' },
-		{ "bind",	required_argument,	NULL, 'b' },
-		{ "once",	no_argument,		NULL, 'n' },
-		{ "size",	required_argument,	NULL, 'm' },
-		{ "time",	required_argument,	NULL, 't' },
-		{ "json",	no_argument,		NULL, 'j' },
-		{ "help",	no_argument,		NULL, 'h' },
-		{ "port-file",	required_argument,	NULL, OPT_PORT_FILE },
-		{ NULL, 0, NULL, 0 }
-	};
-	bool port_set = false, client_only = false, server_only = false;
-	unsigned long v;
-	int c;
-
-	memset(o, 0, sizeof(*o));
-	o->port = DEFAULT_PORT;
-	o->size = DEFAULT_SIZE;
-	o->duration_ns = DEFAULT_TIME_NS;
-
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":sc:p:b:nm:t:jh", lopts,
-				NULL)) != -1) {
-		switch (c) {
-		case 's':
-			o->server = true;
-			break;
-		case 'c':
-			o->host = optarg;
-			break;
-		case 'p':
-			if (parse_ulong(optarg, 0, 65535, &v))
-				bad_arg("port", optarg, "0..65535");
-			o->port = (unsigned int)v;
-			port_set = true;
-			break;
-		case 'b':
-			o->bind_addr = optarg;
-			server_only = true;
-			break;
-		case 'n':
-			o->once = true;
-			server_only = true;
-			break;
-		case OPT_PORT_FILE:
-			o->port_file = optarg;
-			server_only = true;
-			break;
-		case 'm':
-			if (parse_size(optarg, 1, BENCH_MAX_MSG, &o->size))
-				bad_arg("message size", optarg,
-					"1..16777216 bytes (K/M suffix allowed)");
-			client_only = true;
-			break;
-		case 't':
-			if (parse_duration_ns(optarg, &o->duration_ns))
-				bad_arg("duration", optarg,
-					"seconds, > 0 and <= 86400, e.g. 10 or 0.5");
-			client_only = true;
-			break;
-		case 'j':
-			o->json = true;
-			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
-		default:
-			bad_option(c, argv);
-		}
-	}
-	if (optind < argc)
-		bench_die(EXIT_USAGE, "unexpected argument '%s'", argv[optind]);
-	if (o->server == !!o->host)
-		bench_die(EXIT_USAGE, "give exactly one of -s and -c host");
-	if (o->server && client_only)
-		bench_die(EXIT_USAGE, "-m and -t are client options");
-	if (!o->server && server_only)
-		bench_die(EXIT_USAGE, "-b, -n, --port-file are server options");
-	if (!o->server && port_set && o->port == 0)
-		bench_die(EXIT_USAGE, "bad port '0': a client needs a real port");
-}
+		"       tcp_stream -c host [-p port] [-m size] [-t seconds] [--json]\n",
+	.json_mode	= BENCH_EITHER,
+	.time_example	= "10",
+	.client_opts	= "-m and -t",
+	.server_opts	= "-b, -n, --port-file",
+};
 
 /* ---- CPU accounting -------------------------------------------------- */
 
@@ -297,22 +194,13 @@ static double mbps(uint64_t bytes, double secs)
 	return secs > 0 ? (double)bytes * 8 / secs / 1e6 : 0;
 }
 
-static int flush_stdout(void)
-{
-	if (fflush(stdout) || ferror(stdout)) {
-		bench_err("cannot write output: %s", strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
 /* ---- server ---------------------------------------------------------- */
 
 /* Sink one client until EOF, then report. Returns 0 if it went cleanly. */
-static int serve_one(int fd, const struct opts *o, const char *peer,
-		     unsigned int port)
+static int serve_one(int fd, const char *peer, unsigned int port, void *priv)
 {
-	unsigned char hello[HELLO_LEN], report[REPORT_LEN];
+	const struct bench_opts *o = priv;
+	unsigned char report[REPORT_LEN];
 	struct cpu_snap a, b;
 	struct cpu_use u;
 	uint64_t bytes = 0;
@@ -321,37 +209,15 @@ static int serve_one(int fd, const struct opts *o, const char *peer,
 	ssize_t n;
 	int rc = -1;
 
-	n = read_full(fd, hello, sizeof(hello));
-	if (n != HELLO_LEN) {
-		bench_err("client %s: %s", peer, n < 0 ? io_strerror(errno) :
-			  "closed before the hello");
+	size = bench_hello_recv(fd, peer, STREAM_MAGIC, STREAM_VERSION);
+	if (!size)
 		return -1;
-	}
-	size = get_be32(hello + 8);
-	if (get_be32(hello) != STREAM_MAGIC ||
-	    get_be32(hello + 4) != STREAM_VERSION ||
-	    size == 0 || size > BENCH_MAX_MSG) {
-		bench_err("client %s: bad hello (not tcp_stream %u, or size %u)",
-			  peer, STREAM_VERSION, size);
-		/* answer as what we are, so the client can tell */
-		put_be32(hello, STREAM_MAGIC);
-		put_be32(hello + 4, STREAM_VERSION);
-		put_be32(hello + 12, 1);
-		write_full(fd, hello, sizeof(hello));
+	buf = bench_msg_buf(peer, size);
+	if (!buf)
 		return -1;
-	}
-	buf = malloc(size);
-	if (!buf) {
-		bench_err("client %s: out of memory for %u-byte messages",
-			  peer, size);
-		return -1;
-	}
-	put_be32(hello + 12, 0);
 	cpu_snap(&a);
-	if (write_full(fd, hello, sizeof(hello))) {
-		bench_err("client %s: %s", peer, io_strerror(errno));
+	if (bench_hello_accept(fd, peer, STREAM_MAGIC, STREAM_VERSION, size))
 		goto out;
-	}
 	for (;;) {
 		n = recv(fd, buf, size, 0);
 		if (n < 0) {
@@ -394,47 +260,17 @@ static int serve_one(int fd, const struct opts *o, const char *peer,
 		       mbps(bytes, u.elapsed_s), size);
 		print_cpu_text(&u);
 	}
-	rc = flush_stdout();
+	rc = bench_flush_stdout();
 out:
 	free(buf);
 	return rc;
 }
 
-static int run_server(const struct opts *o)
-{
-	unsigned int port;
-	char peer[80];
-	int lfd, fd, rc;
-
-	lfd = tcp_listen(o->bind_addr, o->port, &port);
-	if (lfd < 0)
-		return EXIT_RUNTIME;
-	if (o->port_file && write_port_file(o->port_file, port)) {
-		close(lfd);
-		return EXIT_RUNTIME;
-	}
-	for (;;) {
-		fd = tcp_accept(lfd, peer, sizeof(peer));
-		if (fd < 0) {
-			close(lfd);
-			return EXIT_RUNTIME;
-		}
-		rc = -1;
-		if (sock_setup(fd, 0) == 0)
-			rc = serve_one(fd, o, peer, port);
-		close(fd);
-		if (o->once) {
-			close(lfd);
-			return rc ? EXIT_RUNTIME : 0;
-		}
-	}
-}
-
 /* ---- client ---------------------------------------------------------- */
 
-static int run_client(const struct opts *o)
+static int run_client(const struct bench_opts *o)
 {
-	unsigned char hello[HELLO_LEN], report[REPORT_LEN];
+	unsigned char report[REPORT_LEN];
 	uint64_t bytes = 0, sends = 0, srv_bytes, deadline, send_end;
 	struct cpu_snap a, b;
 	struct cpu_use u;
@@ -442,34 +278,16 @@ static int run_client(const struct opts *o)
 	ssize_t r;
 	int fd;
 
-	fd = tcp_connect(o->host, o->port);
+	fd = bench_connect(o, 0);
 	if (fd < 0)
 		return EXIT_RUNTIME;
-	if (sock_setup(fd, 0)) {
-		close(fd);
-		return EXIT_RUNTIME;
-	}
 
 	buf = malloc(o->size);
 	if (!buf)
 		bench_die(EXIT_RUNTIME, "out of memory");
 	memset(buf, 0xa5, o->size);
 
-	put_be32(hello, STREAM_MAGIC);
-	put_be32(hello + 4, STREAM_VERSION);
-	put_be32(hello + 8, (uint32_t)o->size);
-	put_be32(hello + 12, 0);
-	if (write_full(fd, hello, sizeof(hello)))
-		bench_die(EXIT_RUNTIME, "send: %s", io_strerror(errno));
-	r = read_full(fd, hello, sizeof(hello));
-	if (r < 0)
-		bench_die(EXIT_RUNTIME, "recv: %s", io_strerror(errno));
-	if (r != HELLO_LEN || get_be32(hello) != STREAM_MAGIC)
-		bench_die(EXIT_RUNTIME, "%s port %u is not a tcp_stream server",
-			  o->host, o->port);
-	if (get_be32(hello + 12) != 0)
-		bench_die(EXIT_RUNTIME, "server refused %lu-byte messages",
-			  o->size);
+	bench_hello_client(fd, o, STREAM_MAGIC, STREAM_VERSION);
 
 	cpu_snap(&a);
 	deadline = a.t_ns + o->duration_ns;
@@ -523,15 +341,21 @@ static int run_client(const struct opts *o)
 		       mbps(bytes, u.elapsed_s));
 		print_cpu_text(&u);
 	}
-	return flush_stdout() ? EXIT_RUNTIME : 0;
+	return bench_flush_stdout() ? EXIT_RUNTIME : 0;
 }
 
 int main(int argc, char **argv)
 {
-	struct opts o;
+	struct bench_opts o = {
+		.port = DEFAULT_PORT,
+		.size = DEFAULT_SIZE,
+		.duration_ns = DEFAULT_TIME_NS,
+	};
 
 	bench_prog = "tcp_stream";
 	signal(SIGPIPE, SIG_IGN);
-	parse_args(argc, argv, &o);
-	return o.server ? run_server(&o) : run_client(&o);
+	bench_parse_args(argc, argv, &cmdline, &o, NULL);
+	if (o.server)
+		return bench_run_server(&o, 0, false, serve_one, &o);
+	return run_client(&o);
 }
