@@ -8,7 +8,22 @@
 #include <unistd.h>
 #include "events.h"
 
-#define CACHE(id, op, res)	((id) | ((op) << 8) | ((res) << 16))
+/*
+ * libpfm4 names perf's generic events after their perf_event.h constants:
+ * the constant spelt once gives both its name and the encoding.
+ */
+#define SW(name, alt, id, desc) \
+	{ name, alt, "perf::PERF_COUNT_SW_" #id, PERF_TYPE_SOFTWARE, \
+	  PERF_COUNT_SW_##id, desc }
+#define HW(name, alt, id, desc) \
+	{ name, alt, "perf::PERF_COUNT_HW_" #id, PERF_TYPE_HARDWARE, \
+	  PERF_COUNT_HW_##id, desc }
+#define HW_CACHE(name, cache, op, result, desc) \
+	{ name, NULL, \
+	  "perf::PERF_COUNT_HW_CACHE_" #cache ":" #op ":" #result, \
+	  PERF_TYPE_HW_CACHE, PERF_COUNT_HW_CACHE_##cache | \
+	  PERF_COUNT_HW_CACHE_OP_##op << 8 | \
+	  PERF_COUNT_HW_CACHE_RESULT_##result << 16, desc }
 
 /* perf(1)'s names: its spelling, libpfm4's, and the encoding itself. */
 static const struct perf_alias {
@@ -18,110 +33,86 @@ static const struct perf_alias {
 	__u64 config;
 	const char *desc;
 } aliases[] = {
-	{ "cpu-clock", NULL, "perf::PERF_COUNT_SW_CPU_CLOCK",
-	  PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK,
-	  "per-CPU high-resolution timer, ns" },
-	{ "task-clock", NULL, "perf::PERF_COUNT_SW_TASK_CLOCK",
-	  PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK,
-	  "clock of the running task, ns" },
-	{ "page-faults", "faults", "perf::PERF_COUNT_SW_PAGE_FAULTS",
-	  PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, "page faults" },
-	{ "context-switches", "cs", "perf::PERF_COUNT_SW_CONTEXT_SWITCHES",
-	  PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES,
-	  "context switches" },
-	{ "cpu-migrations", "migrations", "perf::PERF_COUNT_SW_CPU_MIGRATIONS",
-	  PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS,
-	  "task moved to another CPU" },
-	{ "minor-faults", NULL, "perf::PERF_COUNT_SW_PAGE_FAULTS_MIN",
-	  PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN,
-	  "page faults served without I/O" },
-	{ "major-faults", NULL, "perf::PERF_COUNT_SW_PAGE_FAULTS_MAJ",
-	  PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ,
-	  "page faults that needed I/O" },
-	{ "alignment-faults", NULL, "perf::PERF_COUNT_SW_ALIGNMENT_FAULTS",
-	  PERF_TYPE_SOFTWARE, PERF_COUNT_SW_ALIGNMENT_FAULTS,
-	  "unaligned accesses fixed up by the kernel" },
-	{ "emulation-faults", NULL, "perf::PERF_COUNT_SW_EMULATION_FAULTS",
-	  PERF_TYPE_SOFTWARE, PERF_COUNT_SW_EMULATION_FAULTS,
-	  "instructions emulated by the kernel" },
-	{ "cycles", "cpu-cycles", "perf::PERF_COUNT_HW_CPU_CYCLES",
-	  PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, "core clock cycles" },
-	{ "instructions", NULL, "perf::PERF_COUNT_HW_INSTRUCTIONS",
-	  PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS,
-	  "instructions retired" },
-	{ "cache-references", NULL, "perf::PERF_COUNT_HW_CACHE_REFERENCES",
-	  PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES,
-	  "last-level cache accesses" },
-	{ "cache-misses", NULL, "perf::PERF_COUNT_HW_CACHE_MISSES",
-	  PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES,
-	  "last-level cache misses" },
-	{ "branches", "branch-instructions",
-	  "perf::PERF_COUNT_HW_BRANCH_INSTRUCTIONS",
-	  PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS,
-	  "branch instructions retired" },
-	{ "branch-misses", NULL, "perf::PERF_COUNT_HW_BRANCH_MISSES",
-	  PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES,
-	  "mispredicted branches" },
-	{ "bus-cycles", NULL, "perf::PERF_COUNT_HW_BUS_CYCLES",
-	  PERF_TYPE_HARDWARE, PERF_COUNT_HW_BUS_CYCLES, "bus cycles" },
-	{ "ref-cycles", NULL, "perf::PERF_COUNT_HW_REF_CPU_CYCLES",
-	  PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES,
-	  "reference cycles, not scaled by frequency changes" },
-	{ "stalled-cycles-frontend", "idle-cycles-frontend",
-	  "perf::PERF_COUNT_HW_STALLED_CYCLES_FRONTEND",
-	  PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND,
-	  "cycles the front end issued nothing" },
-	{ "stalled-cycles-backend", "idle-cycles-backend",
-	  "perf::PERF_COUNT_HW_STALLED_CYCLES_BACKEND",
-	  PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_BACKEND,
-	  "cycles the back end retired nothing" },
-	{ "L1-dcache-loads", NULL, "perf::PERF_COUNT_HW_CACHE_L1D:READ:ACCESS",
-	  PERF_TYPE_HW_CACHE, CACHE(0, 0, 0), "L1 data cache loads" },
-	{ "L1-dcache-load-misses", NULL, "perf::PERF_COUNT_HW_CACHE_L1D:READ:MISS",
-	  PERF_TYPE_HW_CACHE, CACHE(0, 0, 1), "L1 data cache load misses" },
-	{ "L1-dcache-stores", NULL, "perf::PERF_COUNT_HW_CACHE_L1D:WRITE:ACCESS",
-	  PERF_TYPE_HW_CACHE, CACHE(0, 1, 0), "L1 data cache stores" },
-	{ "L1-icache-load-misses", NULL,
-	  "perf::PERF_COUNT_HW_CACHE_L1I:READ:MISS",
-	  PERF_TYPE_HW_CACHE, CACHE(1, 0, 1),
-	  "L1 instruction cache misses" },
-	{ "LLC-loads", NULL, "perf::PERF_COUNT_HW_CACHE_LL:READ:ACCESS",
-	  PERF_TYPE_HW_CACHE, CACHE(2, 0, 0), "last-level cache loads" },
-	{ "LLC-load-misses", NULL, "perf::PERF_COUNT_HW_CACHE_LL:READ:MISS",
-	  PERF_TYPE_HW_CACHE, CACHE(2, 0, 1), "last-level cache load misses" },
-	{ "LLC-stores", NULL, "perf::PERF_COUNT_HW_CACHE_LL:WRITE:ACCESS",
-	  PERF_TYPE_HW_CACHE, CACHE(2, 1, 0), "last-level cache stores" },
-	{ "LLC-store-misses", NULL, "perf::PERF_COUNT_HW_CACHE_LL:WRITE:MISS",
-	  PERF_TYPE_HW_CACHE, CACHE(2, 1, 1), "last-level cache store misses" },
-	{ "dTLB-loads", NULL, "perf::PERF_COUNT_HW_CACHE_DTLB:READ:ACCESS",
-	  PERF_TYPE_HW_CACHE, CACHE(3, 0, 0), "data TLB loads" },
-	{ "dTLB-load-misses", NULL, "perf::PERF_COUNT_HW_CACHE_DTLB:READ:MISS",
-	  PERF_TYPE_HW_CACHE, CACHE(3, 0, 1), "data TLB load misses" },
-	{ "iTLB-load-misses", NULL, "perf::PERF_COUNT_HW_CACHE_ITLB:READ:MISS",
-	  PERF_TYPE_HW_CACHE, CACHE(4, 0, 1), "instruction TLB misses" },
-	{ "branch-load-misses", NULL, "perf::PERF_COUNT_HW_CACHE_BPU:READ:MISS",
-	  PERF_TYPE_HW_CACHE, CACHE(5, 0, 1), "branch predictor misses" },
+	SW("cpu-clock", NULL, CPU_CLOCK, "per-CPU high-resolution timer, ns"),
+	SW("task-clock", NULL, TASK_CLOCK, "clock of the running task, ns"),
+	SW("page-faults", "faults", PAGE_FAULTS, "page faults"),
+	SW("context-switches", "cs", CONTEXT_SWITCHES, "context switches"),
+	SW("cpu-migrations", "migrations", CPU_MIGRATIONS,
+	   "task moved to another CPU"),
+	SW("minor-faults", NULL, PAGE_FAULTS_MIN,
+	   "page faults served without I/O"),
+	SW("major-faults", NULL, PAGE_FAULTS_MAJ,
+	   "page faults that needed I/O"),
+	SW("alignment-faults", NULL, ALIGNMENT_FAULTS,
+	   "unaligned accesses fixed up by the kernel"),
+	SW("emulation-faults", NULL, EMULATION_FAULTS,
+	   "instructions emulated by the kernel"),
+	HW("cycles", "cpu-cycles", CPU_CYCLES, "core clock cycles"),
+	HW("instructions", NULL, INSTRUCTIONS, "instructions retired"),
+	HW("cache-references", NULL, CACHE_REFERENCES,
+	   "last-level cache accesses"),
+	HW("cache-misses", NULL, CACHE_MISSES, "last-level cache misses"),
+	HW("branches", "branch-instructions", BRANCH_INSTRUCTIONS,
+	   "branch instructions retired"),
+	HW("branch-misses", NULL, BRANCH_MISSES, "mispredicted branches"),
+	HW("bus-cycles", NULL, BUS_CYCLES, "bus cycles"),
+	HW("ref-cycles", NULL, REF_CPU_CYCLES,
+	   "reference cycles, not scaled by frequency changes"),
+	HW("stalled-cycles-frontend", "idle-cycles-frontend",
+	   STALLED_CYCLES_FRONTEND, "cycles the front end issued nothing"),
+	HW("stalled-cycles-backend", "idle-cycles-backend",
+	   STALLED_CYCLES_BACKEND, "cycles the back end retired nothing"),
+	HW_CACHE("L1-dcache-loads", L1D, READ, ACCESS, "L1 data cache loads"),
+	HW_CACHE("L1-dcache-load-misses", L1D, READ, MISS,
+		 "L1 data cache load misses"),
+	HW_CACHE("L1-dcache-stores", L1D, WRITE, ACCESS,
+		 "L1 data cache stores"),
+	HW_CACHE("L1-icache-load-misses", L1I, READ, MISS,
+		 "L1 instruction cache misses"),
+	HW_CACHE("LLC-loads", LL, READ, ACCESS, "last-level cache loads"),
+	HW_CACHE("LLC-load-misses", LL, READ, MISS,
+		 "last-level cache load misses"),
+	HW_CACHE("LLC-stores", LL, WRITE, ACCESS, "last-level cache stores"),
+	HW_CACHE("LLC-store-misses", LL, WRITE, MISS,
+		 "last-level cache store misses"),
+	HW_CACHE("dTLB-loads", DTLB, READ, ACCESS, "data TLB loads"),
+	HW_CACHE("dTLB-load-misses", DTLB, READ, MISS, "data TLB load misses"),
+	HW_CACHE("iTLB-load-misses", ITLB, READ, MISS,
+		 "instruction TLB misses"),
+	HW_CACHE("branch-load-misses", BPU, READ, MISS,
+		 "branch predictor misses"),
 };
+#undef SW
+#undef HW
+#undef HW_CACHE
 #define N_ALIASES	(sizeof(aliases) / sizeof(aliases[0]))
 
 /* ---- the machine ---- */
 
+/* The number @path starts with, or @unknown. */
+static int read_number(const char *path, int unknown)
+{
+	FILE *f = fopen(path, "r");
+	int v = unknown;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = unknown;
+		fclose(f);
+	}
+	return v;
+}
+
 static int real_probe(const struct perf_event_attr *attr, void *ctx)
 {
 	struct perf_event_attr a = *attr;
-	unsigned int cpu = 0;
-	FILE *f = fopen("/sys/devices/system/cpu/online", "r");
+	/* the first online CPU: "0-3,5" or "2" */
+	int cpu = read_number("/sys/devices/system/cpu/online", 0);
 	long fd;
 
 	(void)ctx;
-	/* the first online CPU: "0-3,5" or "2" */
-	if (f) {
-		if (fscanf(f, "%u", &cpu) != 1)
-			cpu = 0;
-		fclose(f);
-	}
 	a.disabled = 1;
-	fd = syscall(SYS_perf_event_open, &a, -1, (int)cpu, -1, 0);
+	fd = syscall(SYS_perf_event_open, &a, -1, cpu, -1, 0);
 	if (fd < 0)
 		return errno;
 	close(fd);
@@ -146,16 +137,8 @@ static bool real_cpu_pmu(void *ctx)
 
 static int real_paranoid(void *ctx)
 {
-	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
-	int v = INT_MIN;
-
 	(void)ctx;
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = INT_MIN;
-		fclose(f);
-	}
-	return v;
+	return read_number("/proc/sys/kernel/perf_event_paranoid", INT_MIN);
 }
 
 const struct ns_event_host ns_event_host_real = {
@@ -250,6 +233,21 @@ static unsigned int distance(const char *a, const char *b)
 	return d[la][lb];
 }
 
+/* PMU @p's description, if this machine has that PMU. */
+static bool pmu_present(pfm_pmu_t p, pfm_pmu_info_t *pinfo)
+{
+	memset(pinfo, 0, sizeof(*pinfo));
+	pinfo->size = sizeof(*pinfo);
+	return pfm_get_pmu_info(p, pinfo) == PFM_SUCCESS && pinfo->is_present;
+}
+
+static bool event_info(int i, pfm_event_info_t *ei)
+{
+	memset(ei, 0, sizeof(*ei));
+	ei->size = sizeof(*ei);
+	return pfm_get_event_info(i, PFM_OS_NONE, ei) == PFM_SUCCESS;
+}
+
 struct suggestions {
 	const char *word;
 	unsigned int best;
@@ -297,17 +295,12 @@ void ns_event_suggest(const char *name, char *buf, size_t len)
 			consider(&s, aliases[i].alt);
 	}
 	pfm_for_all_pmus(p) {
-		memset(&pinfo, 0, sizeof(pinfo));
-		pinfo.size = sizeof(pinfo);
-		if (pfm_get_pmu_info(p, &pinfo) != PFM_SUCCESS ||
-		    !pinfo.is_present)
+		if (!pmu_present(p, &pinfo))
 			continue;
 		for (int i = pinfo.first_event; i != -1; i = pfm_get_event_next(i)) {
 			pfm_event_info_t ei;
 
-			memset(&ei, 0, sizeof(ei));
-			ei.size = sizeof(ei);
-			if (pfm_get_event_info(i, PFM_OS_NONE, &ei) == PFM_SUCCESS)
+			if (event_info(i, &ei))
 				consider(&s, ei.name);
 		}
 	}
@@ -416,6 +409,34 @@ void ns_event_probe_reason(const char *name, const struct perf_event_attr *attr,
 	}
 }
 
+/*
+ * Probe @attr as the kernel will count it: this encoding, kernel mode
+ * only (@probe).  0 if it can be counted, else the errno.
+ */
+static int probe_kernel_mode(const struct perf_event_attr *attr,
+			     const struct ns_event_host *host,
+			     struct perf_event_attr *probe)
+{
+	int errnum;
+
+	*probe = (struct perf_event_attr){
+		.size = sizeof(*probe),
+		.type = attr->type,
+		.config = attr->config,
+		.config1 = attr->config1,
+		.config2 = attr->config2,
+		.exclude_user = 1,
+	};
+	errnum = host->probe(probe, host->ctx);
+	/*
+	 * A software event refused for want of privilege may still be
+	 * counted: the kernel's own counters need none.
+	 */
+	if (!ns_event_is_hw(attr) && (errnum == EACCES || errnum == EPERM))
+		return 0;
+	return errnum;
+}
+
 int ns_events_parse(const char *spec, struct ns_evsel *sel,
 		    const struct ns_event_host *host, char *err, size_t errlen)
 {
@@ -438,7 +459,7 @@ int ns_events_parse(const char *spec, struct ns_evsel *sel,
 	}
 	for (tok = strtok_r(copy, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
-		struct perf_event_attr attr;
+		struct perf_event_attr attr, probe;
 		struct nsl_event *ev;
 		int errnum;
 
@@ -454,23 +475,8 @@ int ns_events_parse(const char *spec, struct ns_evsel *sel,
 		if (ns_event_encode(tok, &attr, sel->canon[sel->n],
 				    sizeof(sel->canon[0]), err, errlen))
 			goto out;
-		/* what the kernel will use: this encoding, kernel mode only */
-		struct perf_event_attr probe = {
-			.size = sizeof(probe),
-			.type = attr.type,
-			.config = attr.config,
-			.config1 = attr.config1,
-			.config2 = attr.config2,
-			.exclude_user = 1,
-		};
-
-		errnum = host->probe(&probe, host->ctx);
-		/*
-		 * A software event refused for want of privilege may still be
-		 * counted: the kernel's own counters need none.
-		 */
-		if (errnum && !(!ns_event_is_hw(&attr) &&
-				(errnum == EACCES || errnum == EPERM))) {
+		errnum = probe_kernel_mode(&attr, host, &probe);
+		if (errnum) {
 			ns_event_probe_reason(tok, &probe, errnum, host, err,
 					      errlen);
 			goto out;
@@ -537,77 +543,63 @@ static void one_line(FILE *out, const char *name, const char *desc)
 	fprintf(out, "  %-36s %.*s\n", name, len, desc ? desc : "");
 }
 
-static bool usable(const char *name, const struct ns_event_host *host,
-		   bool *hw)
+static bool usable(const char *name, const struct ns_event_host *host)
 {
-	struct perf_event_attr attr;
+	struct perf_event_attr attr, probe;
 	char canon[128], err[256];
-	int errnum;
 
-	if (ns_event_encode(name, &attr, canon, sizeof(canon), err, sizeof(err)))
-		return false;
-	*hw = ns_event_is_hw(&attr);
-	struct perf_event_attr probe = {
-		.size = sizeof(probe), .type = attr.type, .config = attr.config,
-		.config1 = attr.config1, .config2 = attr.config2,
-		.exclude_user = 1,
-	};
-	errnum = host->probe(&probe, host->ctx);
-	return !errnum || (!*hw && (errnum == EACCES || errnum == EPERM));
+	return !ns_event_encode(name, &attr, canon, sizeof(canon), err,
+				sizeof(err)) &&
+	       !probe_kernel_mode(&attr, host, &probe);
+}
+
+/* perf's names of software or else hardware events; how many listed. */
+static unsigned int list_aliases(FILE *out, const struct ns_event_host *host,
+				 bool software)
+{
+	unsigned int n = 0;
+
+	for (size_t i = 0; i < N_ALIASES; i++) {
+		char name[80];
+
+		if ((aliases[i].type == PERF_TYPE_SOFTWARE) != software ||
+		    !usable(aliases[i].name, host))
+			continue;
+		snprintf(name, sizeof(name), "%s%s%s", aliases[i].name,
+			 aliases[i].alt ? " OR " : "",
+			 aliases[i].alt ? aliases[i].alt : "");
+		one_line(out, name, aliases[i].desc);
+		n++;
+	}
+	return n;
 }
 
 int ns_events_list(FILE *out, const struct ns_event_host *host,
 		   char *err, size_t errlen)
 {
-	bool have_pmu = host->cpu_pmu(host->ctx), hw, any_hw = false;
+	bool have_pmu = host->cpu_pmu(host->ctx), any_hw;
 	pfm_pmu_info_t pinfo;
 	pfm_pmu_t p;
 
 	if (ns_events_init(err, errlen))
 		return -1;
 	fprintf(out, "Software events (kernel perf):\n");
-	for (size_t i = 0; i < N_ALIASES; i++) {
-		char name[80];
-
-		if (aliases[i].type != PERF_TYPE_SOFTWARE ||
-		    !usable(aliases[i].name, host, &hw))
-			continue;
-		snprintf(name, sizeof(name), "%s%s%s", aliases[i].name,
-			 aliases[i].alt ? " OR " : "",
-			 aliases[i].alt ? aliases[i].alt : "");
-		one_line(out, name, aliases[i].desc);
-	}
+	list_aliases(out, host, true);
 	if (!have_pmu) {
 		fprintf(out, "\nNo hardware PMU found (no /sys/bus/event_source/devices/cpu): hardware events need a PMU, or a VM with a virtual PMU.\n");
 		return 0;
 	}
 	fprintf(out, "\nHardware events, generic (kernel perf):\n");
-	for (size_t i = 0; i < N_ALIASES; i++) {
-		char name[80];
-
-		if (aliases[i].type == PERF_TYPE_SOFTWARE ||
-		    !usable(aliases[i].name, host, &hw))
-			continue;
-		snprintf(name, sizeof(name), "%s%s%s", aliases[i].name,
-			 aliases[i].alt ? " OR " : "",
-			 aliases[i].alt ? aliases[i].alt : "");
-		one_line(out, name, aliases[i].desc);
-		any_hw = true;
-	}
+	any_hw = list_aliases(out, host, false) > 0;
 	pfm_for_all_pmus(p) {
-		memset(&pinfo, 0, sizeof(pinfo));
-		pinfo.size = sizeof(pinfo);
-		if (pfm_get_pmu_info(p, &pinfo) != PFM_SUCCESS ||
-		    !pinfo.is_present || pinfo.type != PFM_PMU_TYPE_CORE)
+		if (!pmu_present(p, &pinfo) || pinfo.type != PFM_PMU_TYPE_CORE)
 			continue;
 		fprintf(out, "\nHardware events, %s (%s; NAME or NAME:UMASK):\n",
 			pinfo.desc, pinfo.name);
 		for (int i = pinfo.first_event; i != -1; i = pfm_get_event_next(i)) {
 			pfm_event_info_t ei;
 
-			memset(&ei, 0, sizeof(ei));
-			ei.size = sizeof(ei);
-			if (pfm_get_event_info(i, PFM_OS_NONE, &ei) == PFM_SUCCESS)
+			if (event_info(i, &ei))
 				one_line(out, ei.name, ei.desc);
 			any_hw = true;
 		}

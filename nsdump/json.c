@@ -22,14 +22,13 @@ static void json_flags(FILE *f, const char *key, const char *names)
 	fputc(']', f);
 }
 
-static void json_block(struct ns_report *r, const struct nsl_block *b)
+static void json_block(struct ns_report *r, const struct nsl_block *b,
+		       const struct ns_rec_corr *corr)
 {
 	bool corrected = ns_calib_get(r->calib, 0) != NULL;
-	struct ns_rec_corr corr[NSL_MAX_RECORDS];
 	FILE *f = r->out;
 	char fl[128];
 
-	ns_correct_block(r->calib, b, corr);
 	fprintf(f, "{\"type\":\"block\",\"time_us\":%.3f,\"cpu\":%u,\"seq\":%llu,\"dir\":\"%s\",\"len\":%u,\"segs\":%u,\"tsc0\":%llu,\"conn\":%llu,\"tcp_seq\":%u,\"ifindex\":%u,\"proto\":%u,\"nhlen\":%u,\"thlen\":%u,\"mode\":%u,\"nevents\":%u",
 		ns_report_time_us(r, b), b->hdr.cpu, (unsigned long long)b->seq,
 		b->dir == NSL_DIR_RX ? "rx" : "tx", b->len, b->gso_segs,
@@ -175,14 +174,14 @@ static void json_table(struct ns_report *r)
 	}
 }
 
-static void json_event(struct ns_report *r, const struct nsl_event_rec *ev)
+static void json_event(struct ns_report *r, const struct nsl_event_rec *ev,
+		       const char *when)
 {
 	const struct nsl_tcp_state *t = &ev->tcp;
 	const struct nsl_ip_fields *ip = &ev->ip;
 	FILE *f = r->out;
-	char when[64], buf[64];
+	char buf[64];
 
-	ns_clock_format(&r->clock, ev->tsc, when, sizeof(when));
 	fprintf(f, "{\"type\":\"event\",\"time\":\"%s\",\"time_ns\":%lld,\"cpu\":%u,\"seq\":%llu,\"tsc\":%llu,\"conn\":%llu,\"event\":\"%s\",\"bytes\":%u",
 		when, (long long)ns_clock_ns(&r->clock, ev->tsc), ev->hdr.cpu,
 		(unsigned long long)ev->seq, (unsigned long long)ev->tsc,
@@ -213,11 +212,9 @@ static void json_event(struct ns_report *r, const struct nsl_event_rec *ev)
 	fputs("}\n", f);
 }
 
-static void json_sysinfo(struct ns_report *r, const struct nsl_sysinfo *s)
+static void json_sysinfo(struct ns_report *r, const struct nsl_sysinfo *s,
+			 const char *when)
 {
-	char when[64];
-
-	ns_clock_format(&r->clock, s->ref_tsc, when, sizeof(when));
 	fprintf(r->out, "{\"type\":\"sysinfo\",\"cpu\":%u,\"abi_version\":%u,\"tsc_khz\":%u,\"ncpus\":%u,\"ref_tsc\":%llu,\"ref_realtime_ns\":%llu,\"time\":\"%s\"}\n",
 		s->hdr.cpu, s->abi_version, s->tsc_khz, s->ncpus,
 		(unsigned long long)s->ref_tsc,

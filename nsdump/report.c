@@ -51,13 +51,19 @@ void ns_report_set_events(struct ns_report *r, const struct ns_evsel *sel)
 	}
 }
 
+/* Are cycles and instructions among the counted events? */
+static bool has_ipc(const struct ns_report *r)
+{
+	return r->ev_cycles >= 0 && r->ev_instr >= 0 &&
+	       (unsigned int)r->ev_cycles < r->nevents &&
+	       (unsigned int)r->ev_instr < r->nevents;
+}
+
 double ns_report_ipc(const struct ns_report *r, unsigned int region)
 {
 	const struct ns_region_acc *acc = &r->region[region];
 
-	if (r->ev_cycles < 0 || r->ev_instr < 0 ||
-	    (unsigned int)r->ev_cycles >= r->nevents ||
-	    (unsigned int)r->ev_instr >= r->nevents ||
+	if (!has_ipc(r) ||
 	    !acc->ev_n[r->ev_cycles] || acc->ev_sum[r->ev_cycles] <= 0)
 		return -1;
 	return acc->ev_sum[r->ev_instr] / acc->ev_sum[r->ev_cycles];
@@ -147,16 +153,15 @@ void ns_record_flags(uint32_t flags, char *buf, size_t len)
  * block: its sum would be short; one with an INVALID record gives its
  * duration but no counter values.
  */
-static void accumulate(struct ns_report *r, const struct nsl_block *b)
+static void accumulate(struct ns_report *r, const struct nsl_block *b,
+		       const struct ns_rec_corr *corr)
 {
 	uint64_t sum[NSL_R_MAX] = { 0 }, raw[NSL_R_MAX] = { 0 };
 	uint64_t ev[NSL_R_MAX][NSL_MAX_EVENTS];
 	bool seen[NSL_R_MAX] = { false }, open[NSL_R_MAX] = { false };
 	bool ev_bad[NSL_R_MAX] = { false };
-	struct ns_rec_corr corr[NSL_MAX_RECORDS];
 
 	memset(ev, 0, sizeof(ev));
-	ns_correct_block(r->calib, b, corr);
 	for (unsigned int i = 0; i < b->nrec; i++) {
 		const struct nsl_record *rec = &b->rec[i];
 		unsigned int id = rec->region;
@@ -203,6 +208,8 @@ static void accumulate(struct ns_report *r, const struct nsl_block *b)
 
 void ns_report_block(struct ns_report *r, const struct nsl_block *b)
 {
+	struct ns_rec_corr corr[NSL_MAX_RECORDS];
+
 	if (!r->have_t0) {
 		r->t0 = b->tsc0;
 		r->have_t0 = true;
@@ -210,11 +217,12 @@ void ns_report_block(struct ns_report *r, const struct nsl_block *b)
 	if (b->nevents > r->nevents)
 		r->nevents = b->nevents;
 	r->blocks++;
-	accumulate(r, b);
+	ns_correct_block(r->calib, b, corr);
+	accumulate(r, b, corr);
 	if (r->rtt)
 		ns_rtt_block(r->rtt, r->calib, b);
 	if (r->out && !r->quiet)
-		r->pr->block(r, b);
+		r->pr->block(r, b, corr);
 }
 
 void ns_report_loss(struct ns_report *r, const struct nsl_loss *l)
@@ -233,16 +241,24 @@ void ns_report_event(struct ns_report *r, const struct nsl_event_rec *ev)
 	if (!r->mag)
 		return;
 	ns_magnet_account(r->mag, ev);
-	if (r->out && !r->quiet)
-		r->pr->event(r, ev);
+	if (r->out && !r->quiet) {
+		char when[64];
+
+		ns_clock_format(&r->clock, ev->tsc, when, sizeof(when));
+		r->pr->event(r, ev, when);
+	}
 }
 
 void ns_report_sysinfo(struct ns_report *r, const struct nsl_sysinfo *s)
 {
 	r->sysinfos++;
 	ns_clock_from_sysinfo(&r->clock, s);
-	if (r->mag && r->out && !r->quiet)
-		r->pr->sysinfo(r, s);
+	if (r->mag && r->out && !r->quiet) {
+		char when[64];
+
+		ns_clock_format(&r->clock, s->ref_tsc, when, sizeof(when));
+		r->pr->sysinfo(r, s, when);
+	}
 }
 
 void ns_report_table(struct ns_report *r)
@@ -258,15 +274,14 @@ void ns_report_table(struct ns_report *r)
 
 /* ---- plain printer ---- */
 
-static void plain_block(struct ns_report *r, const struct nsl_block *b)
+static void plain_block(struct ns_report *r, const struct nsl_block *b,
+			const struct ns_rec_corr *corr)
 {
 	bool done[NSL_MAX_RECORDS] = { false };
 	bool corrected = ns_calib_get(r->calib, 0) != NULL;
-	struct ns_rec_corr corr[NSL_MAX_RECORDS];
 	FILE *f = r->out;
 	char fl[128];
 
-	ns_correct_block(r->calib, b, corr);
 	fprintf(f, "%.3f cpu %u seq %llu %s len %u segs %u",
 		ns_report_time_us(r, b), b->hdr.cpu,
 		(unsigned long long)b->seq, b->dir == NSL_DIR_RX ? "rx" : "tx",
@@ -363,9 +378,7 @@ static void plain_rtt(struct ns_report *r)
 static void plain_table(struct ns_report *r)
 {
 	bool corrected = ns_calib_get(r->calib, 0) != NULL;
-	bool ipc = r->ev_cycles >= 0 && r->ev_instr >= 0 &&
-		   (unsigned int)r->ev_cycles < r->nevents &&
-		   (unsigned int)r->ev_instr < r->nevents;
+	bool ipc = has_ipc(r);
 	FILE *f = r->out;
 	bool sampled = false;
 	char lbl[16], how[192];
@@ -440,14 +453,14 @@ static void plain_table(struct ns_report *r)
 }
 
 /* magnet-parse's line: time, where, what, then the optional data. */
-static void plain_event(struct ns_report *r, const struct nsl_event_rec *ev)
+static void plain_event(struct ns_report *r, const struct nsl_event_rec *ev,
+			const char *when)
 {
 	const struct nsl_tcp_state *t = &ev->tcp;
 	const struct nsl_ip_fields *ip = &ev->ip;
 	FILE *f = r->out;
-	char when[64], buf[64];
+	char buf[64];
 
-	ns_clock_format(&r->clock, ev->tsc, when, sizeof(when));
 	fprintf(f, "%s cpu %u conn 0x%llx %s %u bytes", when, ev->hdr.cpu,
 		(unsigned long long)ev->conn, ns_event_type_name(ev->type),
 		ev->bytes);
@@ -482,11 +495,9 @@ static void plain_event(struct ns_report *r, const struct nsl_event_rec *ev)
 	fputc('\n', f);
 }
 
-static void plain_sysinfo(struct ns_report *r, const struct nsl_sysinfo *s)
+static void plain_sysinfo(struct ns_report *r, const struct nsl_sysinfo *s,
+			  const char *when)
 {
-	char when[64];
-
-	ns_clock_format(&r->clock, s->ref_tsc, when, sizeof(when));
 	fprintf(r->out, "-- SYSINFO cpu %u abi %u tsc_khz %u ncpus %u: tsc %llu is %s --\n",
 		s->hdr.cpu, s->abi_version, s->tsc_khz, s->ncpus,
 		(unsigned long long)s->ref_tsc, when);

@@ -18,12 +18,16 @@
 
 struct ns_report;
 
+/* The report works out the corrected values and times; a printer formats. */
 struct ns_printer {
-	void (*block)(struct ns_report *r, const struct nsl_block *b);
+	void (*block)(struct ns_report *r, const struct nsl_block *b,
+		      const struct ns_rec_corr *corr);
 	void (*loss)(struct ns_report *r, const struct nsl_loss *l);
 	void (*table)(struct ns_report *r);
-	void (*event)(struct ns_report *r, const struct nsl_event_rec *ev);
-	void (*sysinfo)(struct ns_report *r, const struct nsl_sysinfo *s);
+	void (*event)(struct ns_report *r, const struct nsl_event_rec *ev,
+		      const char *when);
+	void (*sysinfo)(struct ns_report *r, const struct nsl_sysinfo *s,
+			const char *when);
 	void (*conns)(struct ns_report *r);	/* Table III */
 };
 

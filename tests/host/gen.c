@@ -148,26 +148,19 @@ size_t gen_event(uint32_t cpu, uint64_t seq, uint64_t tsc, uint32_t type,
 	e.bytes = bytes;
 	e.flags = flags;
 	e.seq = seq;
-	if (flags & NSL_EVF_TCP) {
-		e.tcp.snd_wnd = 65535;
-		e.tcp.srtt_us = 120;
-		e.tcp.rto_us = 201000;
-		e.tcp.packets_out = 3;
-		e.tcp.snd_ssthresh = 2147483647;
-		e.tcp.snd_cwnd = 10;
-		e.tcp.rcv_wnd = 65483;
-		e.tcp.write_seq = 1000 + bytes;
-		e.tcp.copied_seq = 5000;
-		e.tcp.mss = 1448;
-		e.tcp.state = 1;	/* TCP_ESTABLISHED */
-	}
-	if (flags & NSL_EVF_IP) {
-		e.ip.version = 4;
-		e.ip.ttl = 64;
-		e.ip.protocol = 6;
-		e.ip.id = 1234;
-		e.ip.frag_off = 0x4000;
-	}
+	if (flags & NSL_EVF_TCP)
+		e.tcp = (struct nsl_tcp_state){
+			.snd_wnd = 65535, .srtt_us = 120, .rto_us = 201000,
+			.packets_out = 3, .snd_ssthresh = 2147483647,
+			.snd_cwnd = 10, .rcv_wnd = 65483,
+			.write_seq = 1000 + bytes, .copied_seq = 5000,
+			.mss = 1448, .state = 1,	/* TCP_ESTABLISHED */
+		};
+	if (flags & NSL_EVF_IP)
+		e.ip = (struct nsl_ip_fields){
+			.version = 4, .ttl = 64, .protocol = 6, .id = 1234,
+			.frag_off = 0x4000,
+		};
 	if (flags & NSL_EVF_ADDR) {
 		e.tcp.sport = 43210;
 		e.tcp.dport = 5201;
@@ -459,61 +452,64 @@ unsigned char *gen_magnet_stream(const struct gen_magnet *m, size_t *len)
 	return collect(magnet_walk, m, len);
 }
 
-/* Header, INFO and FIELDS of gen_info(); 0 or -1 (closed). */
-static int trace_open(struct nsf_writer *w, int fd, struct nsl_info *info)
+/* EVENTS and CALIB records as @g asks; 0 or -1. */
+static int trace_head(struct nsf_writer *w, const struct gen_opts *g,
+		      const struct nsl_info *info)
 {
-	gen_info(info);
-	if (!nsf_writer_open(w, fd, "gen", info))
-		return 0;
-	nsf_writer_close(w);
-	return -1;
-}
-
-int gen_magnet_file(const struct gen_magnet *m, int fd)
-{
-	struct nsf_writer w;
-	struct nsl_info info;
-	int ret;
-
-	if (trace_open(&w, fd, &info))
-		return -1;
-	ret = magnet_walk(m, to_file, &w);
-	return nsf_writer_close(&w) ? -1 : ret;
-}
-
-int gen_file(const struct gen_opts *g, int fd)
-{
-	struct nsf_writer w;
-	struct nsl_info info;
-	int ret;
-
-	if (trace_open(&w, fd, &info))
-		return -1;
 	if (g->named) {
 		struct ns_evsel sel;
 
 		gen_events(g->nevents, &sel);
-		nsf_write_events(&w, &sel);
+		nsf_write_events(w, &sel);
 	}
 	if (g->calib) {
 		struct ns_calib_set cs;
 		struct nsl_calib c;
 
-		if (ns_calib_alloc(&cs, info.ncpus)) {
-			nsf_writer_close(&w);
+		if (ns_calib_alloc(&cs, info->ncpus))
 			return -1;
-		}
-		cs.tsc_khz = info.tsc_khz;
+		cs.tsc_khz = info->tsc_khz;
 		snprintf(cs.model, sizeof(cs.model), "Synthetic CPU @ 3.00GHz");
-		for (uint32_t cpu = 0; cpu < info.ncpus; cpu++) {
+		for (uint32_t cpu = 0; cpu < info->ncpus; cpu++) {
 			gen_calib(cpu, g->nevents, &c);
 			ns_calib_put(&cs, &c);
 		}
-		nsf_write_calib(&w, &cs);
+		nsf_write_calib(w, &cs);
 		ns_calib_free(&cs);
 	}
-	ret = walk(g, to_file, &w);
+	return 0;
+}
+
+/*
+ * A trace file of gen_info() and the items of @walk_items, after @head's
+ * EVENTS and CALIB if @head is not NULL; 0 or -1.
+ */
+static int trace_file(walker walk_items, const void *opts,
+		      const struct gen_opts *head, int fd)
+{
+	struct nsf_writer w;
+	struct nsl_info info;
+	int ret;
+
+	gen_info(&info);
+	if (nsf_writer_open(&w, fd, "gen", &info)) {
+		nsf_writer_close(&w);
+		return -1;
+	}
+	ret = head ? trace_head(&w, head, &info) : 0;
+	if (!ret)
+		ret = walk_items(opts, to_file, &w);
 	if (nsf_writer_close(&w))
 		ret = -1;
 	return ret;
+}
+
+int gen_magnet_file(const struct gen_magnet *m, int fd)
+{
+	return trace_file(magnet_walk, m, NULL, fd);
+}
+
+int gen_file(const struct gen_opts *g, int fd)
+{
+	return trace_file(walk, g, g, fd);
 }

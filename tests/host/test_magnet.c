@@ -133,9 +133,31 @@ static void fed_init(struct fed *x)
 	ns_filter_init(&x->f, &x->mag);
 }
 
-static bool starts(const char *text, const char *want)
+/* fed_init() and feed() of the FTP example @m, no per-packet lines. */
+static void feed_magnet(struct fed *x, const struct gen_magnet *m,
+			const struct ns_printer *pr)
 {
-	return !strncmp(text, want, strlen(want));
+	size_t len;
+	unsigned char *p = gen_magnet_stream(m, &len);
+
+	fed_init(x);
+	feed(x, p, len, pr, true);
+	free(p);
+}
+
+/* The report of the items at @p, through @pr, starts with @want. */
+static void report_starts(const unsigned char *p, size_t len,
+			  const struct ns_printer *pr, const char *want,
+			  const char *name)
+{
+	struct fed x;
+
+	fed_init(&x);
+	feed(&x, p, len, pr, false);
+	tap_ok(!strncmp(x.text, want, strlen(want)), "%s", name);
+	if (tap_failed)
+		printf("# %s", x.text);
+	fed_free(&x);
 }
 
 static const char *after(const char *text, const char *marker)
@@ -148,35 +170,23 @@ static const char *after(const char *text, const char *marker)
 static void event_lines(void)
 {
 	unsigned char buf[256];
-	struct fed x;
 	size_t len = gen_sysinfo(buf);
 
 	len += gen_event(1, 7, GEN_EV_T0, NSL_EV_SOCK_SEND, 10240,
 			 NSL_EVF_TCP | NSL_EVF_IP | NSL_EVF_ADDR, buf + len);
-	fed_init(&x);
-	feed(&x, buf, len, &ns_plain_printer, false);
-	tap_ok(starts(x.text,
+	report_starts(buf, len, &ns_plain_printer,
 		"-- SYSINFO cpu 0 abi 1 tsc_khz 3000000 ncpus 2: tsc 1000000000 is 2026-11-21 23:41:07.000000000 --\n"
 		"2026-11-21 23:41:07.123456789 cpu 1 conn 0x2a MAGNET_SOCK_SEND 10240 bytes "
 		"[tcp cwnd 10 ssthresh 2147483647 srtt 120us rto 201000us out 3 retr 0/0 snd_wnd 65535 rcv_wnd 65483 wseq 11240 cseq 5000 mss 1448 state ESTABLISHED] "
-		"[ip v4 tos 0 ttl 64 id 1234 frag 0x4000 proto 6] [192.0.2.1:43210 > 192.0.2.2:5201]\n"),
-	       "magnet: SYSINFO line and a full event line, exact");
-	if (tap_failed)
-		printf("# %s", x.text);
-	fed_free(&x);
-
-	fed_init(&x);
-	feed(&x, buf, len, &ns_json_printer, false);
-	tap_ok(starts(x.text,
+		"[ip v4 tos 0 ttl 64 id 1234 frag 0x4000 proto 6] [192.0.2.1:43210 > 192.0.2.2:5201]\n",
+		"magnet: SYSINFO line and a full event line, exact");
+	report_starts(buf, len, &ns_json_printer,
 		"{\"type\":\"sysinfo\",\"cpu\":0,\"abi_version\":1,\"tsc_khz\":3000000,\"ncpus\":2,\"ref_tsc\":1000000000,\"ref_realtime_ns\":1795304467000000000,\"time\":\"2026-11-21 23:41:07.000000000\"}\n"
 		"{\"type\":\"event\",\"time\":\"2026-11-21 23:41:07.123456789\",\"time_ns\":1795304467123456789,\"cpu\":1,\"seq\":7,\"tsc\":1370370367,\"conn\":42,\"event\":\"MAGNET_SOCK_SEND\",\"bytes\":10240,\"flags\":[\"TCP\",\"IP\",\"ADDR\"],"
 		"\"tcp\":{\"snd_cwnd\":10,\"snd_ssthresh\":2147483647,\"srtt_us\":120,\"rto_us\":201000,\"packets_out\":3,\"retrans_out\":0,\"total_retrans\":0,\"snd_wnd\":65535,\"rcv_wnd\":65483,\"write_seq\":11240,\"copied_seq\":5000,\"mss\":1448,\"state\":\"ESTABLISHED\",\"ca_state\":0,\"tcp_flags\":0},"
 		"\"ip\":{\"version\":4,\"tos\":0,\"ttl\":64,\"id\":1234,\"frag_off\":16384,\"protocol\":6},"
-		"\"sport\":43210,\"dport\":5201,\"saddr\":\"192.0.2.1\",\"daddr\":\"192.0.2.2\"}\n{\"type\":\"table\""),
-	       "magnet: --json sysinfo and event objects, every field");
-	if (tap_failed)
-		printf("# %s", x.text);
-	fed_free(&x);
+		"\"sport\":43210,\"dport\":5201,\"saddr\":\"192.0.2.1\",\"daddr\":\"192.0.2.2\"}\n{\"type\":\"table\"",
+		"magnet: --json sysinfo and event objects, every field");
 
 	/* brackets only for what the flags say; TSO marked; ports only */
 	len = gen_event(0, 0, GEN_EV_T0, NSL_EV_TCP_SEND, 10240,
@@ -184,15 +194,10 @@ static void event_lines(void)
 	len += gen_event(0, 1, GEN_EV_T0, NSL_EV_SOCK_RECV, 4344,
 			 NSL_EVF_ADDR, buf + len);
 	memset(buf + len - sizeof(struct nsl_ip_fields) + 8, 0, 8);
-	fed_init(&x);
-	feed(&x, buf, len, &ns_plain_printer, false);
-	tap_ok(starts(x.text,
+	report_starts(buf, len, &ns_plain_printer,
 		"2023-11-14 22:13:20.123456789 cpu 0 conn 0x2a MAGNET_TCP_SEND 10240 bytes TSO\n"
-		"2023-11-14 22:13:20.123456789 cpu 0 conn 0x2a MAGNET_SOCK_RECV 4344 bytes [*:5201 > *:43210]\n"),
-	       "magnet: no optional data, no brackets; TSO; receive: remote > local, unknown addresses *");
-	if (tap_failed)
-		printf("# %s", x.text);
-	fed_free(&x);
+		"2023-11-14 22:13:20.123456789 cpu 0 conn 0x2a MAGNET_SOCK_RECV 4344 bytes [*:5201 > *:43210]\n",
+		"magnet: no optional data, no brackets; TSO; receive: remote > local, unknown addresses *");
 }
 
 static const char table3[] =
@@ -220,13 +225,10 @@ static void table_three(void)
 {
 	struct gen_magnet m = { .writes = 10, .reads = 4, .addr = true,
 				.sysinfo = true };
-	size_t len;
-	unsigned char *p = gen_magnet_stream(&m, &len);
 	struct ns_layer_summary s;
 	struct fed x;
 
-	fed_init(&x);
-	feed(&x, p, len, &ns_plain_printer, true);
+	feed_magnet(&x, &m, &ns_plain_printer);
 	tap_ok(!strcmp(after(x.text, "# application vs wire"), table3),
 	       "magnet: Table III of the FTP example, exact rows");
 	if (tap_failed)
@@ -238,31 +240,24 @@ static void table_three(void)
 	       s.bytes_mean == 1280 && s.bytes_min == 104,
 	       "magnet: TCP_SEND summary: 79 gaps, mean 1280 bytes");
 	fed_free(&x);
-	free(p);
 
 	m.tso = true;
 	m.reads = 0;
-	p = gen_magnet_stream(&m, &len);
-	fed_init(&x);
-	feed(&x, p, len, &ns_plain_printer, true);
+	feed_magnet(&x, &m, &ns_plain_printer);
 	tap_ok(strstr(x.text, "  MAGNET_TCP_SEND         10    10240.0    10240    10240    20000.000    0.000     10\n") &&
 	       strstr(x.text, "  MAGNET_DEV_SEND         10    10292.0    10292    10292    20000.000    0.000     10\n") &&
 	       strstr(x.text, "# TSO: 30 events were TSO/GSO super-segments"),
 	       "magnet: TSO: one super-segment per write, counted, noted");
 	fed_free(&x);
-	free(p);
 
 	/* JSON carries the same rows */
 	m.tso = false;
 	m.reads = 4;
-	p = gen_magnet_stream(&m, &len);
-	fed_init(&x);
-	feed(&x, p, len, &ns_json_printer, true);
+	feed_magnet(&x, &m, &ns_json_printer);
 	tap_ok(strstr(x.text, "{\"type\":\"conn\",\"conn\":42,\"lport\":43210,\"rport\":5201,\"laddr\":\"192.0.2.1\",\"raddr\":\"192.0.2.2\",\"layers\":[{\"event\":\"MAGNET_SOCK_SEND\",\"n\":10,\"bytes_mean\":10240.0,\"bytes_min\":10240,\"bytes_max\":10240,\"tso\":0,\"spacing_n\":9,\"spacing_mean_us\":20000.000,\"spacing_cv\":0.0000},{\"event\":\"MAGNET_TCP_SEND\",\"n\":80,\"bytes_mean\":1280.0,\"bytes_min\":104,\"bytes_max\":1448,\"tso\":0,\"spacing_n\":79,\"spacing_mean_us\":2279.544,\"spacing_cv\":2.7742}") &&
 	       strstr(x.text, "{\"event\":\"MAGNET_SOCK_RECV\",\"n\":4,\"bytes_mean\":4344.0,\"bytes_min\":4344,\"bytes_max\":4344,\"tso\":0,\"spacing_n\":3,\"spacing_mean_us\":5000.000,\"spacing_cv\":0.0000}]}\n"),
 	       "magnet: --json Table III, conn objects");
 	fed_free(&x);
-	free(p);
 }
 
 /* Events of one connection and type arriving out of tsc order. */
