@@ -84,6 +84,7 @@ struct nsl_record {
 #define NSL_BF_LOOPBACK		0x0010	/* went through the loopback device */
 #define NSL_BF_RX		0x0020	/* carries receive-path regions */
 #define NSL_BF_ABSORBED		0x0040	/* merged into another skb by GRO */
+#define NSL_BF_RESENT		0x0080	/* sent again after a failed attempt */
 
 /* nsl_block.mode */
 #define NSL_MODE_DURATION	0	/* TSC only */
@@ -273,6 +274,7 @@ struct nsl_info {
 	__u64 ref_tsc;		/* TSC and wall clock (ns since the */
 	__u64 ref_realtime_ns;	/* epoch) read at the same instant */
 	__u64 emitted;		/* blocks handed to the module by the core */
+	__u64 nomem;		/* blocks not made: no memory for them */
 };
 
 /*

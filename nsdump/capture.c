@@ -166,13 +166,15 @@ ssize_t ns_dev_read_timeout(struct ns_dev *d, void *buf, size_t len,
 	return n;
 }
 
-int ns_dev_emitted(struct ns_dev *d, uint64_t *emitted)
+int ns_dev_emitted(struct ns_dev *d, uint64_t *emitted, uint64_t *nomem)
 {
 	struct nsl_info info;
 
 	if (ioctl(d->fd, NSIOCGINFO, &info))
 		return -1;
 	*emitted = info.emitted;
+	if (nomem)
+		*nomem = info.nomem;
 	return 0;
 }
 

@@ -44,7 +44,8 @@ int ns_dev_collect(struct ns_dev *d, bool on);	/* NSIOCSSTATE */
 /* NSIOCSRECORDS with NSL_REC_* @flags (0: off): 0 or the errno. */
 int ns_dev_records(struct ns_dev *d, uint32_t flags);
 int ns_dev_drops(struct ns_dev *d, uint64_t *drops);	/* NSIOCGDROPS */
-int ns_dev_emitted(struct ns_dev *d, uint64_t *emitted);	/* NSIOCGINFO */
+/* NSIOCGINFO: blocks emitted and not made (no memory) since boot */
+int ns_dev_emitted(struct ns_dev *d, uint64_t *emitted, uint64_t *nomem);
 /* Switch collection off (the module leaves it as it is on close), close. */
 void ns_dev_close(struct ns_dev *d);
 

@@ -34,7 +34,7 @@ static const struct {
 	INFO_FIELD(abi_version), INFO_FIELD(tsc_khz), INFO_FIELD(block_size),
 	INFO_FIELD(ncpus), INFO_FIELD(max_records), INFO_FIELD(max_events),
 	INFO_FIELD(ring_bytes), INFO_FIELD(ring_max), INFO_FIELD(ref_tsc),
-	INFO_FIELD(ref_realtime_ns), INFO_FIELD(emitted),
+	INFO_FIELD(ref_realtime_ns), INFO_FIELD(emitted), INFO_FIELD(nomem),
 };
 #define N_INFO (sizeof(info_fields) / sizeof(info_fields[0]))
 

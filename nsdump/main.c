@@ -238,13 +238,18 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 
 static void print_stats(struct run *run, struct ns_dev *dev)
 {
-	uint64_t drops = run->rep.lost;
+	uint64_t drops = run->rep.lost, emitted, nomem;
 	const char *src = "";
 
 	if (dev && ns_dev_drops(dev, &drops)) {
 		drops = run->rep.lost;
 		src = " (NSIOCGDROPS failed: counted from loss records)";
 	}
+	/* Packets that never had a block are lost too: say so. */
+	if (dev && !ns_dev_emitted(dev, &emitted, &nomem) &&
+	    nomem > dev->info.nomem)
+		fprintf(stderr, "%" PRIu64 " blocks not made by the kernel (no memory for them)\n",
+			(uint64_t)(nomem - dev->info.nomem));
 	if (run->event_recs)
 		fprintf(stderr, "%" PRIu64 " blocks and %" PRIu64 " event records captured, %" PRIu64 " dropped by kernel%s\n",
 			run->captured, run->event_recs, drops, src);
@@ -358,7 +363,7 @@ static int drain_device(struct run *run, struct ns_dev *dev,
 			return ret < 0 ? -1 : 0;
 		if (n)
 			continue;
-		if (ns_dev_emitted(dev, &now) || now == emitted)
+		if (ns_dev_emitted(dev, &now, NULL) || now == emitted)
 			break;
 		emitted = now;
 		quiet++;

@@ -130,6 +130,7 @@ void ns_block_flags(uint32_t flags, char *buf, size_t len)
 {
 	static const char *const names[] = {
 		"RETRANS", "GSO", "NOXMIT", "TRUNC", "LOOPBACK", "RX", "ABSORBED",
+		"RESENT",
 	};
 
 	flag_names(flags, names, (int)(sizeof(names) / sizeof(names[0])),

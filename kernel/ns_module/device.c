@@ -340,6 +340,7 @@ static int get_info(void __user *argp)
 		.ring_bytes = nslm_rings_bytes(),
 		.ring_max = nslm_rings_max_bytes(),
 		.emitted = nsl_emitted(),
+		.nomem = nsl_nomem(),
 	};
 
 	read_clocks(&info.ref_tsc, &info.ref_realtime_ns);

@@ -135,7 +135,7 @@
 	X(SZ(nsl_count), 8) \
 	X(OFF(nsl_count, count), 0) \
 	\
-	X(SZ(nsl_info), 64) \
+	X(SZ(nsl_info), 72) \
 	X(OFF(nsl_info, abi_version), 0) \
 	X(OFF(nsl_info, tsc_khz), 4) \
 	X(OFF(nsl_info, block_size), 8) \
@@ -147,6 +147,7 @@
 	X(OFF(nsl_info, ref_tsc), 40) \
 	X(OFF(nsl_info, ref_realtime_ns), 48) \
 	X(OFF(nsl_info, emitted), 56) \
+	X(OFF(nsl_info, nomem), 64) \
 	\
 	X(NSL_C_MAX, 6) \
 	X(SZ(nsl_cost), 56) \
@@ -169,7 +170,7 @@
 	X(NSIOCSEMODE, 0x4008B904UL) \
 	X(NSIOCGPACKETS, 0x8008B905UL) \
 	X(NSIOCGDROPS, 0x8008B906UL) \
-	X(NSIOCGINFO, 0x8040B907UL) \
+	X(NSIOCGINFO, 0x8048B907UL) \
 	X(NSIOCGCALIB, 0xC160B908UL) \
 	X(NSIOCSRECORDS, 0x4008B909UL)
 

@@ -292,6 +292,10 @@ check "live: NSIOCSEVENT EOPNOTSUPP names the events" [ $rc -eq 1 ] && \
 	[ "$(cat "$t/err")" = "nsdump: $t/raw: NSIOCSEVENT cpu-clock: this netslice.ko cannot count events (durations only) (EOPNOTSUPP)" ]
 live $NSDUMP -q -c 4 >"$t/out" 2>"$t/err"
 check "live: -c 4" [ "$(tail -1 "$t/err")" = "4 blocks captured, 7 dropped by kernel" ]
+NSFAKE_NOMEM=3 live $NSDUMP -q -c 4 >"$t/out" 2>"$t/err"
+check "live: blocks the kernel could not make are reported, before the summary" \
+	[ "$(tail -2 "$t/err" | head -1)" = "3 blocks not made by the kernel (no memory for them)" ] && \
+	[ "$(tail -1 "$t/err")" = "4 blocks captured, 7 dropped by kernel" ]
 live $NSDUMP -w "$t/live.ns" >"$t/out" 2>"$t/err"; rc=$?
 check "live: -w writes quietly" [ $rc -eq 0 ] && [ ! -s "$t/out" ]
 $NSDUMP -q -r "$t/live.ns" >"$t/out" 2>"$t/err"

@@ -5,7 +5,8 @@
  * ioctls on that file answer as the module would; read() hands out whole
  * items only; at the end of the stream the process gets SIGINT, as if
  * the user pressed ^C.  NSFAKE_DROPS: what NSIOCGDROPS says (default 0);
- * NSFAKE_ABI: abi_version to report; NSFAKE_LOG: file where NSIOCSRCVBUF,
+ * NSFAKE_ABI: abi_version to report; NSFAKE_NOMEM: the nomem count
+ * NSIOCGINFO reports after the first call (0 before); NSFAKE_LOG: file where NSIOCSRCVBUF,
  * NSIOCSSTATE, NSIOCSEVENT, NSIOCSEMODE and NSIOCGCALIB calls are logged.
  * NSIOCGCALIB answers gen_calib()'s table for each CPU, or fails with
  * the errno in NSFAKE_CALIB_ERR; NSFAKE_EVENT_ERR makes NSIOCSEVENT fail.
@@ -47,6 +48,7 @@ static void log_call(const char *fmt, unsigned long long v)
 }
 
 static unsigned int fake_nevents;	/* as NSIOCSEVENT set it */
+static unsigned int fake_info_calls;	/* NSIOCGINFO calls so far */
 
 int ioctl(int fd, unsigned long req, ...)
 {
@@ -69,6 +71,9 @@ int ioctl(int fd, unsigned long req, ...)
 		gen_info(info);
 		if (getenv("NSFAKE_ABI"))
 			info->abi_version = atoi(getenv("NSFAKE_ABI"));
+		/* Blocks not made: none at open, NSFAKE_NOMEM on later calls. */
+		if (getenv("NSFAKE_NOMEM") && fake_info_calls++)
+			info->nomem = atoll(getenv("NSFAKE_NOMEM"));
 		return 0;
 	}
 	case NSIOCSRCVBUF:

@@ -63,11 +63,11 @@ def rx_triples(evs):
     return out, bad
 
 
-def retrans_payload(blocks, conns):
-    """Payload bytes of the retransmitted blocks of @conns."""
+def retrans_payload(blocks, conns, flag="RETRANS"):
+    """Payload bytes of the blocks of @conns flagged @flag, and how many."""
     total = n = 0
     for b in blocks:
-        if b["dir"] == "tx" and b["conn"] in conns and "RETRANS" in b["flags"]:
+        if b["dir"] == "tx" and b["conn"] in conns and flag in b["flags"]:
             total += b["len"] - b["nhlen"] - b["thlen"]
             n += 1
     return total, n
@@ -152,13 +152,15 @@ def ftp(a, path, text_path):
     sock_sum = sum(e["bytes"] for e in ss)
     tcp_sum = sum(e["bytes"] for e in ts)
     rbytes, rn = retrans_payload(blocks, tx_conn)
+    sbytes, sn = retrans_payload(blocks, tx_conn, "RESENT")
     tr = max([e["tcp"]["total_retrans"] for e in tx if "tcp" in e] or [0])
-    note("bytes: SOCK_SEND %d, TCP_SEND %d, retransmitted %d in %d blocks "
-         "(TCP state total_retrans %d)", sock_sum, tcp_sum, rbytes, rn, tr)
+    note("bytes: SOCK_SEND %d, TCP_SEND %d, retransmitted %d in %d blocks, "
+         "resent after a failed attempt %d in %d (TCP state total_retrans %d)",
+         sock_sum, tcp_sum, rbytes, rn, sbytes, sn, tr)
     check(rn == 0 or tr > 0, "RETRANS blocks only if TCP counted a retransmission")
-    check(tcp_sum - rbytes == sock_sum == N * S,
-          "TCP_SEND bytes %d - retransmitted %d == SOCK_SEND bytes %d == %d"
-          % (tcp_sum, rbytes, sock_sum, N * S))
+    check(tcp_sum - rbytes - sbytes == sock_sum == N * S,
+          "TCP_SEND bytes %d - retransmitted %d - resent %d == SOCK_SEND "
+          "bytes %d == %d" % (tcp_sum, rbytes, sbytes, sock_sum, N * S))
 
     # --- the receiver
     trip, orphans = rx_triples(rx)
@@ -222,10 +224,12 @@ def parse_ss(path):
     m = re.search(r"\bcwnd:(\d+)", s)
     r = re.search(r"\brtt:([\d.]+)/", s)
     t = re.search(r"\bretrans:\d+/(\d+)", s)
+    b = re.search(r"\bbytes_retrans:(\d+)", s)
     if not m or not r:
         return None
     return {"cwnd": int(m.group(1)), "srtt_us": round(float(r.group(1)) * 1000),
-            "total_retrans": int(t.group(1)) if t else 0}
+            "total_retrans": int(t.group(1)) if t else 0,
+            "bytes_retrans": int(b.group(1)) if b else 0}
 
 
 def state(a, path):
@@ -246,12 +250,20 @@ def state(a, path):
           % (len(socks), cli["writes"]))
     tcp_sum = sum(e["bytes"] for e in typed(tx, "TCP_SEND"))
     rbytes, rn = retrans_payload(blocks, tx_conn)
-    check(tcp_sum - rbytes == cli["bytes"],
-          "TCP_SEND bytes %d - retransmitted %d == written %d"
-          % (tcp_sum, rbytes, cli["bytes"]))
+    sbytes, sn = retrans_payload(blocks, tx_conn, "RESENT")
+    check(tcp_sum - rbytes - sbytes == cli["bytes"],
+          "TCP_SEND bytes %d - retransmitted %d - resent %d == written %d"
+          % (tcp_sum, rbytes, sbytes, cli["bytes"]))
     if not check(socks and socks[-1]["bytes"] == 1, "the probe's SOCK_SEND"):
         return 1
     probe = socks[-1]
+    # RETRANS exactly where TCP counts a retransmission: ss ran once
+    # everything was acknowledged, before the probe.
+    early = [bl for bl in blocks if bl["tsc0"] < probe["tsc"]]
+    rb, _ = retrans_payload(early, tx_conn)
+    check(rb == ss["bytes_retrans"],
+          "retransmitted payload in RETRANS blocks %d == ss bytes_retrans %d"
+          % (rb, ss["bytes_retrans"]))
     # The last records of the transfer: before the probe, data carried.
     data = [e for e in tx if e["tsc"] < probe["tsc"] and
             e["event"] in ("MAGNET_TCP_SEND", "MAGNET_IP_SEND",

@@ -53,8 +53,8 @@ EVENT_FMT = "=IIQQQ"
 EVENTS_FMT = "=II" + EVENT_FMT[1:] * NSL_MAX_EVENTS
 MODE_FMT = "=II"            # struct nsl_mode
 STATE_FMT = "=II"           # struct nsl_state
-# struct nsl_info: 6 x u32, 5 x u64
-INFO_FMT = "=IIIIIIQQQQQ"
+# struct nsl_info: 6 x u32, 6 x u64
+INFO_FMT = "=IIIIIIQQQQQQ"
 # struct nsl_cost: u64 ticks, u64 min, u32 cv_ppm, u32 samples, u64 count[4]
 COST_FMT = "QQII" + "Q" * NSL_MAX_EVENTS
 CALIB_FMT = "=IIII" + COST_FMT * NSL_C_MAX
@@ -63,7 +63,7 @@ SIZES = {name: struct.calcsize(fmt) for name, fmt in (
     ("events", EVENTS_FMT), ("mode", MODE_FMT), ("state", STATE_FMT),
     ("info", INFO_FMT), ("calib", CALIB_FMT))}
 # The header says every struct is a multiple of 8 bytes; these are its sizes.
-assert SIZES == {"events": 136, "mode": 8, "state": 8, "info": 64,
+assert SIZES == {"events": 136, "mode": 8, "state": 8, "info": 72,
                  "calib": 352}, SIZES
 
 NSIOCSSTATE = _ioc(_IOC_WRITE, MAGIC, 0x02, SIZES["state"])
@@ -130,7 +130,7 @@ def get_info(fd):
     v = struct.unpack(INFO_FMT, buf)
     keys = ("abi_version", "tsc_khz", "block_size", "ncpus", "max_records",
             "max_events", "ring_bytes", "ring_max", "ref_tsc",
-            "ref_realtime_ns", "emitted")
+            "ref_realtime_ns", "emitted", "nomem")
     return dict(zip(keys, v))
 
 

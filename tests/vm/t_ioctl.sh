@@ -12,7 +12,7 @@ KO=${NS_MODULE:-$REPO/kernel/ns_module/netslice.ko}
 SRC=$REPO/tests/vm/ioctl_test.c
 HELPER=$REPO/build/tests/bin/ioctl_test
 
-if [[ ! -x $HELPER || $HELPER -ot $SRC ]]; then
+if [[ ! -x $HELPER || $HELPER -ot $SRC || $HELPER -ot $REPO/include/netslice.h ]]; then
 	# Not built on the host (make -f tests/vm/t_ioctl.mk): the host's
 	# compiler is right here on the 9p root.
 	HELPER=/tmp/ioctl_test

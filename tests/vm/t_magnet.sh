@@ -14,9 +14,11 @@
 #    payload; nsdump -M's Table III shows the same.
 #  - TCP state: a 4 MB bulk transfer, then (everything acknowledged) ss -tin
 #    and a 1-byte probe write whose SOCK_SEND record is taken before
-#    anything changes: cwnd, srtt and total_retrans exactly as ss says; the
-#    last data record: total_retrans exact, srtt within 50%, cwnd below
-#    ss's by at most the packets it had out (ACKs that came after it).
+#    anything changes: cwnd, srtt and total_retrans exactly as ss says
+#    (and the payload of the RETRANS blocks before it is ss's
+#    bytes_retrans); the last data record: total_retrans exact, srtt within
+#    50%, cwnd below ss's by at most the packets it had out (ACKs that came
+#    after it).
 #  - NSIOCSRECORDS: bad arguments give EINVAL; records switched on and off
 #    100 times under traffic leave a stream that decodes item by item and
 #    that nsdump reads; no WARNING (the harness fails on one).

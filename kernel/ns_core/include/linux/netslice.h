@@ -37,6 +37,7 @@ enum nsl_state_bit {
 	NSL_ST_EMITTED,		/* it has been */
 	NSL_ST_DEAD,		/* superseded (software GSO): never emit */
 	NSL_ST_SENT,		/* template: transmitted at least once */
+	NSL_ST_RETRANS,		/* template: TCP counts the next one as resent */
 };
 
 /* The payload of SKB_EXT_NETSLICE. */
@@ -67,6 +68,7 @@ void __nsl_start(int region, struct sk_buff *skb);
 void __nsl_stop(int region, struct sk_buff *skb);
 void __nsl_exit(struct sk_buff *skb);
 void __nsl_tx_fork(struct sk_buff *skb, struct sock *sk);
+void __nsl_tx_retrans(struct sk_buff *skb);
 void __nsl_copy(struct sk_buff *to, const struct sk_buff *from);
 void __nsl_xmit(struct sk_buff *skb, struct net_device *dev);
 void __nsl_gso_segmented(struct sk_buff *orig, struct sk_buff *segs);
@@ -88,6 +90,7 @@ static inline void __nsl_start(int region, struct sk_buff *skb) {}
 static inline void __nsl_stop(int region, struct sk_buff *skb) {}
 static inline void __nsl_exit(struct sk_buff *skb) {}
 static inline void __nsl_tx_fork(struct sk_buff *skb, struct sock *sk) {}
+static inline void __nsl_tx_retrans(struct sk_buff *skb) {}
 static inline void __nsl_copy(struct sk_buff *to,
 			      const struct sk_buff *from) {}
 static inline void __nsl_xmit(struct sk_buff *skb, struct net_device *dev) {}
@@ -108,6 +111,8 @@ static inline void __nsl_sock_event(struct sock *sk, int type, int bytes) {}
 #define NET_SLICE_EXIT(skb)		NSL_HOOK(__nsl_exit(skb))
 /* The clone TCP hands to IP becomes the block that is emitted. */
 #define NET_SLICE_TX_FORK(skb, sk)	NSL_HOOK(__nsl_tx_fork(skb, sk))
+/* Where TCP counts a retransmission: its next fork is one. */
+#define NET_SLICE_TX_RETRANS(skb)	NSL_HOOK(__nsl_tx_retrans(skb))
 /* A new skb split off another one gets its own copy of the block. */
 #define NET_SLICE_COPY(to, from)	NSL_HOOK(__nsl_copy(to, from))
 /* The skb that enters the driver: stops link and write, starts nic. */

@@ -233,24 +233,29 @@ void __nsl_tx_fork(struct sk_buff *skb, struct sock *sk)
 {
 	struct nsl_skb_block *tmpl = nsl_block_of(skb);
 	struct nsl_skb_block *b;
-	bool retrans;
+	bool sent, retrans;
 	u64 now;
 
 	if (!tmpl)
 		return;
-	retrans = test_and_set_bit(NSL_ST_SENT, &tmpl->state);
+	sent = test_and_set_bit(NSL_ST_SENT, &tmpl->state);
+	retrans = test_and_clear_bit(NSL_ST_RETRANS, &tmpl->state);
 	b = skb_ext_add(skb, SKB_EXT_NETSLICE);
 	if (unlikely(!b)) {
 		this_cpu_inc(nsl_nomem_count);
 		return;
 	}
 	now = nsl_now();
-	if (!retrans)
+	if (!sent && !retrans)
 		nsl_sndq_gap(b, now);
-	if (retrans) {
-		/* A retransmission is its own block, timed from now. */
+	if (sent || retrans) {
+		/*
+		 * A retransmission, or a new attempt after a transmission
+		 * that failed (a qdisc drop, say), which TCP does not count
+		 * as one: its own block, timed from now.
+		 */
 		b->blk.nrec = 0;
-		b->blk.flags = NSL_BF_RETRANS;
+		b->blk.flags = retrans ? NSL_BF_RETRANS : NSL_BF_RESENT;
 		b->blk.tsc0 = now;
 		b->blk.hdr.cpu = raw_smp_processor_id();
 		b->nopen = 0;
@@ -267,6 +272,16 @@ void __nsl_tx_fork(struct sk_buff *skb, struct sock *sk)
 			  b->blk.conn, tcp_skb_pcount(skb) > 1 ? NSL_EVF_TSO : 0);
 }
 EXPORT_SYMBOL_GPL(__nsl_tx_fork);
+
+/* @skb (a write-queue skb) is retransmitted next, as TCP counts it. */
+void __nsl_tx_retrans(struct sk_buff *skb)
+{
+	struct nsl_skb_block *tmpl = nsl_block_of(skb);
+
+	if (tmpl)
+		set_bit(NSL_ST_RETRANS, &tmpl->state);
+}
+EXPORT_SYMBOL_GPL(__nsl_tx_retrans);
 
 /* @to (a new skb split off @from) gets its own copy of @from's block. */
 void __nsl_copy(struct sk_buff *to, const struct sk_buff *from)
