@@ -37,7 +37,9 @@ enum nsl_region {
 	NSL_R_COPY	= 11,	/* copy to user */
 	NSL_R_SNDQ	= 12,	/* TCP write queue: sendmsg .. first xmit */
 	NSL_R_QDISC	= 13,	/* queued in the qdisc */
-	NSL_R_MAX	= 14
+	NSL_R_BACKLOG	= 14,	/* queued on a CPU's input backlog (netif_rx) */
+	NSL_R_SK_BACKLOG = 15,	/* queued on the socket's backlog (owned) */
+	NSL_R_MAX	= 16
 };
 
 /* Item kinds (struct nsl_item_hdr.kind). */

@@ -19,6 +19,8 @@ static const char *const region_names[NSL_R_MAX] = {
 	[NSL_R_COPY]	= "copy",
 	[NSL_R_SNDQ]	= "sndq",
 	[NSL_R_QDISC]	= "qdisc",
+	[NSL_R_BACKLOG]	= "backlog",
+	[NSL_R_SK_BACKLOG] = "sk-backlog",
 };
 
 const char *ns_region_name(unsigned int region)

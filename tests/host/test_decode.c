@@ -242,7 +242,7 @@ static void values(void)
 	region_max(buf);
 	ns_decode_describe(ns_decode_item(buf, GOOD_SIZE, &it), &it, msg,
 			   sizeof(msg));
-	tap_ok(!strcmp(msg, "block record 3 has region id 14 (valid 1..13)"),
+	tap_ok(!strcmp(msg, "block record 3 has region id 16 (valid 1..15)"),
 	       "decode: reason text '%s'", msg);
 
 	TAP_EQ(EV_SIZE, 120, "decode: struct nsl_event_rec is 120 bytes");

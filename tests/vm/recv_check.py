@@ -21,6 +21,11 @@ from nsjson import check, failed, items, note
 
 SEND = ("write", "tcp", "tcp", "ip", "link", "nic")
 RECV = ("rx-link", "rx-ip", "rx-tcp", "queue", "copy")
+# Queues timed apart, and the region each lies in: the TCP write queue (a
+# GAP record between the copy and the header build), the qdisc, the CPU's
+# input backlog (netif_rx), the socket backlog.
+QUEUES = {"sndq": "write", "qdisc": "link", "backlog": "rx-link",
+          "sk-backlog": "rx-tcp"}
 
 
 def load(path):
@@ -96,18 +101,20 @@ def nic(a):
 def journey(b):
     """Problems with the regions of one data block over loopback."""
     errs = []
-    # The queues inside write, timed apart: the TCP write queue (a GAP
-    # record between the copy and the header build), the qdisc (in link).
-    queues = [r for r in b["records"] if r["region"] in ("sndq", "qdisc")]
-    recs = [r for r in b["records"] if r["region"] not in ("sndq", "qdisc")]
+    queues = [r for r in b["records"] if r["region"] in QUEUES]
+    recs = [r for r in b["records"] if r["region"] not in QUEUES]
     names = tuple(r["region"] for r in recs)
     if names != SEND + RECV:
         return ["regions %s" % " ".join(r["region"] for r in b["records"])]
+    if not any(q["region"] == "backlog" for q in queues):
+        errs.append("no backlog record (loopback goes through netif_rx)")
     for q in queues:
-        lo, hi = (recs[1], recs[2]) if q["region"] == "sndq" else \
-            (recs[4], recs[4])
-        if q["start"] < (end(lo) if q["region"] == "sndq" else lo["start"]) \
-                or end(q) > (hi["start"] if q["region"] == "sndq" else end(hi)):
+        if q["region"] == "sndq":	# between the copy and the header build
+            lo, hi = end(recs[1]), recs[2]["start"]
+        else:
+            r = recs[names.index(QUEUES[q["region"]])]
+            lo, hi = r["start"], end(r)
+        if q["start"] < lo or end(q) > hi:
             errs.append("%s [%d,%d] out of place" % (q["region"], q["start"],
                                                      end(q)))
     for r in recs:
@@ -158,11 +165,14 @@ def loopback(a):
                      "; ".join(errs[:4]))
     check(data and not bad, "loopback: every data block has write tcp tcp ip "
           "link nic rx-link rx-ip rx-tcp queue copy, nested and in journey "
-          "order, none open (%d bad of %d)" % (bad, len(data)))
+          "order, a backlog record inside rx-link, the queues (sndq, qdisc, "
+          "sk-backlog) in their places, none open (%d bad of %d)"
+          % (bad, len(data)))
     qs = collections.Counter(r["region"] for b in data for r in b["records"]
-                             if r["region"] in ("sndq", "qdisc"))
-    note("data blocks with a sndq (write-queue GAP) record: %d, with qdisc: %d",
-         qs["sndq"], qs["qdisc"])
+                             if r["region"] in QUEUES)
+    note("data blocks with a sndq (write-queue GAP) record: %d, with qdisc: "
+         "%d, backlog: %d, sk-backlog: %d", qs["sndq"], qs["qdisc"],
+         qs["backlog"], qs["sk-backlog"])
     shapes = collections.Counter(shape(b) for b in other)
     for k, v in shapes.most_common():
         note("  receive-only: %4d  %s", v, k)
@@ -173,11 +183,14 @@ def loopback(a):
     q = [r["ticks"] for b in data for r in b["records"] if r["region"] == "queue"]
     qus = [r["us"] for b in data for r in b["records"] if r["region"] == "queue"]
     svc = [sum(r["us"] for r in b["records"]
-               if r["region"] in ("rx-link", "rx-ip", "rx-tcp", "copy"))
+               if r["region"] in ("rx-link", "rx-ip", "rx-tcp", "copy")) -
+           sum(r["us"] for r in b["records"]
+               if r["region"] in ("backlog", "sk-backlog"))
            for b in data]
     if q:
         note("queue (waiting on the socket): mean %.1f us, p50 %.1f us; "
-             "receive service (rx-link+rx-ip+rx-tcp+copy): mean %.1f us, "
+             "receive service (rx-link+rx-ip+rx-tcp+copy less the backlogs): "
+             "mean %.1f us, "
              "p50 %.1f us (raw, TCG)", statistics.mean(qus),
              statistics.median(qus), statistics.mean(svc),
              statistics.median(svc))

@@ -432,6 +432,19 @@ static void nsl_rx_absorbed(struct nsl_skb_block *b, u64 now)
 	}
 }
 
+/*
+ * A received packet freed in a backlog (dropped, or coalesced into the one
+ * before it) ends there; one TCP consumes itself (an ACK) ends in tcp.
+ */
+static void nsl_rx_ends(struct nsl_skb_block *b, u64 now)
+{
+	if (!(b->blk.flags & NSL_BF_RX))
+		return;
+	nsl_stop_block(b, NSL_R_BACKLOG, now);
+	nsl_stop_block(b, NSL_R_SK_BACKLOG, now);
+	nsl_stop_block(b, NSL_R_RX_TCP, now);
+}
+
 /* What a received packet was, read from its headers as it is freed. */
 static void nsl_rx_headers(struct nsl_block *blk, const struct sk_buff *skb)
 {
@@ -459,9 +472,7 @@ void __nsl_exit(struct sk_buff *skb)
 	if (!b || b->owner != skb)
 		return;
 	nsl_stop_block(b, NSL_R_NIC, now);
-	/* Packets TCP consumes itself (ACKs) end in tcp. */
-	if (b->blk.flags & NSL_BF_RX)
-		nsl_stop_block(b, NSL_R_RX_TCP, now);
+	nsl_rx_ends(b, now);
 	nsl_rx_absorbed(b, now);
 	if (b->blk.dir == NSL_DIR_RX)
 		nsl_rx_headers(&b->blk, skb);
@@ -498,6 +509,7 @@ void nsl_ext_release(struct skb_ext *ext, void *ptr)
 
 	if (b->owner)
 		nsl_stop_block(b, NSL_R_NIC, now);
+	nsl_rx_ends(b, now);
 	nsl_rx_absorbed(b, now);
 	nsl_emit(b);
 }
