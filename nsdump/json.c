@@ -145,8 +145,9 @@ static void json_table(struct ns_report *r)
 			fprintf(f, ",\"n\":%llu,\"mean\":%.3f,\"p50\":%.3f,\"p99\":%.3f,\"min\":%.3f,\"max\":%.3f,\"cv\":%.4f,\"sampled\":%s",
 				(unsigned long long)s.n, s.mean, s.p50, s.p99,
 				s.min, s.max, s.cv, s.sampled ? "true" : "false");
-			fprintf(f, ",\"raw_mean\":%.3f",
-				ns_report_us(r, 1) * acc->raw_sum / s.n);
+			fprintf(f, ",\"raw_mean\":%.3f,\"self_mean\":%.3f",
+				ns_report_us(r, 1) * acc->raw_sum / s.n,
+				ns_report_us(r, 1) * acc->self_sum / s.n);
 		} else {
 			fputs(",\"n\":0", f);
 		}

@@ -148,6 +148,28 @@ void ns_record_flags(uint32_t flags, char *buf, size_t len)
 }
 
 /*
+ * A record's own time: its (corrected) duration less that of the records
+ * directly inside it (one level deeper, within its interval), so that the
+ * wait in sndq is not write's and the qdisc's is not link's.
+ */
+static uint64_t self_ticks(const struct nsl_block *b,
+			   const struct ns_rec_corr *corr, unsigned int i)
+{
+	const struct nsl_record *p = &b->rec[i];
+	uint64_t in = 0;
+
+	for (unsigned int j = 0; j < b->nrec; j++) {
+		const struct nsl_record *c = &b->rec[j];
+
+		if (c->depth == p->depth + 1 && !(c->flags & NSL_RF_OPEN) &&
+		    c->start >= p->start &&
+		    c->start + c->ticks <= p->start + p->ticks)
+			in += corr[j].ticks;
+	}
+	return in < corr[i].ticks ? corr[i].ticks - in : 0;
+}
+
+/*
  * A packet's value for a region is the sum of that region's records in
  * its block (tcp: copy in sendmsg + header build in xmit), each corrected
  * on its own.  A region with an OPEN record gives no value for that
@@ -158,6 +180,7 @@ static void accumulate(struct ns_report *r, const struct nsl_block *b,
 		       const struct ns_rec_corr *corr)
 {
 	uint64_t sum[NSL_R_MAX] = { 0 }, raw[NSL_R_MAX] = { 0 };
+	uint64_t self[NSL_R_MAX] = { 0 };
 	uint64_t ev[NSL_R_MAX][NSL_MAX_EVENTS];
 	bool seen[NSL_R_MAX] = { false }, open[NSL_R_MAX] = { false };
 	bool ev_bad[NSL_R_MAX] = { false };
@@ -176,6 +199,7 @@ static void accumulate(struct ns_report *r, const struct nsl_block *b,
 		}
 		sum[id] += corr[i].ticks;
 		raw[id] += rec->ticks;
+		self[id] += self_ticks(b, corr, i);
 		r->clamped_ticks += corr[i].ticks_clamped;
 		if (rec->flags & NSL_RF_INVALID) {
 			ev_bad[id] = true;
@@ -197,6 +221,7 @@ static void accumulate(struct ns_report *r, const struct nsl_block *b,
 			continue;
 		ns_stats_add(&acc->ticks, sum[id]);
 		acc->raw_sum += (double)raw[id];
+		acc->self_sum += (double)self[id];
 		if (ev_bad[id])
 			continue;
 		for (unsigned int e = 0; e < b->nevents; e++) {
@@ -387,12 +412,13 @@ static void plain_table(struct ns_report *r)
 	ns_report_correction(r, how, sizeof(how));
 	fprintf(f, "# per-layer latency, µs, over %llu blocks (%llu lost): %s\n",
 		(unsigned long long)r->blocks, (unsigned long long)r->lost, how);
-	fprintf(f, "# TSC read with rdtsc (not serialising), tsc_khz %u; a packet's value for a region sums its records in the block; regions with an OPEN record are excluded (open column)\n",
+	fprintf(f, "# TSC read with rdtsc (not serialising), tsc_khz %u; a packet's value for a region sums its records in the block; regions with an OPEN record are excluded (open column); self-mean leaves out the regions nested inside\n",
 		r->tsc_khz);
 	fprintf(f, "%-8s %10s %11s %10s  %10s  %11s %11s %7s %8s",
 		"region", "n", "mean", "p50", "p99", "min", "max", "CV", "open");
 	if (corrected)
 		fprintf(f, " %11s", "raw-mean");
+	fprintf(f, " %11s", "self-mean");
 	for (unsigned int e = 0; e < r->nevents; e++)
 		fprintf(f, " %14s %10s %10s", ns_event_label(r, e, lbl, sizeof(lbl)),
 			"p50", "p99");
@@ -420,6 +446,7 @@ static void plain_table(struct ns_report *r)
 			(unsigned long long)acc->open);
 		if (corrected)
 			fprintf(f, " %11.3f", ns_report_us(r, 1) * acc->raw_sum / s.n);
+		fprintf(f, " %11.3f", ns_report_us(r, 1) * acc->self_sum / s.n);
 		for (unsigned int e = 0; e < r->nevents; e++) {
 			struct ns_summary c;
 

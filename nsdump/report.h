@@ -40,6 +40,7 @@ extern const struct ns_printer ns_json_printer;
 struct ns_region_acc {
 	struct ns_stats ticks;	/* one value per block: its records summed */
 	double raw_sum;		/* the same sums uncorrected, for raw_mean */
+	double self_sum;	/* the sums less the regions nested inside */
 	uint64_t records;	/* records of this region seen */
 	uint64_t open;		/* of which NSL_RF_OPEN: excluded */
 	uint64_t invalid;	/* NSL_RF_INVALID: counters excluded */
