@@ -56,12 +56,17 @@ struct nsl_item_hdr {
 	__u32 cpu;		/* CPU whose ring carried the item */
 };
 
-/* nsl_record.flags */
+/*
+ * nsl_record.flags.  A record closed before its skb was split (TCP
+ * fragmenting, software GSO) is in the block of every part; all but one
+ * carry NSL_RF_SHARED, so that a sum over blocks counts it once.
+ */
 #define NSL_RF_OPEN		0x0001	/* never stopped: ticks/count invalid */
 #define NSL_RF_INVALID		0x0002	/* a counter reading is untrusted */
 #define NSL_RF_MIGRATED		0x0004	/* STOP ran on another CPU */
 #define NSL_RF_MERGED		0x0008	/* several START/STOP intervals summed */
 #define NSL_RF_GAP		0x0010	/* a wait timed by no macro pair */
+#define NSL_RF_SHARED		0x0020	/* a copy: counted in another block */
 
 struct nsl_record {
 	__u8  region;		/* enum nsl_region */

@@ -120,9 +120,10 @@ static void json_table(struct ns_report *r)
 		ns_calib_summary(r->calib, how, sizeof(how));
 		fprintf(f, "\"correction\":\"%s\",", how);
 	}
-	fprintf(f, "\"tsc\":\"rdtsc, not serialising\",\"tsc_khz\":%u,\"blocks\":%llu,\"lost\":%llu,\"invalid\":%llu,\"clamped_ticks\":%llu,\"clamped_counts\":%llu,\"events\":[",
+	fprintf(f, "\"tsc\":\"rdtsc, not serialising\",\"tsc_khz\":%u,\"blocks\":%llu,\"lost\":%llu,\"invalid\":%llu,\"shared\":%llu,\"clamped_ticks\":%llu,\"clamped_counts\":%llu,\"events\":[",
 		r->tsc_khz, (unsigned long long)r->blocks,
 		(unsigned long long)r->lost, (unsigned long long)r->invalid,
+		(unsigned long long)r->shared,
 		(unsigned long long)r->clamped_ticks,
 		(unsigned long long)r->clamped_counts);
 	for (unsigned int e = 0; e < r->nevents; e++)
@@ -136,10 +137,11 @@ static void json_table(struct ns_report *r)
 
 		if (!acc->records)
 			continue;
-		fprintf(f, "%s{\"region\":\"%s\",\"open\":%llu,\"invalid\":%llu",
+		fprintf(f, "%s{\"region\":\"%s\",\"open\":%llu,\"invalid\":%llu,\"shared\":%llu",
 			first ? "" : ",", ns_region_name(id),
 			(unsigned long long)acc->open,
-			(unsigned long long)acc->invalid);
+			(unsigned long long)acc->invalid,
+			(unsigned long long)acc->shared);
 		first = false;
 		if (ns_report_summary(r, id, &s)) {
 			fprintf(f, ",\"n\":%llu,\"mean\":%.3f,\"p50\":%.3f,\"p99\":%.3f,\"min\":%.3f,\"max\":%.3f,\"cv\":%.4f,\"sampled\":%s",

@@ -140,7 +140,7 @@ void ns_block_flags(uint32_t flags, char *buf, size_t len)
 void ns_record_flags(uint32_t flags, char *buf, size_t len)
 {
 	static const char *const names[] = {
-		"OPEN", "INVALID", "MIGRATED", "MERGED", "GAP",
+		"OPEN", "INVALID", "MIGRATED", "MERGED", "GAP", "SHARED",
 	};
 
 	flag_names(flags, names, (int)(sizeof(names) / sizeof(names[0])),
@@ -190,8 +190,14 @@ static void accumulate(struct ns_report *r, const struct nsl_block *b,
 		const struct nsl_record *rec = &b->rec[i];
 		unsigned int id = rec->region;
 
-		seen[id] = true;
 		r->region[id].records++;
+		/* One measurement: counted where it is not a copy. */
+		if (rec->flags & NSL_RF_SHARED) {
+			r->region[id].shared++;
+			r->shared++;
+			continue;
+		}
+		seen[id] = true;
 		if (rec->flags & NSL_RF_OPEN) {
 			open[id] = true;
 			r->region[id].open++;
@@ -472,6 +478,9 @@ static void plain_table(struct ns_report *r)
 		fprintf(f, "# counter columns: mean, p50, p99 of the delta per packet%s; %llu invalid counter readings excluded\n",
 			ipc ? ", IPC = sum instructions / sum cycles" : "",
 			(unsigned long long)r->invalid);
+	if (r->shared)
+		fprintf(f, "# %llu records measured before their skb was split are counted once, in the first part's block\n",
+			(unsigned long long)r->shared);
 	if (corrected)
 		fprintf(f, "# %llu durations and %llu counter values clamped to 0 by the correction\n",
 			(unsigned long long)r->clamped_ticks,

@@ -37,7 +37,7 @@ ALLOW_MISSING=${ALLOW_MISSING:-0}
 [[ ${CI:-} == true ]] && ALLOW_MISSING=0
 
 n=0 passed=0 failed=0 skipped=0 missing=0
-failures=()
+failures=() subfailures=()
 
 echo "TAP version 13"
 
@@ -77,6 +77,7 @@ run_logged() {
 	else
 		not_ok "$name" "exit $rc, log $log"
 		show_log "$log"
+		failed_subtests "$name" "$log"
 	fi
 	return $rc
 }
@@ -241,9 +242,24 @@ phase_vm() {
 			not_ok "vm: $t" "exit $rc, logs in $dir/"
 			show_log "$dir/output.log"
 			show_log "$dir/harness.log" 60
+			failed_subtests "vm: $t" "$dir/output.log"
 			;;
 		esac
 	done
+}
+
+# The failed subtests of a suite's TAP log, each with the comment lines
+# just before it, so a failure is explained even where only the end of
+# the output is kept (CI); remembered for the summary.
+failed_subtests() { # <suite> <log>
+	local suite=$1 log=$2 line
+	[[ -s $log ]] || return 0
+	grep -q '^not ok' "$log" || return 0
+	echo "# --- $suite: failed subtests, with their comments"
+	grep -B6 '^not ok' "$log" | diag
+	while IFS= read -r line; do
+		subfailures+=("$suite: $line")
+	done < <(grep '^not ok' "$log")
 }
 
 summary() {
@@ -252,6 +268,7 @@ summary() {
 		echo "# failed:"
 		printf '#   %s\n' "${failures[@]}"
 	fi
+	((${#subfailures[@]})) && printf '#     %s\n' "${subfailures[@]}"
 	((missing)) && echo "# $missing suite(s) missing (counted as $( ((ALLOW_MISSING)) && echo skipped || echo failed))"
 	echo "$passed passed, $failed failed, $skipped skipped"
 	((failed == 0))

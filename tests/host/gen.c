@@ -111,6 +111,8 @@ size_t gen_block(const struct gen_opts *g, unsigned int i, void *buf)
 	rec(&b, NSL_R_NIC, 2900, 30000, 0);
 	if (g->invalid_every && i % g->invalid_every == g->invalid_every - 1)
 		b.rec[3].flags |= NSL_RF_INVALID;
+	if (g->shared_every && i % g->shared_every == g->shared_every - 1)
+		b.rec[1].flags |= NSL_RF_SHARED;
 	if (g->open_every && i % g->open_every == g->open_every - 1) {
 		b.rec[b.nrec - 1].flags = NSL_RF_OPEN;
 		b.rec[b.nrec - 1].ticks = 0;

@@ -7,7 +7,8 @@
  *   ip     600, link 1500              (0.2, 0.5 us), depth 1
  *   nic    30000                       (10 us), depth 0
  * so write encloses K = 4 pairs and the others none.  An OPEN nic record
- * every open_every blocks, an INVALID ip record every invalid_every, a
+ * every open_every blocks, an INVALID ip record every invalid_every, the
+ * first tcp record SHARED (a split's copy) every shared_every, a
  * loss item (lost 5) before every loss_every-th block, counter deltas
  * ticks / 10 + e when nevents > 0.
  *
@@ -36,6 +37,7 @@ struct gen_opts {
 	unsigned int open_every;	/* 0: none */
 	unsigned int nevents;
 	unsigned int invalid_every;	/* 0: none */
+	unsigned int shared_every;	/* first tcp record SHARED; 0: none */
 	bool calib;		/* gen_file: write a CALIB record */
 	bool named;		/* gen_file: EVENTS record (gen_events) */
 	bool pingpong;		/* conn 'A' and 'B' in turn, not 42 */

@@ -130,13 +130,19 @@ def cmd_cpuclock(argv):
 
 
 def cmd_swcounts(argv):
-    """Every valid delta is < 2^40; sums per region, for the caller."""
+    """Every valid delta is < 2^40; sums per region, for the caller.
+
+    A SHARED record (a copy made when its skb was split) is summed once,
+    where it is not flagged.  "quiet" sums only records in which no context
+    switch was counted: their counts are the measured task's alone."""
     blocks, table, khz = load(argv[0])
     events = (table or {}).get("events") or []
+    cs = events.index("context-switches") \
+        if "context-switches" in events else None
     out = {"events": events, "blocks": len(blocks), "records": 0,
-           "valid": 0, "invalid": 0, "open": 0, "huge_valid": 0,
-           "huge_invalid": 0, "regions": {}, "max_valid": [0] * len(events),
-           "nevents_bad": 0}
+           "valid": 0, "invalid": 0, "open": 0, "shared": 0,
+           "huge_valid": 0, "huge_invalid": 0, "regions": {},
+           "quiet": {}, "max_valid": [0] * len(events), "nevents_bad": 0}
     worst = []
     out["block_flags"] = {}
     for b in blocks:
@@ -156,6 +162,9 @@ def cmd_swcounts(argv):
                 inv = out.setdefault("invalid_by_region", {})
                 inv[r["region"]] = inv.get(r["region"], 0) + 1
                 continue
+            if "SHARED" in r["flags"]:
+                out["shared"] += 1
+                continue
             out["valid"] += 1
             if huge:
                 out["huge_valid"] += 1
@@ -168,6 +177,10 @@ def cmd_swcounts(argv):
             for e, c in enumerate(r["count"][:len(events)]):
                 acc[e] += c
                 out["max_valid"][e] = max(out["max_valid"][e], c)
+            if cs is not None and r["count"][cs] == 0:
+                q = out["quiet"].setdefault(r["region"], [0] * len(events))
+                for e, c in enumerate(r["count"][:len(events)]):
+                    q[e] += c
     out["worst"] = worst
     print(json.dumps(out))
     return 0

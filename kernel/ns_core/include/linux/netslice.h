@@ -70,6 +70,7 @@ void __nsl_exit(struct sk_buff *skb);
 void __nsl_tx_fork(struct sk_buff *skb, struct sock *sk);
 void __nsl_tx_retrans(struct sk_buff *skb);
 void __nsl_copy(struct sk_buff *to, const struct sk_buff *from);
+void __nsl_eat(struct sk_buff *dst, const struct sk_buff *src);
 void __nsl_xmit(struct sk_buff *skb, struct net_device *dev);
 void __nsl_gso_segmented(struct sk_buff *orig, struct sk_buff *segs);
 void __nsl_rx(struct sk_buff *skb);
@@ -93,6 +94,8 @@ static inline void __nsl_tx_fork(struct sk_buff *skb, struct sock *sk) {}
 static inline void __nsl_tx_retrans(struct sk_buff *skb) {}
 static inline void __nsl_copy(struct sk_buff *to,
 			      const struct sk_buff *from) {}
+static inline void __nsl_eat(struct sk_buff *dst,
+			     const struct sk_buff *src) {}
 static inline void __nsl_xmit(struct sk_buff *skb, struct net_device *dev) {}
 static inline void __nsl_gso_segmented(struct sk_buff *orig,
 				       struct sk_buff *segs) {}
@@ -115,6 +118,8 @@ static inline void __nsl_sock_event(struct sock *sk, int type, int bytes) {}
 #define NET_SLICE_TX_RETRANS(skb)	NSL_HOOK(__nsl_tx_retrans(skb))
 /* A new skb split off another one gets its own copy of the block. */
 #define NET_SLICE_COPY(to, from)	NSL_HOOK(__nsl_copy(to, from))
+/* TCP moved all of @src's data into @dst and frees @src. */
+#define NET_SLICE_EAT(dst, src)		NSL_HOOK(__nsl_eat(dst, src))
 /* The skb that enters the driver: stops link and write, starts nic. */
 #define NET_SLICE_XMIT(skb, dev)	NSL_HOOK(__nsl_xmit(skb, dev))
 #define NET_SLICE_GSO(orig, segs)	NSL_HOOK(__nsl_gso_segmented(orig, segs))

@@ -121,7 +121,8 @@ static void nsl_start_block(struct nsl_skb_block *b, int region, u64 now)
 	/* Back-to-back intervals of one region in one phase are summed. */
 	if (blk->nrec && !b->sealed) {
 		r = &blk->rec[blk->nrec - 1];
-		if (r->region == region && !(r->flags & NSL_RF_OPEN)) {
+		if (r->region == region &&
+		    !(r->flags & (NSL_RF_OPEN | NSL_RF_SHARED))) {
 			r->flags |= NSL_RF_MERGED;
 			r->nmerged++;
 			/* STOP compares with the first START's CPU only. */
@@ -283,6 +284,36 @@ void __nsl_tx_retrans(struct sk_buff *skb)
 }
 EXPORT_SYMBOL_GPL(__nsl_tx_retrans);
 
+/*
+ * A copy of a block for one part of a split skb.  The records closed
+ * before the split are one measurement: the copy flags them SHARED so that
+ * a sum over blocks counts each once.  Records still open go on in each
+ * part and end separately.
+ */
+static void nsl_mark_shared(struct nsl_block *blk)
+{
+	unsigned int i;
+
+	for (i = 0; i < blk->nrec; i++)
+		if (!(blk->rec[i].flags & NSL_RF_OPEN))
+			blk->rec[i].flags |= NSL_RF_SHARED;
+}
+
+/* @to, an skb with no block, gets a copy of @src; NULL without memory. */
+static struct nsl_skb_block *nsl_block_dup(struct sk_buff *to,
+					   const struct nsl_skb_block *src)
+{
+	struct nsl_skb_block *b = skb_ext_add(to, SKB_EXT_NETSLICE);
+
+	if (unlikely(!b)) {
+		this_cpu_inc(nsl_nomem_count);
+		return NULL;
+	}
+	memcpy(b, src, sizeof(*b));
+	b->owner = NULL;
+	return b;
+}
+
 /* @to (a new skb split off @from) gets its own copy of @from's block. */
 void __nsl_copy(struct sk_buff *to, const struct sk_buff *from)
 {
@@ -291,15 +322,82 @@ void __nsl_copy(struct sk_buff *to, const struct sk_buff *from)
 
 	if (!src)
 		return;
-	b = skb_ext_add(to, SKB_EXT_NETSLICE);
-	if (unlikely(!b)) {
-		this_cpu_inc(nsl_nomem_count);
-		return;
-	}
-	memcpy(b, src, sizeof(*b));
-	b->owner = NULL;
+	b = nsl_block_dup(to, src);
+	if (b)
+		nsl_mark_shared(&b->blk);
 }
 EXPORT_SYMBOL_GPL(__nsl_copy);
+
+/*
+ * Add @r, a closed record of another skb's template, to the record of the
+ * same region and depth in @b: the data it measured now travels in @b's
+ * skb, so its intervals are @b's too.  Without such a record, append it.
+ */
+static void nsl_fold_record(struct nsl_skb_block *b,
+			    const struct nsl_skb_block *from,
+			    const struct nsl_record *r)
+{
+	struct nsl_block *blk = &b->blk;
+	bool same_set = blk->nevents == from->blk.nevents &&
+			b->gen == from->gen;
+	struct nsl_record *d;
+	int i, e;
+
+	for (i = blk->nrec - 1; i >= 0; i--) {
+		d = &blk->rec[i];
+		if (d->region != r->region || d->depth != r->depth ||
+		    (d->flags & (NSL_RF_OPEN | NSL_RF_SHARED | NSL_RF_GAP)))
+			continue;
+		d->ticks += r->ticks;
+		d->nmerged += r->nmerged;
+		d->flags |= NSL_RF_MERGED |
+			    (r->flags & (NSL_RF_INVALID | NSL_RF_MIGRATED));
+		if (!same_set && blk->nevents)
+			d->flags |= NSL_RF_INVALID;
+		for (e = 0; same_set && e < blk->nevents; e++)
+			d->count[e] += r->count[e];
+		return;
+	}
+	if (unlikely(blk->nrec >= NSL_MAX_RECORDS)) {
+		blk->flags |= NSL_BF_TRUNC;
+		return;
+	}
+	d = &blk->rec[blk->nrec++];
+	*d = *r;
+	d->start = from->blk.tsc0 + r->start - blk->tsc0;
+	if (!same_set && blk->nevents)
+		d->flags |= NSL_RF_INVALID;
+}
+
+/*
+ * TCP moved all of @src's data into @dst (tcp_grow_skb(), an MTU probe)
+ * and frees @src, a template that is never emitted.  What @src measured
+ * (its copy from user space) goes with the data, so that it is neither
+ * lost nor counted twice; its open write region ends with it.
+ */
+void __nsl_eat(struct sk_buff *dst, const struct sk_buff *src)
+{
+	struct nsl_skb_block *s = nsl_block_of(src);
+	struct nsl_skb_block *d;
+	unsigned int i;
+
+	if (!s)
+		return;
+	d = nsl_block_of(dst);
+	if (!d) {
+		/* A new skb (an MTU probe) takes over the block. */
+		nsl_block_dup(dst, s);
+		return;
+	}
+	for (i = 0; i < s->blk.nrec; i++) {
+		const struct nsl_record *r = &s->blk.rec[i];
+
+		/* A SHARED record is counted in another block already. */
+		if (!(r->flags & (NSL_RF_OPEN | NSL_RF_SHARED)))
+			nsl_fold_record(d, s, r);
+	}
+}
+EXPORT_SYMBOL_GPL(__nsl_eat);
 
 /* @skb enters the driver of @dev: the stack's part is over. */
 void __nsl_xmit(struct sk_buff *skb, struct net_device *dev)
@@ -342,6 +440,7 @@ void __nsl_gso_segmented(struct sk_buff *orig, struct sk_buff *segs)
 {
 	struct nsl_skb_block *ob = nsl_block_of(orig);
 	struct sk_buff *seg;
+	bool first = true;
 
 	if (!ob || !test_bit(NSL_ST_ELIGIBLE, &ob->state))
 		return;
@@ -357,6 +456,10 @@ void __nsl_gso_segmented(struct sk_buff *orig, struct sk_buff *segs)
 		}
 		b->blk.flags |= NSL_BF_GSO;
 		b->owner = NULL;
+		/* The first segment carries what the super-packet measured. */
+		if (!first)
+			nsl_mark_shared(&b->blk);
+		first = false;
 	}
 	/* The super-packet itself never reaches a driver. */
 	set_bit(NSL_ST_DEAD, &ob->state);
