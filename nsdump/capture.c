@@ -112,20 +112,24 @@ int ns_dev_calib(struct ns_dev *d, uint32_t cpu, struct nsl_calib *c)
 }
 
 ssize_t ns_dev_read(struct ns_dev *d, void *buf, size_t len,
-		    volatile sig_atomic_t *stop, volatile sig_atomic_t *wake)
+		    volatile sig_atomic_t *stop, volatile sig_atomic_t *wake,
+		    int idle_ms)
 {
 	struct pollfd p = { .fd = d->fd, .events = POLLIN };
 
 	while (!*stop && !*wake) {
 		ssize_t n;
+		int ready = poll(&p, 1, idle_ms);
 
-		if (poll(&p, 1, -1) < 0) {
+		if (ready < 0) {
 			if (errno == EINTR)
 				continue;
 			snprintf(d->err, sizeof(d->err), "%s: poll: %s",
 				 d->path, strerror(errno));
 			return -1;
 		}
+		if (!ready)
+			return 0;
 		n = read(d->fd, buf, len);
 		if (n > 0)
 			return n;

@@ -12,6 +12,7 @@
 
 #define NS_DEFAULT_DEV		"/dev/ns"
 #define NS_READ_BLOCKS		64	/* read buffer, in largest items */
+#define NS_IDLE_MS		200	/* no items this long: print what is held */
 
 struct ns_dev {
 	int fd;
@@ -33,10 +34,12 @@ int ns_dev_set_events(struct ns_dev *d, const struct nsl_events *ev);
 int ns_dev_calib(struct ns_dev *d, uint32_t cpu, struct nsl_calib *c);
 /*
  * Wait for and read whole items.  Returns bytes read, 0 if @stop or
- * @wake was raised by a signal meanwhile, -1 on error (d->err).
+ * @wake was raised by a signal meanwhile or nothing came for @idle_ms
+ * (-1: wait for ever), -1 on error (d->err).
  */
 ssize_t ns_dev_read(struct ns_dev *d, void *buf, size_t len,
-		    volatile sig_atomic_t *stop, volatile sig_atomic_t *wake);
+		    volatile sig_atomic_t *stop, volatile sig_atomic_t *wake,
+		    int idle_ms);
 /* One poll()+read(): bytes, 0 if nothing came within @timeout_ms, -1. */
 ssize_t ns_dev_read_timeout(struct ns_dev *d, void *buf, size_t len,
 			    int timeout_ms);

@@ -120,10 +120,11 @@ static void json_table(struct ns_report *r)
 		ns_calib_summary(r->calib, how, sizeof(how));
 		fprintf(f, "\"correction\":\"%s\",", how);
 	}
-	fprintf(f, "\"tsc\":\"rdtsc, not serialising\",\"tsc_khz\":%u,\"blocks\":%llu,\"lost\":%llu,\"invalid\":%llu,\"shared\":%llu,\"clamped_ticks\":%llu,\"clamped_counts\":%llu,\"events\":[",
+	fprintf(f, "\"tsc\":\"rdtsc, not serialising\",\"tsc_khz\":%u,\"blocks\":%llu,\"lost\":%llu,\"invalid\":%llu,\"shared\":%llu,\"events_late\":%llu,\"clamped_ticks\":%llu,\"clamped_counts\":%llu,\"events\":[",
 		r->tsc_khz, (unsigned long long)r->blocks,
 		(unsigned long long)r->lost, (unsigned long long)r->invalid,
 		(unsigned long long)r->shared,
+		(unsigned long long)r->evq.late,
 		(unsigned long long)r->clamped_ticks,
 		(unsigned long long)r->clamped_counts);
 	for (unsigned int e = 0; e < r->nevents; e++)

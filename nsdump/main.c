@@ -382,7 +382,8 @@ static int read_device(struct run *run, struct ns_dev *dev)
 		return -1;
 	}
 	while (!ret) {
-		ssize_t n = ns_dev_read(dev, buf, cap, &stop_flag, &usr1_flag);
+		ssize_t n = ns_dev_read(dev, buf, cap, &stop_flag, &usr1_flag,
+					NS_IDLE_MS);
 
 		if (usr1_flag) {
 			usr1_flag = 0;
@@ -395,6 +396,9 @@ static int read_device(struct run *run, struct ns_dev *dev)
 		if (n < 0) {
 			error("%s", dev->err);
 			ret = -1;
+		} else if (!n) {
+			/* Idle: the event lines held for time order are due. */
+			ns_report_flush_events(&run->rep);
 		} else {
 			ret = consume_buffer(run, dev, buf, n);
 		}

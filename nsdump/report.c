@@ -11,6 +11,7 @@ void ns_report_init(struct ns_report *r, const struct ns_printer *pr,
 	r->out = out;
 	r->tsc_khz = tsc_khz;
 	r->ev_cycles = r->ev_instr = -1;
+	ns_evorder_init(&r->evq, (uint64_t)tsc_khz * NS_EV_HORIZON_MS);
 	for (int i = 0; i < NSL_R_MAX; i++) {
 		ns_stats_init(&r->region[i].ticks, 0);
 		for (int e = 0; e < NSL_MAX_EVENTS; e++)
@@ -20,6 +21,7 @@ void ns_report_init(struct ns_report *r, const struct ns_printer *pr,
 
 void ns_report_free(struct ns_report *r)
 {
+	ns_evorder_free(&r->evq);
 	for (int i = 0; i < NSL_R_MAX; i++) {
 		ns_stats_free(&r->region[i].ticks);
 		for (int e = 0; e < NSL_MAX_EVENTS; e++)
@@ -267,18 +269,42 @@ void ns_report_loss(struct ns_report *r, const struct nsl_loss *l)
 		r->pr->loss(r, l);
 }
 
+static void print_event(struct ns_report *r, const struct nsl_event_rec *ev)
+{
+	char when[64];
+
+	ns_clock_format(&r->clock, ev->tsc, when, sizeof(when));
+	r->pr->event(r, ev, when);
+}
+
+static void print_due_events(struct ns_report *r, bool flush)
+{
+	struct nsl_event_rec ev;
+
+	while (ns_evorder_pop(&r->evq, flush, &ev))
+		print_event(r, &ev);
+}
+
 void ns_report_event(struct ns_report *r, const struct nsl_event_rec *ev)
 {
 	r->event_recs++;
 	if (!r->mag)
 		return;
 	ns_magnet_account(r->mag, ev);
-	if (r->out && !r->quiet) {
-		char when[64];
-
-		ns_clock_format(&r->clock, ev->tsc, when, sizeof(when));
-		r->pr->event(r, ev, when);
+	if (!r->out || r->quiet)
+		return;
+	if (!ns_evorder_push(&r->evq, ev)) {
+		/* No room to wait: print it now, counted if out of order. */
+		ns_evorder_out(&r->evq, ev->tsc);
+		print_event(r, ev);
 	}
+	print_due_events(r, false);
+}
+
+void ns_report_flush_events(struct ns_report *r)
+{
+	if (r->out)
+		print_due_events(r, true);
 }
 
 void ns_report_sysinfo(struct ns_report *r, const struct nsl_sysinfo *s)
@@ -299,6 +325,7 @@ void ns_report_table(struct ns_report *r)
 		ns_rtt_finish(r->rtt);
 	if (!r->out)
 		return;
+	ns_report_flush_events(r);
 	r->pr->table(r);
 	if (r->mag)
 		r->pr->conns(r);
@@ -583,6 +610,9 @@ static void plain_conns(struct ns_report *r)
 	if (tso)
 		fprintf(f, "# TSO: %llu events were TSO/GSO super-segments, each several wire segments: their size is not what the wire carried\n",
 			(unsigned long long)tso);
+	if (r->evq.late)
+		fprintf(f, "# %llu event records arrived more than %d ms after a later one and were printed out of time order\n",
+			(unsigned long long)r->evq.late, NS_EV_HORIZON_MS);
 	if (m->oom)
 		fprintf(f, "# OUT OF MEMORY: some event records are missing from the spacing\n");
 }

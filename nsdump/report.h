@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include "calib.h"
 #include "events.h"
+#include "evorder.h"
 #include "magnet.h"
 #include "netslice.h"
 #include "stats.h"
@@ -64,6 +65,7 @@ struct ns_report {
 	const struct ns_calib_set *calib;	/* NULL: report raw values */
 	struct ns_rtt *rtt;	/* NULL unless --rtt */
 	struct ns_magnet *mag;	/* NULL unless -M: event lines, Table III */
+	struct ns_evorder evq;	/* event lines waiting to print in time order */
 	struct ns_clock clock;	/* TSC to wall clock for event records */
 	uint64_t event_recs, sysinfos;	/* handed to the report */
 	uint64_t blocks, lost, loss_items;
@@ -83,6 +85,10 @@ void ns_report_block(struct ns_report *r, const struct nsl_block *b);
 void ns_report_loss(struct ns_report *r, const struct nsl_loss *l);
 /* Printed and counted into Table III only with r->mag. */
 void ns_report_event(struct ns_report *r, const struct nsl_event_rec *ev);
+/* Print the event lines held for time order (idle, end of input). */
+void ns_report_flush_events(struct ns_report *r);
+/* How long an event line waits for older ones from other CPUs. */
+#define NS_EV_HORIZON_MS	500
 /* Replaces the clock; printed with r->mag. */
 void ns_report_sysinfo(struct ns_report *r, const struct nsl_sysinfo *s);
 void ns_report_table(struct ns_report *r);

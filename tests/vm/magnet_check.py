@@ -93,6 +93,21 @@ def ftp(a, path, text_path):
         text = f.read()
     N, S = a.writes, a.size
     check(not losses, "no items lost (%d loss items)" % len(losses))
+    # Printed in time order across CPUs, but for the records nsdump
+    # counted as late (arrived after its horizon): here, none.
+    inversions, top = 0, 0
+    for e in events:
+        if e["tsc"] < top:
+            inversions += 1
+        top = max(top, e["tsc"])
+    table = items(path)["table"]
+    late = table[0].get("events_late") if table else None
+    cpus = sorted({e["cpu"] for e in events})
+    note("event records from CPUs %s; %d printed before an older one; "
+         "nsdump counted %s late", cpus, inversions, late)
+    check(inversions == late == 0,
+          "event records in time order across CPUs (%d inversions, %s "
+          "counted late)" % (inversions, late))
     tx, tx_conn = of_conn(events, a.lport, a.rport)
     rx, rx_conn = of_conn(events, a.rport, a.lport)
     note("sender conn %s: %d records; receiver conn %s: %d records",
@@ -251,6 +266,21 @@ def state(a, path):
     note("ss -tin after the last write: cwnd %d, srtt %d us, total_retrans %d",
          ss["cwnd"], ss["srtt_us"], ss["total_retrans"])
     check(not losses, "no items lost (%d loss items)" % len(losses))
+    # Printed in time order across CPUs, but for the records nsdump
+    # counted as late (arrived after its horizon): here, none.
+    inversions, top = 0, 0
+    for e in events:
+        if e["tsc"] < top:
+            inversions += 1
+        top = max(top, e["tsc"])
+    table = items(path)["table"]
+    late = table[0].get("events_late") if table else None
+    cpus = sorted({e["cpu"] for e in events})
+    note("event records from CPUs %s; %d printed before an older one; "
+         "nsdump counted %s late", cpus, inversions, late)
+    check(inversions == late == 0,
+          "event records in time order across CPUs (%d inversions, %s "
+          "counted late)" % (inversions, late))
     tx, tx_conn = of_conn(events, a.lport, a.rport)
     tx = [e for e in by_seq(tx) if "tcp" in e]
     socks = typed(tx, "SOCK_SEND")

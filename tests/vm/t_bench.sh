@@ -6,26 +6,27 @@
 #  - lat_tcp and tcp_stream run against each other in both directions
 #    without error, and their JSON is consistent (n as asked, the server
 #    got every byte, the rates positive);
-#  - tcp_stream measures what a Debian tool measures on the same path:
-#    iperf3 (same 128 KiB writes, default socket buffers) root -> peer,
-#    each run three times, interleaved (stream, iperf3, stream, ...) so a
-#    slow phase of the host hits both; the medians agree within +-35%.
-#    Why 35%: under TCG the two vCPUs are host threads sharing a loaded
-#    host; run-to-run variation of one tool over 3 s is itself 20-60%
-#    here (tcp_stream 149..298 Mbit/s across runs), and the difference of
-#    the medians was +25.6%, +18.1%, +22.5%, -11.7% in four runs (the
-#    host busy with other VMs).  A gross error of the benchmark
-#    (Mbit vs MiB, a wrong time base, counting unsent bytes) is a factor
-#    >= 1.5 and still shows.  The tight check is the next one:
+#  - tcp_stream's rate is its own numbers': throughput_mbps is
+#    bytes * 8 / elapsed_s, and -t <= send_s <= elapsed_s <= the wall
+#    time the shell measured around the client;
 #  - tcp_stream's byte count is the wire's: the peer NIC's rx_bytes grow
 #    by the bytes tcp_stream says the server received plus the headers of
 #    MSS-sized frames (66-70 bytes per 1448: x1.046..1.049), so the ratio
-#    must lie in [1.02, 1.08].
+#    must lie in [1.02, 1.08];
+#  - tcp_stream measures what a Debian tool measures on the same path:
+#    iperf3 (same 128 KiB writes, default socket buffers) root -> peer,
+#    each run three times, interleaved (stream, iperf3, stream, ...).
+#    Under TCG the two vCPUs are host threads on a loaded host, and one
+#    tool's rate over 3 s varies 20-60% from run to run; the medians
+#    differed by -11% .. +46% in CI-like runs.  So this is a gross check
+#    only, within a factor of 3: the errors it is for (bits against
+#    bytes, Mbit against MiB, a wrong time base) are factors of 8 and
+#    more.  The exact checks are the two above.
 # No NetSlice module: this checks the benchmarks, not the profiler.
 # TAP on stdout; exit 0 pass, 1 fail.
 . "${NS_REPO:?}/tests/vm/lib.sh"
 SECS=${BENCH_SECS:-3}
-TOL=${BENCH_TOL:-35}
+FACTOR=${BENCH_FACTOR:-3}
 
 T="timeout -k 5 60"
 # Wait until a server wrote its --port-file (it is listening then).
@@ -96,11 +97,24 @@ for round in $(seq 1 "${BENCH_ROUNDS:-3}"); do
 	srv=$!
 	ready "$W/port"
 	rx0=$(peer cat "/sys/class/net/$NS_PEER_IF/statistics/rx_bytes")
+	t0=$(date +%s%N)
 	$T "$BENCH/tcp_stream" -c "$NS_PEER_IP" -p 5611 -t "$SECS" --json >"$W/ts$round.json" 2>&1
 	rc=$?
+	t1=$(date +%s%N)
 	wait $srv
 	rx1=$(peer cat "/sys/class/net/$NS_PEER_IF/statistics/rx_bytes")
 	((rc == 0)) || sed 's/^/# tcp_stream: /' "$W/ts$round.json"
+	python3 -c 'import json,sys
+o = json.load(open(sys.argv[1])); wall = int(sys.argv[2]) / 1e9
+rate = o["bytes_sent"] * 8 / o["elapsed_s"] / 1e6
+print("# round %s: %d bytes in %.6f s (sending %.6f s, -t %g, wall %.6f s): "
+      "%.2f Mbit/s, reported %.2f" % (sys.argv[3], o["bytes_sent"],
+      o["elapsed_s"], o["send_s"], o["duration_s"], wall, rate,
+      o["throughput_mbps"]))
+sys.exit(not (abs(rate - o["throughput_mbps"]) <= 0.01 and
+              o["duration_s"] <= o["send_s"] <= o["elapsed_s"] <= wall))' \
+		"$W/ts$round.json" $((t1 - t0)) "$round"
+	tap $? "round $round: tcp_stream's rate is bytes * 8 / elapsed, -t <= send <= elapsed <= wall time"
 	if ((round == 1)); then
 		b=$(jq1 "$W/ts$round.json" bytes_received_by_server 2>/dev/null)
 		python3 -c 'import sys; w, b = int(sys.argv[1]), int(sys.argv[2])
@@ -121,19 +135,19 @@ print("%.1f" % (o["end"]["sum_received"]["bits_per_second"] / 1e6))' "$W/ip$roun
 	ip+=("${v:-0}")
 done
 kill "$(cat "$W/iperf3.pid")" 2>/dev/null
-python3 - "$TOL" "${ts[@]}" "${ip[@]}" <<'EOF'
+python3 - "$FACTOR" "${ts[@]}" "${ip[@]}" <<'EOF'
 import statistics, sys
-tol = float(sys.argv[1])
+factor = float(sys.argv[1])
 v = [float(x) for x in sys.argv[2:]]
 ts, ip = v[:len(v) // 2], v[len(v) // 2:]
 mt, mi = statistics.median(ts), statistics.median(ip)
-diff = (mt / mi - 1) * 100 if mi else float("inf")
+ratio = mt / mi if mi else float("inf")
 print("# tcp_stream %s -> median %.1f Mbit/s; iperf3 %s -> median %.1f Mbit/s; "
-      "tcp_stream/iperf3 - 1 = %+.1f%% (tolerance +-%.0f%%)"
-      % (ts, mt, ip, mi, diff, tol))
-sys.exit(0 if mt > 0 and mi > 0 and abs(diff) <= tol else 1)
+      "tcp_stream/iperf3 = %.3f (%+.1f%%; gross check: within a factor of %g)"
+      % (ts, mt, ip, mi, ratio, (ratio - 1) * 100, factor))
+sys.exit(0 if mt > 0 and mi > 0 and 1 / factor <= ratio <= factor else 1)
 EOF
-tap $? "tcp_stream's throughput agrees with iperf3's on the same path (medians, +-$TOL%)"
+tap $? "tcp_stream's throughput is iperf3's on the same path to within a factor of $FACTOR (medians)"
 
 rm -rf "$W"
 echo "1..$n"
