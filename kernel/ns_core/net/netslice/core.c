@@ -87,21 +87,27 @@ void __nsl_init(struct sk_buff *skb, int dir)
 }
 EXPORT_SYMBOL_GPL(__nsl_init);
 
-static void nsl_rec_begin(struct nsl_skb_block *b, struct nsl_record *r,
-			  u64 now)
+/*
+ * In count mode the interval is timed by the TSC read next to the
+ * counters (see nsl_counters_apply()), not by @now: both then cover the
+ * same instructions.  Returns the START time used.
+ */
+static u64 nsl_rec_begin(struct nsl_skb_block *b, struct nsl_record *r,
+			 u64 now)
 {
-	r->ticks -= now;
 	if (b->blk.nevents)
-		nsl_counters_start(r, b->blk.nevents, b->gen);
+		now = nsl_counters_start(r, b->blk.nevents, b->gen);
+	r->ticks -= now;
 	r->flags |= NSL_RF_OPEN;
 	b->nopen++;
+	return now;
 }
 
 static void nsl_rec_end(struct nsl_skb_block *b, struct nsl_record *r,
 			u64 now)
 {
 	if (b->blk.nevents)
-		nsl_counters_stop(r, b->blk.nevents, b->gen);
+		now = nsl_counters_stop(r, b->blk.nevents, b->gen);
 	r->ticks += now;
 	r->flags &= ~NSL_RF_OPEN;
 	if (unlikely(r->cpu != raw_smp_processor_id())) {
@@ -143,11 +149,10 @@ static void nsl_start_block(struct nsl_skb_block *b, int region, u64 now)
 	r->flags = 0;
 	r->nmerged = 1;
 	r->cpu = raw_smp_processor_id();
-	r->start = now - blk->tsc0;
 	r->ticks = 0;
 	memset(r->count, 0, sizeof(r->count));
 	b->sealed = false;
-	nsl_rec_begin(b, r, now);
+	r->start = nsl_rec_begin(b, r, now) - blk->tsc0;
 }
 
 static struct nsl_record *nsl_open_record(struct nsl_skb_block *b, int region)

@@ -36,9 +36,12 @@ void nsl_event(const struct sock *sk, const struct sk_buff *skb, int type,
  */
 u8 nsl_counters_nevents(u32 *gen);
 
-/* At START / STOP of @r: account this CPU's readings of the set @gen. */
-void nsl_counters_start(struct nsl_record *r, u8 nevents, u32 gen);
-void nsl_counters_stop(struct nsl_record *r, u8 nevents, u32 gen);
+/*
+ * At START / STOP of @r: account this CPU's readings of the set @gen.
+ * Each returns the TSC read next to the counters, interrupts off.
+ */
+u64 nsl_counters_start(struct nsl_record *r, u8 nevents, u32 gen);
+u64 nsl_counters_stop(struct nsl_record *r, u8 nevents, u32 gen);
 
 /* NSE, with the block copied to @dst instead of delivered. */
 void nsl_exit_copy(struct sk_buff *skb, struct nsl_block *dst);

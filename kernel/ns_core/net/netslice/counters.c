@@ -72,16 +72,22 @@ static bool nsl_counter_read(struct nsl_counter_set *set, int i, u64 *val)
 
 /*
  * START subtracts the readings from count[], STOP adds them, so count[]
- * ends as the delta, summed over merged intervals.
+ * ends as the delta, summed over merged intervals.  The TSC is read next
+ * to the counters with interrupts off, after them at START and before
+ * them at STOP, so that no interrupt handler runs between the readings
+ * and is in one delta but not the other.  Returns that TSC.
  */
-static void nsl_counters_apply(struct nsl_record *r, u8 nevents, u32 gen,
-			       bool stop)
+static u64 nsl_counters_apply(struct nsl_record *r, u8 nevents, u32 gen,
+			      bool stop)
 {
 	struct nsl_counter_set *set;
 	unsigned long flags;
+	u64 tsc = 0;
 	int i;
 
 	local_irq_save(flags);
+	if (stop)
+		tsc = nsl_now();
 	rcu_read_lock();
 	set = rcu_dereference(nsl_ctrs);
 	if (unlikely(!set || set->gen != gen || set->nevents != nevents)) {
@@ -101,17 +107,20 @@ static void nsl_counters_apply(struct nsl_record *r, u8 nevents, u32 gen,
 	}
 out:
 	rcu_read_unlock();
+	if (!stop)
+		tsc = nsl_now();
 	local_irq_restore(flags);
+	return tsc;
 }
 
-void nsl_counters_start(struct nsl_record *r, u8 nevents, u32 gen)
+u64 nsl_counters_start(struct nsl_record *r, u8 nevents, u32 gen)
 {
-	nsl_counters_apply(r, nevents, gen, false);
+	return nsl_counters_apply(r, nevents, gen, false);
 }
 
-void nsl_counters_stop(struct nsl_record *r, u8 nevents, u32 gen)
+u64 nsl_counters_stop(struct nsl_record *r, u8 nevents, u32 gen)
 {
-	nsl_counters_apply(r, nevents, gen, true);
+	return nsl_counters_apply(r, nevents, gen, true);
 }
 
 static void nsl_set_release(struct nsl_counter_set *set)
