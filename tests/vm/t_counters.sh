@@ -9,7 +9,8 @@
 #     peer namespace and a loopback ping-pong, every valid region record of
 #     >= 5 us must have a cpu-clock delta (ns) that agrees with its TSC
 #     duration (ticks * 10^6 / tsc_khz): within max(20%, 3 us), for >= 95%
-#     of the records, median ratio within 10% of 1 (nsstats.py cpuclock
+#     of the records, median ratio within 20% of 1, none shorter than its
+#     TSC duration (nsstats.py cpuclock
 #     explains the tolerance).
 #  2. page-faults and context-switches: every valid delta is < 2^40 (a u64
 #     wrap of a negative delta would be ~2^64).  The blocks only count what
@@ -82,7 +83,7 @@ tap $? "nsdump -r --json reads the cpu-clock trace"
 $STATS cpuclock "$W/cc.json" >"$W/cc.out"
 rc=$?
 comment <"$W/cc.out"
-tap $rc "cpu-clock delta agrees with the TSC duration (>= 95% within max(20%, 3 us), median within 10%)"
+tap $rc "cpu-clock delta agrees with the TSC duration (>= 95% within max(20%, 3 us), median within 20%, none shorter)"
 
 # --- 2. page-faults and context-switches
 PAGES=16 SENDS=200
