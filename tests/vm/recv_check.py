@@ -107,6 +107,7 @@ def journey(b):
     # (SHARED): more than one copy interval before the header build.  The
     # earlier ones must come in order, each ending before the next starts.
     tcp_at = [i for i, r in enumerate(recs) if r["region"] == "tcp"]
+    first_copy = recs[tcp_at[0]] if tcp_at else None
     extra = tcp_at[:-2]
     for i in extra:
         if end(recs[i]) > recs[i + 1]["start"] or recs[i + 1]["region"] != "tcp":
@@ -118,8 +119,8 @@ def journey(b):
     if not any(q["region"] == "backlog" for q in queues):
         errs.append("no backlog record (loopback goes through netif_rx)")
     for q in queues:
-        if q["region"] == "sndq":	# between the copy and the header build
-            lo, hi = end(recs[1]), recs[2]["start"]
+        if q["region"] == "sndq":	# from the first copy to the header build
+            lo, hi = end(first_copy), recs[2]["start"]
         else:
             r = recs[names.index(QUEUES[q["region"]])]
             lo, hi = r["start"], end(r)

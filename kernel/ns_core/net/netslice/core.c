@@ -203,32 +203,43 @@ void __nsl_stop(int region, struct sk_buff *skb)
 EXPORT_SYMBOL_GPL(__nsl_stop);
 
 /*
- * The data waited in the TCP write queue from the end of its last copy in
- * sendmsg() until now: a GAP record, since no macro pair timed it.
+ * The data waited in the TCP write queue from the end of its first copy in
+ * sendmsg() until now, less the copies that came later (sendmsg() can wait
+ * for memory between two copies into an skb already queued): a GAP record,
+ * since no macro pair timed it, of those waits summed.
  */
 static void nsl_sndq_gap(struct nsl_skb_block *b, u64 now)
 {
 	struct nsl_block *blk = &b->blk;
-	struct nsl_record *last, *r;
-	u64 from;
+	struct nsl_record *first = NULL, *r;
+	u64 at = now - blk->tsc0, copied = 0;
+	unsigned int i, n = 0;
 
-	if (!blk->nrec || blk->nrec >= NSL_MAX_RECORDS)
+	if (!blk->nrec || blk->nrec >= NSL_MAX_RECORDS ||
+	    (blk->rec[blk->nrec - 1].flags & NSL_RF_OPEN))
 		return;
-	last = &blk->rec[blk->nrec - 1];
-	if (last->flags & NSL_RF_OPEN)
-		return;
-	from = last->start + last->ticks;
-	if (now - blk->tsc0 < from)
+	for (i = 0; i < blk->nrec; i++) {
+		r = &blk->rec[i];
+		if (r->region != NSL_R_TCP || (r->flags & NSL_RF_OPEN))
+			continue;
+		if (!first || r->start < first->start)
+			first = r;
+		copied += r->ticks;
+		n++;
+	}
+	if (!first || at < first->start + copied)
 		return;
 	r = &blk->rec[blk->nrec++];
 	memset(r, 0, sizeof(*r));
 	r->region = NSL_R_SNDQ;
 	r->depth = b->nopen;
 	/* No counter was read for a gap: nothing to trust. */
-	r->flags = NSL_RF_GAP | (blk->nevents ? NSL_RF_INVALID : 0);
+	r->flags = NSL_RF_GAP | (n > 1 ? NSL_RF_MERGED : 0) |
+		   (blk->nevents ? NSL_RF_INVALID : 0);
+	r->nmerged = n;
 	r->cpu = raw_smp_processor_id();
-	r->start = from;
-	r->ticks = now - blk->tsc0 - from;
+	r->start = first->start + first->ticks;
+	r->ticks = at - first->start - copied;
 }
 
 /*
