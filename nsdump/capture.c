@@ -147,29 +147,6 @@ ssize_t ns_dev_read(struct ns_dev *d, void *buf, size_t len,
 	return 0;
 }
 
-ssize_t ns_dev_read_timeout(struct ns_dev *d, void *buf, size_t len,
-			    int timeout_ms)
-{
-	struct pollfd p = { .fd = d->fd, .events = POLLIN };
-	ssize_t n;
-
-	n = poll(&p, 1, timeout_ms);
-	if (!n || (n < 0 && errno == EINTR))
-		return 0;
-	if (n < 0) {
-		snprintf(d->err, sizeof(d->err), "%s: poll: %s", d->path,
-			 strerror(errno));
-		return -1;
-	}
-	n = read(d->fd, buf, len);
-	if (n < 0 && (errno == EINTR || errno == EAGAIN))
-		return 0;
-	if (n < 0)
-		snprintf(d->err, sizeof(d->err), "%s: read: %s", d->path,
-			 strerror(errno));
-	return n;
-}
-
 int ns_dev_emitted(struct ns_dev *d, uint64_t *emitted, uint64_t *nomem)
 {
 	struct nsl_info info;

@@ -40,9 +40,6 @@ int ns_dev_calib(struct ns_dev *d, uint32_t cpu, struct nsl_calib *c);
 ssize_t ns_dev_read(struct ns_dev *d, void *buf, size_t len,
 		    volatile sig_atomic_t *stop, volatile sig_atomic_t *wake,
 		    int idle_ms);
-/* One poll()+read(): bytes, 0 if nothing came within @timeout_ms, -1. */
-ssize_t ns_dev_read_timeout(struct ns_dev *d, void *buf, size_t len,
-			    int timeout_ms);
 int ns_dev_collect(struct ns_dev *d, bool on);	/* NSIOCSSTATE */
 /* NSIOCSRECORDS with NSL_REC_* @flags (0: off): 0 or the errno. */
 int ns_dev_records(struct ns_dev *d, uint32_t flags);

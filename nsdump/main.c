@@ -345,13 +345,15 @@ static int consume_buffer(struct run *run, struct ns_dev *dev,
 static int drain_device(struct run *run, struct ns_dev *dev,
 			unsigned char *buf, size_t cap)
 {
+	static volatile sig_atomic_t no_wake;
 	uint64_t emitted = UINT64_MAX, now;
 
 	stop_flag = 0;
 	if (ns_dev_collect(dev, false))
 		return 0;
 	for (int quiet = 0; quiet < 20 && !stop_flag; ) {
-		ssize_t n = ns_dev_read_timeout(dev, buf, cap, 50);
+		ssize_t n = ns_dev_read(dev, buf, cap, &stop_flag, &no_wake,
+					50);
 		int ret;
 
 		if (n < 0) {

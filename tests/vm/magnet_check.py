@@ -26,7 +26,24 @@ NSL_TSO = "TSO"
 
 def load(path):
     it = items(path)
-    return it["event"], it["block"], it["loss"], it["conn"]
+    return it["event"], it["block"], it["loss"], it["conn"], it["table"]
+
+
+def time_order(events, table):
+    """Printed in time order across CPUs, but for the records nsdump
+    counted as late (arrived after its horizon): here, none."""
+    inversions, top = 0, 0
+    for e in events:
+        if e["tsc"] < top:
+            inversions += 1
+        top = max(top, e["tsc"])
+    late = table[0].get("events_late") if table else None
+    cpus = sorted({e["cpu"] for e in events})
+    note("event records from CPUs %s; %d printed before an older one; "
+         "nsdump counted %s late", cpus, inversions, late)
+    check(inversions == late == 0,
+          "event records in time order across CPUs (%d inversions, %s "
+          "counted late)" % (inversions, late))
 
 
 def of_conn(events, sport, dport):
@@ -88,26 +105,12 @@ def table3_row(text, lport, rport, event):
 
 
 def ftp(a, path, text_path):
-    events, blocks, losses, conns = load(path)
+    events, blocks, losses, conns, table = load(path)
     with open(text_path) as f:
         text = f.read()
     N, S = a.writes, a.size
     check(not losses, "no items lost (%d loss items)" % len(losses))
-    # Printed in time order across CPUs, but for the records nsdump
-    # counted as late (arrived after its horizon): here, none.
-    inversions, top = 0, 0
-    for e in events:
-        if e["tsc"] < top:
-            inversions += 1
-        top = max(top, e["tsc"])
-    table = items(path)["table"]
-    late = table[0].get("events_late") if table else None
-    cpus = sorted({e["cpu"] for e in events})
-    note("event records from CPUs %s; %d printed before an older one; "
-         "nsdump counted %s late", cpus, inversions, late)
-    check(inversions == late == 0,
-          "event records in time order across CPUs (%d inversions, %s "
-          "counted late)" % (inversions, late))
+    time_order(events, table)
     tx, tx_conn = of_conn(events, a.lport, a.rport)
     rx, rx_conn = of_conn(events, a.rport, a.lport)
     note("sender conn %s: %d records; receiver conn %s: %d records",
@@ -257,7 +260,7 @@ def parse_ss(path):
 
 
 def state(a, path):
-    events, blocks, losses, conns = load(path)
+    events, blocks, losses, conns, table = load(path)
     with open(a.client) as f:
         cli = json.load(f)
     ss = parse_ss(a.ss)
@@ -266,21 +269,7 @@ def state(a, path):
     note("ss -tin after the last write: cwnd %d, srtt %d us, total_retrans %d",
          ss["cwnd"], ss["srtt_us"], ss["total_retrans"])
     check(not losses, "no items lost (%d loss items)" % len(losses))
-    # Printed in time order across CPUs, but for the records nsdump
-    # counted as late (arrived after its horizon): here, none.
-    inversions, top = 0, 0
-    for e in events:
-        if e["tsc"] < top:
-            inversions += 1
-        top = max(top, e["tsc"])
-    table = items(path)["table"]
-    late = table[0].get("events_late") if table else None
-    cpus = sorted({e["cpu"] for e in events})
-    note("event records from CPUs %s; %d printed before an older one; "
-         "nsdump counted %s late", cpus, inversions, late)
-    check(inversions == late == 0,
-          "event records in time order across CPUs (%d inversions, %s "
-          "counted late)" % (inversions, late))
+    time_order(events, table)
     tx, tx_conn = of_conn(events, a.lport, a.rport)
     tx = [e for e in by_seq(tx) if "tcp" in e]
     socks = typed(tx, "SOCK_SEND")
