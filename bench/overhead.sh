@@ -20,8 +20,8 @@
 #       JSON object to FILE (default stdout).
 #
 # Configurations:
-#   I    stock 6.12, no NetSlice (KIMAGE=build/linux-stock/.../bzImage,
-#        built by `make kernel FLAVOUR=stock`)
+#   I    stock 6.12, no NetSlice (build/linux-stock/.../bzImage, built
+#        here when missing or out of date, or KIMAGE_STOCK=)
 #   II   NetSlice core built in, netslice.ko loaded, collection off
 #        (insmod netslice.ko enable=0): the cost of the hooks alone
 #   III  collecting durations: nsdump -q -w FILE on tmpfs draining /dev/ns
@@ -223,20 +223,31 @@ fi
 
 # ----------------------------------------------------------------- host --
 
-KIMAGE_STOCK=${KIMAGE_STOCK:-$REPO/build/linux-stock/arch/x86/boot/bzImage}
-KIMAGE_NETSLICE=${KIMAGE_NETSLICE:-$REPO/build/linux-netslice/arch/x86/boot/bzImage}
+# Images given in the environment are used as they are; the default ones
+# are brought up to date first (incremental: seconds when nothing changed,
+# one cold kernel build the first time).
+KIMAGE_STOCK=${KIMAGE_STOCK:-}
+KIMAGE_NETSLICE=${KIMAGE_NETSLICE:-}
+need_image() { # flavour step given-image
+	local img=$3
+	if [[ -n $img ]]; then
+		[[ -f $img ]] && return 0
+		echo "overhead.sh: $img ($1 kernel) is missing" >&2
+		exit 1
+	fi
+	env -u KOBJ -u KIMAGE FLAVOUR="$1" "$REPO/kernel/build-kernel.sh" "$2" >&2 ||
+		{ echo "overhead.sh: building the $1 kernel failed" >&2; exit 1; }
+}
 IFS=', ' read -r -a cfgs <<<"$CONFIGS"
 for c in "${cfgs[@]}"; do
 	case $c in
-	I) [[ -f $KIMAGE_STOCK ]] || {
-		echo "overhead.sh: the stock kernel $KIMAGE_STOCK is missing; build it with: make kernel FLAVOUR=stock" >&2
-		exit 1; } ;;
-	II|III|IV) [[ -f $KIMAGE_NETSLICE ]] || {
-		echo "overhead.sh: $KIMAGE_NETSLICE is missing; build it with: make kernel && make module" >&2
-		exit 1; } ;;
+	I) need_image stock build "$KIMAGE_STOCK" ;;
+	II|III|IV) need_image netslice module "$KIMAGE_NETSLICE" ;;
 	*) echo "overhead.sh: unknown configuration '$c' (I, II, III, IV)" >&2; exit 2 ;;
 	esac
 done
+KIMAGE_STOCK=${KIMAGE_STOCK:-$REPO/build/linux-stock/arch/x86/boot/bzImage}
+KIMAGE_NETSLICE=${KIMAGE_NETSLICE:-$REPO/build/linux-netslice/arch/x86/boot/bzImage}
 # I and II must differ in CONFIG_NETSLICE only: every line of the
 # fragment but those must be in both .configs.
 stale=
