@@ -89,21 +89,28 @@ static bool same_as_native(const struct ns_layout *l)
 		!memcmp(l->f + N_BASE, ext_fields, sizeof(ext_fields)));
 }
 
-static uint32_t container_size(const struct ns_layout *l, const char *name)
+/*
+ * Size of the struct holding field @name (0: the file gives none); false
+ * for a field of an item kind this build does not know (never used).
+ */
+static bool container_size(const struct ns_layout *l, const char *name,
+			   uint32_t *size)
 {
 	if (!strncmp(name, "block.", 6))
-		return l->block_fixed;
-	if (!strncmp(name, "record.", 7))
-		return l->rec_size;
-	if (!strncmp(name, "loss.", 5))
-		return l->loss_size;
-	if (!strncmp(name, "event.", 6))
-		return l->event_size;
-	if (!strncmp(name, "sysinfo.", 8))
-		return l->sysinfo_size;
-	if (!strncmp(name, "item.", 5))
-		return 8;
-	return 0;	/* an item kind this build does not know */
+		*size = l->block_fixed;
+	else if (!strncmp(name, "record.", 7))
+		*size = l->rec_size;
+	else if (!strncmp(name, "loss.", 5))
+		*size = l->loss_size;
+	else if (!strncmp(name, "event.", 6))
+		*size = l->event_size;
+	else if (!strncmp(name, "sysinfo.", 8))
+		*size = l->sysinfo_size;
+	else if (!strncmp(name, "item.", 5))
+		*size = 8;
+	else
+		return false;
+	return true;
 }
 
 /* Size of pseudo-field @name, 0 if absent. */
@@ -151,7 +158,9 @@ int ns_layout_check(struct ns_layout *l, char *why, size_t whylen)
 	l->rec_off = find(l, "block.rec")->offset;
 	l->event_size = struct_size(l, "event");
 	l->sysinfo_size = struct_size(l, "sysinfo");
-	if (l->block_fixed < 8 || l->block_fixed > 4096 || l->rec_size > 4096 ||
+	/* below 8 bytes no struct holds what its fields say it does */
+	if (l->block_fixed < 8 || l->block_fixed > 4096 ||
+	    l->rec_size < 8 || l->rec_size > 4096 ||
 	    l->loss_size < 8 || l->loss_size > 4096 ||
 	    l->rec_off > l->block_fixed ||
 	    (l->event_size && (l->event_size < 8 || l->event_size > 4096)) ||
@@ -161,14 +170,20 @@ int ns_layout_check(struct ns_layout *l, char *why, size_t whylen)
 		return -1;
 	}
 	for (size_t i = 0; i < l->n; i++) {
+		uint32_t size;
+
 		f = &l->f[i];
 		if (!strchr(f->name, '.') || !strcmp(f->name, "block.rec") ||
-		    !container_size(l, f->name))
+		    !container_size(l, f->name, &size))
 			continue;
+		if (!size) {
+			snprintf(why, whylen, "field %s of a struct whose size is not given",
+				 f->name);
+			return -1;
+		}
 		if ((f->size != 1 && f->size != 2 && f->size != 4 &&
 		     f->size != 8) ||
-		    f->offset > container_size(l, f->name) - f->size ||
-		    container_size(l, f->name) < f->size) {
+		    size < f->size || f->offset > size - f->size) {
 			snprintf(why, whylen, "field %s (offset %u size %u) out of bounds",
 				 f->name, f->offset, f->size);
 			return -1;

@@ -306,6 +306,81 @@ static void corrupt(void)
 	free(good);
 }
 
+/* The entry @name of the FIELDS or XFIELDS record at @off, or NULL. */
+static unsigned char *field_entry(unsigned char *p, size_t off, const char *name)
+{
+	struct nsf_rec_hdr h;
+
+	memcpy(&h, p + off, sizeof(h));
+	for (size_t at = sizeof(h); at + sizeof(struct ns_field) <= h.len;
+	     at += sizeof(struct ns_field))
+		if (!strncmp((char *)p + off + at, name, NS_FIELD_NAME))
+			return p + off + at;
+	return NULL;
+}
+
+/*
+ * A struct size no field fits in must be refused when the layout is read,
+ * not found out by reading past an item: each row edits one FIELDS or
+ * XFIELDS entry of a good file (records: INFO, FIELDS, XFIELDS, DATA).
+ */
+static void bad_sizes(void)
+{
+	static const struct {
+		const char *row;
+		unsigned int rec;	/* 1 FIELDS, 2 XFIELDS */
+		const char *name;
+		int64_t offset;		/* -1: unchanged */
+		uint32_t size;
+		const char *want;
+	} rows[] = {
+		{ "record of 0 bytes", 1, "record", -1, 0,
+		  "FIELDS record at offset 416: implausible struct sizes" },
+		{ "record of 4 bytes", 1, "record", -1, 4,
+		  "FIELDS record at offset 416: implausible struct sizes" },
+		{ "record of 8 bytes, ticks at 8", 1, "record", -1, 8,
+		  "FIELDS record at offset 416: field record.start (offset 8 size 8) out of bounds" },
+		{ "block of 0 bytes", 1, "block", -1, 0,
+		  "FIELDS record at offset 416: implausible struct sizes" },
+		{ "record.ticks far out", 1, "record.ticks", 0x10000000, 8,
+		  "FIELDS record at offset 416: field record.ticks (offset 268435456 size 8) out of bounds" },
+		{ "record.ticks of 3 bytes", 1, "record.ticks", -1, 3,
+		  "FIELDS record at offset 416: field record.ticks (offset 16 size 3) out of bounds" },
+		{ "event of 0 bytes: its fields unsized", 2, "event", -1, 0,
+		  "XFIELDS record at offset 1616: field event.seq of a struct whose size is not given" },
+		{ "event of 4 bytes", 2, "event", -1, 4,
+		  "XFIELDS record at offset 1616: implausible struct sizes" },
+		{ "sysinfo of 0 bytes: its fields unsized", 2, "sysinfo", -1, 0,
+		  "XFIELDS record at offset 1616: field sysinfo.abi_version of a struct whose size is not given" },
+	};
+	struct gen_opts g = { .n = 3 };
+	size_t len, at[16];
+	unsigned char *good = make_file(&g, &len), *p = malloc(len);
+
+	boundaries(good, len, at, 16);
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		unsigned char *e;
+		struct outcome o;
+
+		memcpy(p, good, len);
+		e = field_entry(p, at[rows[i].rec], rows[i].name);
+		if (!e) {
+			tap_ok(false, "layout: %s: no entry %s", rows[i].row,
+			       rows[i].name);
+			continue;
+		}
+		if (rows[i].offset >= 0)
+			memcpy(e + 24, &(uint32_t){ rows[i].offset }, 4);
+		memcpy(e + 28, &rows[i].size, 4);
+		recrc(p, at[rows[i].rec]);
+		o = read_all(p, len);
+		tap_ok(!o.opened && !strcmp(o.err, rows[i].want),
+		       "layout: %s refused: '%s'", rows[i].row, o.err);
+	}
+	free(p);
+	free(good);
+}
+
 /* A layout from an imagined older netslice.h: fewer fields, moved. */
 static void old_layout(void)
 {
@@ -595,6 +670,7 @@ void test_file(void)
 	round_trip();
 	truncation();
 	corrupt();
+	bad_sizes();
 	old_layout();
 	magnet_file();
 	other_event_layout();
