@@ -463,7 +463,6 @@ static int parse_calib(struct nsf_reader *r)
 		if (cpu + 1 > maxcpu)
 			maxcpu = cpu + 1;
 	}
-	ns_calib_free(&r->calib);
 	if (ns_calib_alloc(&r->calib, maxcpu))
 		return rfail(r, "out of memory");
 	r->calib.tsc_khz = h.tsc_khz;
@@ -587,6 +586,31 @@ static int next_record(struct nsf_reader *r)
 	return h.kind;
 }
 
+/*
+ * INFO, FIELDS, XFIELDS, EVENTS and CALIB describe every item: one of
+ * each at most, all before the first DATA.  A later one would change
+ * what the items already read meant, and what the caller holds of the
+ * reader (the calibration's tables, the info) under its feet.
+ */
+static int header_record(struct nsf_reader *r, int kind)
+{
+	static const char *const names[] = {
+		[NSF_INFO] = "INFO", [NSF_FIELDS] = "FIELDS",
+		[NSF_EVENTS] = "EVENTS", [NSF_CALIB] = "CALIB",
+		[NSF_XFIELDS] = "XFIELDS",
+	};
+	unsigned int bit = 1u << kind;
+
+	if (r->seen & bit)
+		return rfail(r, "second %s record at offset %llu", names[kind],
+			     (unsigned long long)r->rec_off);
+	if (r->seen & (1u << NSF_DATA))
+		return rfail(r, "%s record at offset %llu after the first DATA record",
+			     names[kind], (unsigned long long)r->rec_off);
+	r->seen |= bit;
+	return 0;
+}
+
 /* Records up to and including the next DATA (0), a clean end (1), -1. */
 static int advance(struct nsf_reader *r)
 {
@@ -601,25 +625,27 @@ static int advance(struct nsf_reader *r)
 		case 0:
 			return 1;
 		case NSF_INFO:
-			if (parse_info(r))
+			if (header_record(r, kind) || parse_info(r))
 				return -1;
 			break;
 		case NSF_FIELDS:
 		case NSF_XFIELDS:
-			if (parse_fields(r, kind == NSF_XFIELDS))
+			if (header_record(r, kind) ||
+			    parse_fields(r, kind == NSF_XFIELDS))
 				return -1;
 			break;
 		case NSF_DATA:
 			if (!r->have_info || !r->have_fields)
 				return rfail(r, "DATA record at offset %llu before INFO and FIELDS",
 					     (unsigned long long)r->rec_off);
+			r->seen |= 1u << NSF_DATA;
 			return 0;
 		case NSF_EVENTS:
-			if (parse_events(r))
+			if (header_record(r, kind) || parse_events(r))
 				return -1;
 			break;
 		case NSF_CALIB:
-			if (parse_calib(r))
+			if (header_record(r, kind) || parse_calib(r))
 				return -1;
 			break;
 		case NSF_TRAILER:

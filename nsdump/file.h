@@ -24,8 +24,9 @@
  *   TRAILER  named u64 values: blocks, lost, loss_items, data_records,
  *            event_records; last record: a file without it was cut short.
  *
- * INFO and FIELDS (and XFIELDS) come before the first DATA record.  A
- * file without XFIELDS holds event and sysinfo items in this build's
+ * INFO and FIELDS (and XFIELDS, EVENTS, CALIB) come before the first
+ * DATA record, once each: the reader refuses a second one or a late one.
+ * A file without XFIELDS holds event and sysinfo items in this build's
  * layout, if any.
  */
 #ifndef _NS_FILE_H
@@ -138,6 +139,8 @@ struct nsf_reader {
 	size_t nbase, next;	/* as read */
 	bool have_info, have_fields, done;
 	bool have_events, have_calib;
+	uint32_t seen;			/* bit n: a record of kind n was read */
+	/* both fixed once nsf_reader_open() returns: a caller may copy them */
 	struct ns_evsel events;		/* EVENTS, if have_events */
 	struct ns_calib_set calib;	/* CALIB, if have_calib */
 	unsigned char *rec;	/* current record payload */

@@ -381,6 +381,81 @@ static void bad_sizes(void)
 	free(good);
 }
 
+/*
+ * The records that describe the items come once, before the first DATA:
+ * a second one (CALIB freed and remade under a caller that holds its
+ * tables) or a late one is refused, naming its offset.  Each row puts a
+ * good file's records (0 INFO, 1 FIELDS, 2 XFIELDS, 3 EVENTS, 4 CALIB,
+ * 5 DATA, 6 TRAILER) in another order; @bad is the position of the one
+ * refused, -1 if the file is good.
+ */
+static void header_records(void)
+{
+	static const struct {
+		const char *row;
+		int order[10];
+		int bad;
+		const char *want;	/* "%llu": the offset of order[bad] */
+	} rows[] = {
+		{ "as written", { 0, 1, 2, 3, 4, 5, 6, -1 }, -1, "" },
+		{ "XFIELDS before FIELDS", { 0, 2, 1, 3, 4, 5, 6, -1 }, -1, "" },
+		{ "a second CALIB after DATA", { 0, 1, 2, 3, 4, 5, 4, 6, -1 }, 6,
+		  "second CALIB record at offset %llu" },
+		{ "a second CALIB before DATA", { 0, 1, 2, 3, 4, 4, 5, 6, -1 }, 5,
+		  "second CALIB record at offset %llu" },
+		{ "CALIB only after DATA", { 0, 1, 2, 3, 5, 4, 6, -1 }, 5,
+		  "CALIB record at offset %llu after the first DATA record" },
+		{ "a second EVENTS after DATA", { 0, 1, 2, 3, 4, 5, 3, 6, -1 }, 6,
+		  "second EVENTS record at offset %llu" },
+		{ "EVENTS only after DATA", { 0, 1, 2, 4, 5, 3, 6, -1 }, 5,
+		  "EVENTS record at offset %llu after the first DATA record" },
+		{ "a second INFO after DATA", { 0, 1, 2, 3, 4, 5, 0, 6, -1 }, 6,
+		  "second INFO record at offset %llu" },
+		{ "a second FIELDS after DATA", { 0, 1, 2, 3, 4, 5, 1, 6, -1 }, 6,
+		  "second FIELDS record at offset %llu" },
+		{ "a second XFIELDS before DATA", { 0, 1, 2, 2, 3, 4, 5, 6, -1 }, 3,
+		  "second XFIELDS record at offset %llu" },
+		{ "XFIELDS only after DATA", { 0, 1, 3, 4, 5, 2, 6, -1 }, 5,
+		  "XFIELDS record at offset %llu after the first DATA record" },
+	};
+	struct gen_opts g = { .n = 3, .nevents = 1, .calib = true, .named = true };
+	size_t len, at[16], nb;
+	unsigned char *good = make_file(&g, &len), *p = malloc(2 * len);
+
+	nb = boundaries(good, len, at, 16);
+	if (!tap_ok(nb == 8, "header records: a file of 7 records"))
+		goto out;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		size_t off = sizeof(struct nsf_header), bad_off = 0;
+		char want[128];
+		struct outcome o;
+
+		memcpy(p, good, off);
+		for (int k = 0; rows[i].order[k] >= 0; k++) {
+			int rec = rows[i].order[k];
+
+			if (k == rows[i].bad)
+				bad_off = off;
+			memcpy(p + off, good + at[rec], at[rec + 1] - at[rec]);
+			off += at[rec + 1] - at[rec];
+		}
+		o = read_all(p, off);
+		if (rows[i].bad < 0) {
+			tap_ok(o.status == NSF_END && o.blocks == 3,
+			       "header records: %s: read whole (%s)", rows[i].row,
+			       o.err);
+			continue;
+		}
+		snprintf(want, sizeof(want), rows[i].want,
+			 (unsigned long long)bad_off);
+		tap_ok(o.status == NSF_ERR && !strcmp(o.err, want),
+		       "header records: %s: '%s'", rows[i].row, o.err);
+	}
+out:
+	free(p);
+	free(good);
+}
+
 /* A layout from an imagined older netslice.h: fewer fields, moved. */
 static void old_layout(void)
 {
@@ -671,6 +746,7 @@ void test_file(void)
 	truncation();
 	corrupt();
 	bad_sizes();
+	header_records();
 	old_layout();
 	magnet_file();
 	other_event_layout();
