@@ -23,6 +23,15 @@ _Static_assert(sizeof(struct nsf_calib_hdr) == 80, "calib header");
 #define CALIB_ENTRY_HDR	16
 #define CALIB_COST(nev)	(24 + 8 * (size_t)(nev))
 #define CALIB_MAX_CPUS	65536
+/* One CPU's entry as this build writes it. */
+#define CALIB_ENTRY	(CALIB_ENTRY_HDR + NSL_C_MAX * CALIB_COST(NSL_MAX_EVENTS))
+/*
+ * CALIB is exempt from NSF_MAX_RECORD, which more than 2978 CPUs pass:
+ * the reader takes what the writer writes for CALIB_MAX_CPUS.
+ */
+#define CALIB_MAX_RECORD \
+	(HDR + sizeof(struct nsf_calib_hdr) + CALIB_MAX_CPUS * CALIB_ENTRY)
+_Static_assert(CALIB_MAX_RECORD <= UINT32_MAX, "CALIB length fits its u32");
 
 /* The struct nsl_info fields, by name, as INFO carries them. */
 #define INFO_FIELD(m) { #m, offsetof(struct nsl_info, m), \
@@ -189,13 +198,16 @@ int nsf_write_calib(struct nsf_writer *w, const struct ns_calib_set *cs)
 		.ncpus = ns_calib_count(cs), .ncost = NSL_C_MAX,
 		.nev = NSL_MAX_EVENTS, .tsc_khz = cs->tsc_khz,
 	};
-	size_t entry = CALIB_ENTRY_HDR + NSL_C_MAX * CALIB_COST(NSL_MAX_EVENTS);
-	size_t len = sizeof(h) + h.ncpus * entry, off = HDR;
+	size_t len = sizeof(h) + h.ncpus * CALIB_ENTRY, off = HDR;
 	unsigned char *rec;
 	int ret;
 
 	if (w->err || w->used)
 		return -1;
+	if (cs->ncpus > CALIB_MAX_CPUS) {
+		w->err = EOVERFLOW;	/* no reader would take it */
+		return -1;
+	}
 	rec = calloc(1, HDR + len);
 	if (!rec) {
 		w->err = ENOMEM;
@@ -557,7 +569,8 @@ static int next_record(struct nsf_reader *r)
 	if ((size_t)got < HDR)
 		return rfail(r, "cut in the middle of a record header at offset %llu",
 			     (unsigned long long)r->rec_off);
-	if (h.len < HDR || h.len % 8 || h.len > NSF_MAX_RECORD)
+	if (h.len < HDR || h.len % 8 ||
+	    h.len > (h.kind == NSF_CALIB ? CALIB_MAX_RECORD : NSF_MAX_RECORD))
 		return rfail(r, "corrupt record length %u at offset %llu",
 			     h.len, (unsigned long long)r->rec_off);
 	r->rec_len = h.len - HDR;

@@ -42,7 +42,7 @@
 #define NSF_MAGIC		"NSLTRACE"
 #define NSF_VERSION		1
 #define NSF_BOM			0x01020304u
-#define NSF_MAX_RECORD		(1u << 20)	/* refuse larger records */
+#define NSF_MAX_RECORD		(1u << 20)	/* refuse larger records, but CALIB */
 #define NSF_DATA_TARGET		(64u << 10)	/* writer's DATA payload size */
 
 enum nsf_kind {

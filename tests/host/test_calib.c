@@ -4,6 +4,7 @@
  * gen_calib()'s: tau_o 30 ticks, tau_beta 60, NSI 90, NSE 300,
  * n(o,e) = 2 + e, n(beta,e) = 5 + e, 3 GHz TSC.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -296,6 +297,55 @@ static void file_records(void)
 	close(fd);
 }
 
+/*
+ * The writer's CALIB for every CPU count it takes reads back: 3000 CPUs'
+ * entries are past NSF_MAX_RECORD (2978 the most within), 65536 is the
+ * most either side takes.
+ */
+static void calib_sizes(void)
+{
+	static const struct {
+		uint32_t ncpus;
+		bool written;
+	} rows[] = {
+		{ 2, true }, { 2978, true }, { 3000, true }, { 65536, true },
+		{ 65537, false },
+	};
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		uint32_t n = rows[i].ncpus;
+		int fd = memfd_create("nstest", 0), wret;
+		struct ns_calib_set cs;
+		struct nsf_reader rd;
+		struct nsf_writer w;
+		struct nsl_info info;
+		struct nsl_calib want;
+		bool read_back;
+
+		calib_set(&cs, n, 2);
+		gen_info(&info);
+		nsf_writer_open(&w, dup(fd), "t", &info);
+		wret = nsf_write_calib(&w, &cs);
+		nsf_writer_close(&w);
+		ns_calib_free(&cs);
+		if (!rows[i].written) {
+			tap_ok(wret && w.err == EOVERFLOW,
+			       "file: CALIB of %u CPUs refused by the writer", n);
+			close(fd);
+			continue;
+		}
+		lseek(fd, 0, SEEK_SET);
+		gen_calib(n - 1, 2, &want);
+		read_back = !nsf_reader_open(&rd, fd, "t") && rd.have_calib &&
+			    ns_calib_count(&rd.calib) == n &&
+			    !memcmp(&rd.calib.cpu[n - 1], &want, sizeof(want));
+		tap_ok(!wret && read_back, "file: CALIB of %u CPUs written and read back (%s)",
+		       n, rd.err);
+		nsf_reader_close(&rd);
+		close(fd);
+	}
+}
+
 static void calibrate_output(void)
 {
 	static const char *const names[] = { "cycles", "instructions" };
@@ -428,6 +478,7 @@ void test_calib(void)
 	formulas();
 	report();
 	file_records();
+	calib_sizes();
 	calibrate_output();
 	rtt();
 }
