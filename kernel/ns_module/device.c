@@ -347,10 +347,30 @@ static int get_info(void __user *argp)
 	return copy_to_user(argp, &info, sizeof(info)) ? -EFAULT : 0;
 }
 
+static bool nslm_known_cmd(unsigned int cmd)
+{
+	switch (cmd) {
+	case NSIOCSRCVBUF:
+	case NSIOCSSTATE:
+	case NSIOCSEVENT:
+	case NSIOCSEMODE:
+	case NSIOCGPACKETS:
+	case NSIOCGDROPS:
+	case NSIOCGINFO:
+	case NSIOCGCALIB:
+	case NSIOCSRECORDS:
+		return true;
+	}
+	return false;
+}
+
 static long nslm_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	void __user *argp = (void __user *)arg;
 
+	/* Not ours whoever asks; ours only for the network administrator. */
+	if (!nslm_known_cmd(cmd))
+		return -ENOTTY;
 	if (!capable(CAP_NET_ADMIN))
 		return -EPERM;
 

@@ -77,6 +77,7 @@ void __nsl_rx(struct sk_buff *skb);
 void __nsl_rx_sock(struct sk_buff *skb, struct sock *sk);
 void __nsl_sock_event(struct sock *sk, int type, int bytes);
 void nsl_ext_release(struct skb_ext *ext, void *blk);
+void nsl_ext_cow(const struct sk_buff *skb, void *new, void *old);
 
 #define NSL_HOOK(call)						\
 	do {							\

@@ -16,6 +16,7 @@
 
 #include <linux/netslice.h>
 #include <linux/skbuff.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/smp.h>
@@ -144,10 +145,9 @@ static u64 nsl_calib_macro(struct sk_buff *skb, int op,
  * What the block records for an empty region (@inner false) or for a
  * region around one empty START/STOP pair (@inner true).
  */
-static u64 nsl_calib_region(struct sk_buff *skb, bool inner,
-			    struct nsl_record *cr)
+static u64 nsl_calib_region(struct nsl_skb_block *b, struct sk_buff *skb,
+			    bool inner, struct nsl_record *cr)
 {
-	struct nsl_skb_block *b = skb_ext_find(skb, SKB_EXT_NETSLICE);
 	unsigned long flags;
 
 	nsl_calib_reset(b);
@@ -163,6 +163,16 @@ static u64 nsl_calib_region(struct sk_buff *skb, bool inner,
 	return cr->ticks;
 }
 
+/*
+ * Up to NSL_CALIB_REPS_MAX samples per phase run in one kworker: let
+ * others in now and then (between samples, so no sample is stretched).
+ */
+static void nsl_calib_yield(u32 i)
+{
+	if (!(i & 1023))
+		cond_resched();
+}
+
 static int nsl_calib_on_cpu(void *arg)
 {
 	struct nsl_calib_run *run = arg;
@@ -173,7 +183,7 @@ static int nsl_calib_on_cpu(void *arg)
 	u64 tsc_pair, t0;
 	u32 gen = 0, i;
 	u8 nevents;
-	int op;
+	int op, ret = 0;
 
 	skb = alloc_skb(0, GFP_KERNEL);
 	if (unlikely(!skb))
@@ -209,23 +219,35 @@ static int nsl_calib_on_cpu(void *arg)
 			run->samples[i] = t > tsc_pair ? t - tsc_pair : 0;
 			memcpy(&run->counts[i * NSL_MAX_EVENTS], cr.count,
 			       sizeof(cr.count));
+			nsl_calib_yield(i);
 		}
 		nsl_summarise_counts(run, &out->cost[op], nevents);
 		nsl_summarise(run->samples, run->reps, &out->cost[op]);
 	}
 
+	/*
+	 * Every INIT sample replaced the skb's extension: look the block up
+	 * again (the last INIT may also have found no memory).
+	 */
+	b = skb_ext_find(skb, SKB_EXT_NETSLICE);
+	if (unlikely(!b)) {
+		ret = -ENOMEM;
+		goto out;
+	}
+
 	/* tau_o: an empty region as recorded. */
 	for (i = 0; i < run->reps; i++) {
-		run->samples[i] = nsl_calib_region(skb, false, &cr);
+		run->samples[i] = nsl_calib_region(b, skb, false, &cr);
 		memcpy(&run->counts[i * NSL_MAX_EVENTS], cr.count,
 		       sizeof(cr.count));
+		nsl_calib_yield(i);
 	}
 	nsl_summarise_counts(run, &out->cost[NSL_C_NSO], nevents);
 	nsl_summarise(run->samples, run->reps, &out->cost[NSL_C_NSO]);
 
 	/* tau_beta: what one inner pair adds to the enclosing region. */
 	for (i = 0; i < run->reps; i++) {
-		u64 t = nsl_calib_region(skb, true, &cr);
+		u64 t = nsl_calib_region(b, skb, true, &cr);
 		u64 base = out->cost[NSL_C_NSO].ticks;
 
 		run->samples[i] = t > base ? t - base : 0;
@@ -234,14 +256,16 @@ static int nsl_calib_on_cpu(void *arg)
 			run->counts[i * NSL_MAX_EVENTS + op] =
 				cr.count[op] > base ? cr.count[op] - base : 0;
 		}
+		nsl_calib_yield(i);
 	}
 	nsl_summarise_counts(run, &out->cost[NSL_C_NSA], nevents);
 	nsl_summarise(run->samples, run->reps, &out->cost[NSL_C_NSA]);
 
 	/* Not eligible, but make sure: this block is never delivered. */
 	set_bit(NSL_ST_DEAD, &b->state);
+out:
 	kfree_skb(skb);
-	return 0;
+	return ret;
 }
 
 int nsl_calibrate(struct nsl_calib *c)

@@ -470,6 +470,8 @@ void __nsl_gso_segmented(struct sk_buff *orig, struct sk_buff *segs)
 			this_cpu_inc(nsl_nomem_count);
 			continue;
 		}
+		/* Each segment's copy is emitted, whatever the copying did. */
+		b->state = BIT(NSL_ST_ELIGIBLE);
 		b->blk.flags |= NSL_BF_GSO;
 		b->owner = NULL;
 		/* The first segment carries what the super-packet measured. */
@@ -618,6 +620,28 @@ void nsl_exit_copy(struct sk_buff *skb, struct nsl_block *dst)
 	memcpy(dst, &b->blk, b->blk.hdr.size);
 	rcu_read_unlock();
 	clear_bit(NSL_ST_EMITTED, &b->state);
+}
+
+/*
+ * skb_ext_add() gave @skb a private copy (@new) of a shared extension
+ * (@old, still held by others): the block now exists twice, and only one
+ * copy may be emitted.  The copy of the skb that owns the block keeps
+ * that duty -- or @skb's, when no skb owns it yet (the one going on down
+ * the stack; the others are taps' clones).  Claiming @old uses the bit
+ * its holders test and set before they emit, so exactly one copy wins.
+ */
+void nsl_ext_cow(const struct sk_buff *skb, void *new, void *old)
+{
+	struct nsl_skb_block *nb = new, *ob = old;
+
+	if (!test_bit(NSL_ST_ELIGIBLE, &ob->state))
+		return;		/* a template: never emitted itself */
+	if (ob->owner && ob->owner != skb)
+		set_bit(NSL_ST_EMITTED, &nb->state);
+	else if (test_and_set_bit(NSL_ST_EMITTED, &ob->state))
+		set_bit(NSL_ST_EMITTED, &nb->state);
+	else
+		clear_bit(NSL_ST_EMITTED, &nb->state);
 }
 
 /* The last reference to the extension holding @ptr is going away. */

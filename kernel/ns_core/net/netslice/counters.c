@@ -3,8 +3,8 @@
  * NetSlice counters: one pinned kernel perf event per CPU per chosen event.
  *
  * perf owns the PMU; the core only asks it for counters and reads them:
- * hardware counters with rdpmc on the index perf assigned, software
- * counters with perf_event_read_local().  A reading that cannot be trusted
+ * events of the CPU's own PMU with rdpmc on the index perf assigned, all
+ * others (software, uncore, RAPL) with perf_event_read_local().  A reading that cannot be trusted
  * (event not active, counter not in a register, a configuration change
  * between START and STOP) marks the record NSL_RF_INVALID.
  */
@@ -19,12 +19,13 @@
 
 #include "core.h"
 
+/* Width of x86 general and fixed counters (Intel and AMD alike). */
 #define NSL_PMC_MASK	GENMASK_ULL(47, 0)
 
 struct nsl_counter_set {
 	u32 nevents;
 	u32 gen;			/* changes with every new set */
-	bool hw[NSL_MAX_EVENTS];	/* read with rdpmc */
+	bool hw[NSL_MAX_EVENTS];	/* on the core PMU: read with rdpmc */
 	struct perf_event * __percpu *ev;	/* [nevents] per CPU */
 	struct rcu_head rcu;
 };
@@ -52,6 +53,33 @@ u8 nsl_counters_nevents(u32 *gen)
 	return n;
 }
 
+#ifdef CONFIG_X86
+/*
+ * The event's 64-bit count as perf keeps it, from one rdpmc: what perf
+ * has accumulated plus what the register gained since perf last read it.
+ * A raw register value would not do: perf reloads the register when it
+ * overflows and may move the event to another one when it schedules it.
+ * Interrupts are off, so only an NMI (the PMI) can update the two
+ * software fields under us: read again if it did.
+ */
+static bool nsl_pmc_read(struct perf_event *ev, u64 *val)
+{
+	struct hw_perf_event *hwc = &ev->hw;
+	u64 prev, raw, count;
+
+	lockdep_assert_irqs_disabled();
+	do {
+		prev = local64_read(&hwc->prev_count);
+		if (unlikely(READ_ONCE(hwc->idx) < 0))
+			return false;
+		raw = native_read_pmc(hwc->event_base_rdpmc);
+		count = local64_read(&ev->count);
+	} while (unlikely(local64_read(&hwc->prev_count) != prev));
+	*val = count + ((raw - prev) & NSL_PMC_MASK);
+	return true;
+}
+#endif
+
 /* Reads event @i of @set on this CPU; false if it cannot be trusted. */
 static bool nsl_counter_read(struct nsl_counter_set *set, int i, u64 *val)
 {
@@ -60,12 +88,8 @@ static bool nsl_counter_read(struct nsl_counter_set *set, int i, u64 *val)
 	if (unlikely(!ev || READ_ONCE(ev->state) != PERF_EVENT_STATE_ACTIVE))
 		return false;
 #ifdef CONFIG_X86
-	if (set->hw[i]) {
-		if (unlikely(READ_ONCE(ev->hw.idx) < 0))
-			return false;
-		*val = native_read_pmc(ev->hw.event_base_rdpmc) & NSL_PMC_MASK;
-		return true;
-	}
+	if (set->hw[i])
+		return nsl_pmc_read(ev, val);
 #endif
 	return perf_event_read_local(ev, val, NULL, NULL) == 0;
 }
@@ -102,8 +126,6 @@ static u64 nsl_counters_apply(struct nsl_record *r, u8 nevents, u32 gen,
 			continue;
 		}
 		r->count[i] = stop ? r->count[i] + v : r->count[i] - v;
-		if (set->hw[i])
-			r->count[i] &= NSL_PMC_MASK;
 	}
 out:
 	rcu_read_unlock();
@@ -189,7 +211,7 @@ static struct nsl_counter_set *nsl_set_create(const struct nsl_events *req)
 	}
 	set->nevents = req->nevents;
 	for (i = 0; i < req->nevents; i++)
-		set->hw[i] = req->ev[i].type != PERF_TYPE_SOFTWARE;
+		set->hw[i] = IS_ENABLED(CONFIG_X86);
 
 	cpus_read_lock();
 	for_each_online_cpu(cpu) {
@@ -214,6 +236,9 @@ static struct nsl_counter_set *nsl_set_create(const struct nsl_events *req)
 				ev[i] = NULL;
 				goto err_release;
 			}
+			/* rdpmc reads only the CPU's own PMU's registers. */
+			if (ev[i]->pmu->task_ctx_nr != perf_hw_context)
+				set->hw[i] = false;
 		}
 	}
 	cpus_read_unlock();
