@@ -336,8 +336,12 @@ def cmd_formula(argv):
         if "OPEN" in r["flags"]:
             continue
         s = sets[r["cpu"]] if r["cpu"] in sets else sets[next(iter(sets))]
-        want = r["ticks"] - r["nmerged"] * s["NSO"] - r["k"] * s["NSA"]
-        want = max(want, 0)
+        if "GAP" in r["flags"]:
+            # No macro pair timed a GAP record (sndq): nothing to take out.
+            want = r["ticks"]
+        else:
+            want = r["ticks"] - r["nmerged"] * s["NSO"] - r["k"] * s["NSA"]
+            want = max(want, 0)
         print("#   %-6s raw %7d - %d x tau_o %d - K %d x tau_beta %d = %7d; "
               "nsdump %7d%s" % (r["region"], r["ticks"], r["nmerged"],
                                 s["NSO"], r["k"], s["NSA"], want,
