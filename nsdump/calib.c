@@ -83,9 +83,39 @@ void ns_calib_read_model(struct ns_calib_set *cs, const char *cpuinfo)
 
 /* ---- correction ---- */
 
+/*
+ * The kernel appends a record at its first START, with the number of
+ * records then open as its depth, and merges a later interval into a
+ * record only while it is the last one.  So the records started while
+ * record @i was open are the run after it of greater depth, whichever of
+ * its intervals they fall in; for a record of one interval (or a GAP,
+ * whose waits nothing can start in) the time window bounds them too.
+ */
+bool ns_rec_inside(const struct nsl_block *b, unsigned int i, unsigned int j,
+		   bool whole)
+{
+	const struct nsl_record *outer, *in;
+	bool one_interval;
+
+	if (j <= i || j >= b->nrec || j >= NSL_MAX_RECORDS)
+		return false;
+	outer = &b->rec[i];
+	in = &b->rec[j];
+	one_interval = outer->nmerged <= 1 || (outer->flags & NSL_RF_GAP);
+	for (unsigned int k = i + 1; k <= j; k++)
+		if (b->rec[k].depth <= outer->depth)
+			return false;
+	if (in->start < outer->start)
+		return false;
+	if (!one_interval)
+		return true;
+	if (in->start - outer->start >= outer->ticks)
+		return false;
+	return !whole || in->ticks <= outer->ticks - (in->start - outer->start);
+}
+
 uint32_t ns_nested_pairs(const struct nsl_block *b, unsigned int i)
 {
-	const struct nsl_record *outer = &b->rec[i];
 	uint32_t k = 0;
 
 	/*
@@ -93,14 +123,12 @@ uint32_t ns_nested_pairs(const struct nsl_block *b, unsigned int i)
 	 * necessarily its STOP inside: it is not counted, so the correction
 	 * never takes away more than certainly ran.
 	 */
-	for (unsigned int j = 0; j < b->nrec; j++) {
+	for (unsigned int j = i + 1; j < b->nrec && j < NSL_MAX_RECORDS; j++) {
 		const struct nsl_record *in = &b->rec[j];
 
 		/* A GAP record ran no macros: it costs nothing. */
-		if (j == i || in->depth <= outer->depth ||
-		    (in->flags & (NSL_RF_OPEN | NSL_RF_GAP)) ||
-		    in->start < outer->start ||
-		    in->start - outer->start >= outer->ticks)
+		if ((in->flags & (NSL_RF_OPEN | NSL_RF_GAP)) ||
+		    !ns_rec_inside(b, i, j, false))
 			continue;
 		k += in->nmerged ? in->nmerged : 1;
 	}

@@ -9,8 +9,8 @@
  *
  * tau_o is the empty START..STOP as recorded (cost[NSL_C_NSO]), tau_b what
  * a START/STOP pair adds to a region around it (cost[NSL_C_NSA]).  K comes
- * from the block itself: the records that started inside the record's
- * [start, start + ticks) at a greater depth, each counted nmerged times.
+ * from the block itself: the records that started while the record was
+ * open, at a greater depth (ns_rec_inside()), each counted nmerged times.
  * A record of nmerged intervals carries nmerged tau_o.  The calibration
  * used is that of the CPU the record started on.  A value the correction
  * would take below zero is clamped to 0 and counted.
@@ -54,6 +54,14 @@ struct ns_rec_corr {
 	uint8_t count_clamped;		/* bit e: count[e] clamped */
 };
 
+/*
+ * Did record @j of @b start while record @i was open, at a greater depth
+ * (and, @whole, end inside it too, where that can be told)?  A MERGED
+ * record's intervals are not contiguous: not start + ticks but the
+ * records' order says what ran inside it.
+ */
+bool ns_rec_inside(const struct nsl_block *b, unsigned int i, unsigned int j,
+		   bool whole);
 /* Pairs nested inside record @i of @b (K of the formulas). */
 uint32_t ns_nested_pairs(const struct nsl_block *b, unsigned int i);
 

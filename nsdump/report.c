@@ -151,8 +151,8 @@ void ns_record_flags(uint32_t flags, char *buf, size_t len)
 
 /*
  * A record's own time: its (corrected) duration less that of the records
- * directly inside it (one level deeper, within its interval), so that the
- * wait in sndq is not write's and the qdisc's is not link's.
+ * directly inside it (one level deeper, ns_rec_inside() whole), so that
+ * the wait in sndq is not write's and the qdisc's is not link's.
  */
 static uint64_t self_ticks(const struct nsl_block *b,
 			   const struct ns_rec_corr *corr, unsigned int i)
@@ -160,12 +160,11 @@ static uint64_t self_ticks(const struct nsl_block *b,
 	const struct nsl_record *p = &b->rec[i];
 	uint64_t in = 0;
 
-	for (unsigned int j = 0; j < b->nrec; j++) {
+	for (unsigned int j = i + 1; j < b->nrec; j++) {
 		const struct nsl_record *c = &b->rec[j];
 
 		if (c->depth == p->depth + 1 && !(c->flags & NSL_RF_OPEN) &&
-		    c->start >= p->start &&
-		    c->start + c->ticks <= p->start + p->ticks)
+		    ns_rec_inside(b, i, j, true))
 			in += corr[j].ticks;
 	}
 	return in < corr[i].ticks ? corr[i].ticks - in : 0;

@@ -63,6 +63,13 @@ static void make_block(struct nsl_block *b, unsigned int nevents,
 	}
 }
 
+/*
+ * self: the table's self sum for the record's region (each record has a
+ * region of its own here), 0 where the region gives no value (OPEN,
+ * SHARED).  A MERGED record's intervals are not contiguous: in the merged
+ * rows the record's two intervals are [0, 100) and [1000, 1100) (or
+ * [1000, 1900)), and what ran in the second one follows it in the block.
+ */
 #define N_MAX 6
 static const struct {
 	const char *row;
@@ -71,35 +78,57 @@ static const struct {
 	uint32_t k[N_MAX];
 	uint64_t want[N_MAX];
 	unsigned int clamped;
+	uint64_t self[N_MAX];
 } cases[] = {
 	{ "leaf: T = T' - tau_o", 1, { { 0, 1, 0, 0, 0, 1000 } },
-	  { 0 }, { 970 }, 0 },
+	  { 0 }, { 970 }, 0, { 970 } },
 	{ "siblings and one deeper outside: K = 0", 3,
 	  { { 0, 1, 0, 0, 0, 1000 }, { 0, 1, 0, 0, 1000, 500 },
 	    { 1, 1, 0, 0, 1600, 100 } },
-	  { 0, 0, 0 }, { 970, 470, 70 }, 0 },
+	  { 0, 0, 0 }, { 970, 470, 70 }, 0, { 970, 470, 70 } },
 	{ "K = 1: T = T' - tau_o - tau_beta", 2,
 	  { { 0, 1, 0, 0, 0, 1000 }, { 1, 1, 0, 0, 100, 200 } },
-	  { 1, 0 }, { 910, 170 }, 0 },
+	  { 1, 0 }, { 910, 170 }, 0, { 740, 170 } },
 	{ "K = 3 over two levels, one at the end not inside", 5,
 	  { { 0, 1, 0, 0, 0, 5000 }, { 1, 1, 0, 0, 10, 100 },
 	    { 2, 1, 0, 0, 20, 50 }, { 1, 1, 0, 0, 4000, 500 },
 	    { 1, 1, 0, 0, 5000, 400 } },
-	  { 3, 1, 0, 0, 0 }, { 4790, 10, 20, 470, 370 }, 0 },
+	  { 3, 1, 0, 0, 0 }, { 4790, 10, 20, 470, 370 }, 0,
+	  { 4310, 0, 20, 470, 370 } },
 	{ "merged: nmerged 3 takes 3 tau_o", 1, { { 0, 3, NSL_RF_MERGED, 0, 0, 900 } },
-	  { 0 }, { 810 }, 0 },
+	  { 0 }, { 810 }, 0, { 810 } },
 	{ "a merged record inside counts nmerged pairs", 2,
 	  { { 0, 1, 0, 0, 0, 2000 }, { 1, 2, NSL_RF_MERGED, 0, 50, 300 } },
-	  { 2, 0 }, { 1850, 240 }, 0 },
+	  { 2, 0 }, { 1850, 240 }, 0, { 1610, 240 } },
 	{ "an OPEN record inside is not a pair", 2,
 	  { { 0, 1, 0, 0, 0, 2000 }, { 1, 1, NSL_RF_OPEN, 0, 50, 0 } },
-	  { 0, 0 }, { 1970, 0 }, 0 },
+	  { 0, 0 }, { 1970, 0 }, 0, { 1970, 0 } },
 	{ "clamped below zero", 2,
 	  { { 0, 1, 0, 0, 0, 70 }, { 1, 1, 0, 0, 10, 20 } },
-	  { 1, 0 }, { 0, 0 }, 2 },
+	  { 1, 0 }, { 0, 0 }, 2, { 0, 0 } },
 	{ "CPU 1 has its own calibration (tau_o 100)", 2,
 	  { { 0, 1, 0, 1, 0, 1000 }, { 0, 1, 0, 7, 0, 1000 } },
-	  { 0, 0 }, { 900, 970 }, 0 },
+	  { 0, 0 }, { 900, 970 }, 0, { 900, 970 } },
+	/* 200 - 2 tau_o - tau_beta = 80; self 80 - (50 - tau_o) = 60 */
+	{ "merged: a pair in its second interval is inside (K 1)", 3,
+	  { { 0, 2, NSL_RF_MERGED, 0, 0, 200 }, { 1, 1, 0, 0, 1010, 50 },
+	    { 0, 1, 0, 0, 2000, 100 } },
+	  { 1, 0, 0 }, { 80, 20, 70 }, 0, { 60, 20, 70 } },
+	/*
+	 * 1000 - 2 tau_o - tau_beta = 880, self 880 - 400 - 70 = 410; the
+	 * GAP no pair but a child; the sibling at depth 0 ends the run: the
+	 * record after it is its own (200 - 90 = 110, self 110 - 10).
+	 */
+	{ "merged: a GAP inside is no pair, a sibling ends what is inside", 5,
+	  { { 0, 2, NSL_RF_MERGED, 0, 0, 1000 },
+	    { 1, 1, NSL_RF_GAP, 0, 1500, 400 }, { 1, 1, 0, 0, 1600, 100 },
+	    { 0, 1, 0, 0, 3000, 200 }, { 1, 1, 0, 0, 3010, 40 } },
+	  { 1, 0, 0, 1, 0 }, { 880, 400, 70, 110, 10 }, 0,
+	  { 410, 400, 70, 100, 10 } },
+	{ "merged SHARED copies: corrected alike, counted elsewhere", 3,
+	  { { 0, 2, NSL_RF_MERGED | NSL_RF_SHARED, 0, 0, 200 },
+	    { 1, 1, NSL_RF_SHARED, 0, 1010, 50 }, { 0, 1, 0, 0, 2000, 100 } },
+	  { 1, 0, 0 }, { 80, 20, 70 }, 0, { 0, 0, 70 } },
 };
 
 static void formulas(void)
@@ -112,20 +141,29 @@ static void formulas(void)
 	cs.cpu[1].cost[NSL_C_NSO].ticks = 100;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		unsigned int clamped = 0;
+		struct ns_report rep;
 		bool ok = true;
 
 		make_block(&b, 0, cases[i].rec, cases[i].n);
 		ns_correct_block(&cs, &b, corr);
+		ns_report_init(&rep, &ns_plain_printer, NULL, GEN_TSC_KHZ);
+		rep.calib = &cs;
+		ns_report_block(&rep, &b);
 		for (unsigned int j = 0; j < cases[i].n; j++) {
+			double self = rep.region[b.rec[j].region].self_sum;
+
 			clamped += corr[j].ticks_clamped;
 			if (corr[j].k != cases[i].k[j] ||
 			    ns_nested_pairs(&b, j) != cases[i].k[j] ||
-			    corr[j].ticks != cases[i].want[j]) {
-				printf("# record %u: K %u ticks %llu\n", j,
-				       corr[j].k, (unsigned long long)corr[j].ticks);
+			    corr[j].ticks != cases[i].want[j] ||
+			    self != cases[i].self[j]) {
+				printf("# record %u: K %u ticks %llu self %.0f\n", j,
+				       corr[j].k, (unsigned long long)corr[j].ticks,
+				       self);
 				ok = false;
 			}
 		}
+		ns_report_free(&rep);
 		tap_ok(ok && clamped == cases[i].clamped, "correct: %s",
 		       cases[i].row);
 	}
