@@ -121,6 +121,11 @@ ssize_t ns_dev_read(struct ns_dev *d, void *buf, size_t len,
 		ssize_t n;
 		int ready = poll(&p, 1, idle_ms);
 
+		/*
+		 * A signal ends poll() with EINTR, SA_RESTART or not, and the
+		 * flags are looked at again; one that comes just before poll()
+		 * is seen after @idle_ms.
+		 */
 		if (ready < 0) {
 			if (errno == EINTR)
 				continue;

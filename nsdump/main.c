@@ -3,7 +3,9 @@
  * nsdump: read NetSlice blocks from /dev/ns or a trace file, print them
  * per packet and per layer, or write them to a trace file; tcpdump's
  * conventions throughout.  Exit status: 0 fine, 1 error (including a
- * truncated input file or a failed write), 2 bad usage.
+ * truncated input file or a failed write), 2 bad usage.  A reader of the
+ * output that goes away (EPIPE: `nsdump | head`) ends the capture as ^C
+ * does, exit status 0, as tcpdump's SIGPIPE handler does.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -60,6 +62,30 @@ static void on_usr1(int sig)
 {
 	(void)sig;
 	usr1_flag = 1;
+}
+
+/*
+ * SIGINT, SIGTERM and SIGHUP stop the capture (SIGHUP not if nohup(1)
+ * ignores it); SIGUSR1 asks for the statistics.  SA_RESTART, so that a
+ * signal during a blocked write to stdout does not fail it (and lose
+ * what stdio held): the device loop waits in poll(), which a signal
+ * interrupts with EINTR whatever SA_RESTART says, so the flags are seen.
+ * A closed pipe is a write error (EPIPE), handled where writes are.
+ */
+static void set_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_stop, .sa_flags = SA_RESTART };
+	struct sigaction hup;
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (!sigaction(SIGHUP, NULL, &hup) && hup.sa_handler != SIG_IGN)
+		sigaction(SIGHUP, &sa, NULL);
+	sa.sa_handler = on_usr1;
+	sigaction(SIGUSR1, &sa, NULL);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
 }
 
 static void usage(FILE *f)
@@ -284,7 +310,7 @@ static void event_record(struct run *run, const struct ns_item *it)
 	offer(run, it);
 }
 
-/* One item of either source; false once -c is satisfied. */
+/* One item of either source; false once -c is satisfied or output fails. */
 static bool consume(struct run *run, const struct ns_item *it)
 {
 	if (run->o->count && run->captured >= run->o->count)
@@ -309,6 +335,8 @@ static bool consume(struct run *run, const struct ns_item *it)
 	}
 	if (run->writing && nsf_write_item(&run->w, it))
 		return false;
+	if (run->rep.out && ferror(run->rep.out))
+		return false;	/* said once, at the end */
 	return !(run->o->count && run->captured >= run->o->count);
 }
 
@@ -438,6 +466,7 @@ static int read_file(struct run *run, struct nsf_reader *r)
 	}
 }
 
+/* -w: 0, -1 (said why), 1 if the pipe's reader is gone already. */
 static int open_output(struct run *run, const struct nsl_info *info)
 {
 	const char *name = run->o->wfile;
@@ -455,10 +484,13 @@ static int open_output(struct run *run, const struct nsl_info *info)
 	    (run->sel.n && nsf_write_events(&run->w, &run->sel)) ||
 	    (ns_calib_count(&run->calib) &&
 	     nsf_write_calib(&run->w, &run->calib))) {
-		error("%s: %s; no blocks written", name, strerror(run->w.err));
+		int err = run->w.err;
+
+		if (err != EPIPE)
+			error("%s: %s; no blocks written", name, strerror(err));
 		nsf_writer_close(&run->w);
 		run->writing = false;
-		return -1;
+		return err == EPIPE ? 1 : -1;
 	}
 	return 0;
 }
@@ -573,11 +605,28 @@ static int close_output(struct run *run)
 	if (!run->writing)
 		return 0;
 	run->writing = false;
-	if (!nsf_writer_close(w))
+	if (!nsf_writer_close(w) || w->err == EPIPE)
 		return 0;
 	error("%s: %s; %" PRIu64 " blocks (%" PRIu64 " bytes) are in the file, which ends without a trailer",
 	      w->name, strerror(w->err), w->blocks, w->committed);
 	return -1;
+}
+
+/* Text on @f all written: 0, or "output: <why>" and 1 (EPIPE: 0). */
+static int finish_output(FILE *f)
+{
+	int err = 0;
+
+	if (!f)
+		return 0;
+	if (fflush(f) == EOF)
+		err = errno;
+	else if (ferror(f))
+		err = EIO;
+	if (!err || err == EPIPE)
+		return 0;
+	error("output: %s", strerror(err));
+	return 1;
 }
 
 static void use_calibration(struct run *run, const char *none_msg)
@@ -609,7 +658,6 @@ static int print_calibration(struct run *run)
 
 int main(int argc, char **argv)
 {
-	struct sigaction sa = { .sa_handler = on_stop };
 	struct ns_dev dev = { .fd = -1 };
 	struct nsf_reader reader;
 	struct opts o;
@@ -626,7 +674,7 @@ int main(int argc, char **argv)
 			error("%s", err);
 			return 1;
 		}
-		return 0;
+		return finish_output(stdout);
 	}
 	if (o.events && ns_events_parse(o.events, &run.sel, &ns_event_host_real,
 					err, sizeof(err))) {
@@ -634,10 +682,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sa.sa_handler = on_usr1;
-	sigaction(SIGUSR1, &sa, NULL);
+	set_signals();
 
 	if (o.rfile) {
 		if (strcmp(o.rfile, "-")) {
@@ -678,6 +723,8 @@ int main(int argc, char **argv)
 	}
 	if (o.calibrate) {
 		ret = print_calibration(&run);
+		if (finish_output(stdout))
+			ret = 1;
 		goto done;
 	}
 
@@ -686,9 +733,12 @@ int main(int argc, char **argv)
 			out = NULL;
 		else if (!strcmp(o.wfile, "-"))
 			out = stderr;
-		if (open_output(&run, info)) {
+		switch (open_output(&run, info)) {
+		case -1:
 			ret = 1;
 			goto done;
+		case 1:
+			goto done;	/* nothing to capture for */
 		}
 	}
 	if (!o.rfile && ns_dev_start(&dev)) {
@@ -722,8 +772,8 @@ int main(int argc, char **argv)
 	if (close_output(&run))
 		ret = 1;
 	ns_report_table(&run.rep);
-	if (out)
-		fflush(out);
+	if (finish_output(out))
+		ret = 1;
 	filter_notes(&run);
 	print_stats(&run, o.rfile ? NULL : &dev);
 	ns_report_free(&run.rep);

@@ -73,6 +73,26 @@ $NSDUMP -r "$t/ten.ns" -w /dev/full >/dev/null 2>"$t/err"; rc=$?
 check "-w /dev/full: exit 1" [ $rc -eq 1 ]
 check "-w /dev/full: one clear line" grep -q "^nsdump: /dev/full: No space left on device" "$t/err"
 
+# SIGUSR1 while stdout is blocked in a full pipe: no line lost (SA_RESTART)
+$MK -n 2000 "$t/big.ns"
+$NSDUMP -r "$t/big.ns" >"$t/want" 2>/dev/null
+mkfifo "$t/fifo"
+{ exec 4<"$t/fifo"; while [ ! -e "$t/go" ]; do sleep 0.05; done; cat <&4 >"$t/out"; } &
+reader=$!
+$NSDUMP -r "$t/big.ns" >"$t/fifo" 2>"$t/err" &
+pid=$!
+for i in $(seq 100); do	# until it waits for the reader (state S)
+	[ "$(cat /proc/$pid/comm 2>/dev/null)" = nsdump ] && \
+		[ "$(cut -d' ' -f3 /proc/$pid/stat 2>/dev/null)" = S ] && break
+	sleep 0.05
+done
+for i in 1 2 3; do kill -USR1 $pid; sleep 0.1; done
+touch "$t/go"
+wait $pid; rc=$?
+wait $reader
+[ $rc -eq 0 ] && cmp -s "$t/want" "$t/out" && [ "$(grep -c 'blocks captured' "$t/err")" -ge 2 ]
+check "SIGUSR1 during a blocked write: exit 0, every line, statistics"
+
 size=$(wc -c <"$t/ten.ns")
 head -c $((size - 176)) "$t/ten.ns" >"$t/cut.ns"
 $NSDUMP -q -r "$t/cut.ns" >/dev/null 2>"$t/err"; rc=$?
@@ -189,6 +209,13 @@ $NSDUMP -r "$t/cal.ns" -w "$t/calcopy.ns" 2>/dev/null
 $NSDUMP -q -r "$t/calcopy.ns" >"$t/out2" 2>/dev/null
 $NSDUMP -q -r "$t/cal.ns" >"$t/out1" 2>/dev/null
 check "-w keeps CALIB and EVENTS" cmp -s "$t/out1" "$t/out2"
+# text on stdout that cannot be written: one line, exit 1, whichever printer
+for args in "-r $t/cal.ns" "--json -r $t/cal.ns" "-q -r $t/cal.ns" \
+	    "--calibrate -r $t/cal.ns" "-L"; do
+	$NSDUMP $args >/dev/full 2>"$t/err"; rc=$?
+	[ $rc -eq 1 ] && [ "$(grep -c '^nsdump: output: No space left on device$' "$t/err")" -eq 1 ]
+	check "${args%% *} >/dev/full: exit 1, one line"
+done
 $MK -n 10 -C -P "$t/pp.ns"
 $NSDUMP -q --rtt -r "$t/pp.ns" >"$t/out" 2>/dev/null
 grep -qx 'rtt raw       n 8 mean 2.000 p50 2.000 p99 2.000 us' "$t/out" && \
@@ -274,7 +301,7 @@ check "-w then -r -M: events, SYSINFO and loss identical"
 # the live path, with fakedev.so standing in for /dev/ns
 $MK -R -n 10 -l 4 "$t/raw"
 live() {
-	NSDUMP_DEV=$t/raw NSFAKE_LOG=$t/log NSFAKE_DROPS=${DROPS:-7} \
+	NSDUMP_DEV=${DEV:-$t/raw} NSFAKE_LOG=$t/log NSFAKE_DROPS=${DROPS:-7} \
 	ASAN_OPTIONS=verify_asan_link_order=0 LD_PRELOAD=$(pwd)/$obj/fakedev.so \
 	"$@"
 }
@@ -332,6 +359,43 @@ check "live: -w writes quietly"
 $NSDUMP -q -r "$t/live.ns" >"$t/out" 2>"$t/err"
 check "live: -w file reads back, drops from its loss items" \
 	[ "$(tail -1 "$t/err")" = "10 blocks captured, 10 dropped by kernel" ]
+# the reader of the output goes away (EPIPE): collection off, statistics,
+# exit 0, as tcpdump; head -c 100000 takes more than the file's header
+# (4 KiB) and less than the 400 KB of blocks: the pipe breaks mid-capture
+$MK -R -n 1000 "$t/rawbig"
+for bytes in 1000 100000; do
+	rm -f "$t/log"
+	{ DEV=$t/rawbig live $NSDUMP -w - 2>"$t/err"; echo $? >"$t/rc"; } | head -c $bytes >"$t/out"
+	[ "$(cat "$t/rc")" = 0 ] && [ "$(wc -c <"$t/out")" -eq $bytes ] && \
+		[ "$(tail -1 "$t/log")" = "state 0" ]
+	check "live: -w - | head -c $bytes: exit 0, collection off"
+done
+[ "$(grep -c . "$t/err")" -eq 2 ] && \
+	tail -1 "$t/err" | grep -Eqx '[0-9]+ blocks captured, 7 dropped by kernel'
+check "live: -w - | head -c 100000: statistics, nothing else"
+rm -f "$t/log"
+{ DEV=$t/rawbig live $NSDUMP 2>"$t/err"; echo $? >"$t/rc"; } | head -c 1000 >"$t/out"
+[ "$(cat "$t/rc")" = 0 ] && [ "$(tail -1 "$t/log")" = "state 0" ] && \
+	[ "$(grep -c . "$t/err")" -eq 2 ] && \
+	tail -1 "$t/err" | grep -Eqx '[0-9]+ blocks captured, 7 dropped by kernel'
+check "live: nsdump | head -c 1000: exit 0, collection off, statistics"
+
+# SIGHUP stops it as SIGINT does (NSFAKE_HOLD: the device idles until then)
+rm -f "$t/log"
+NSDUMP_DEV=$t/raw NSFAKE_LOG=$t/log NSFAKE_HOLD=1 ASAN_OPTIONS=verify_asan_link_order=0 \
+	LD_PRELOAD=$(pwd)/$obj/fakedev.so $NSDUMP -q -w "$t/hup.ns" 2>/dev/null &
+pid=$!	# nsdump's: live's would be a subshell's
+for i in $(seq 100); do
+	grep -q '^state 1' "$t/log" 2>/dev/null && break
+	sleep 0.05
+done
+kill -HUP $pid
+wait $pid; rc=$?
+$NSDUMP -q -r "$t/hup.ns" >/dev/null 2>"$t/err"
+[ $rc -eq 0 ] && [ "$(tail -1 "$t/log")" = "state 0" ] && \
+	[ "$(tail -1 "$t/err")" = "10 blocks captured, 10 dropped by kernel" ]
+check "live: SIGHUP: exit 0, collection off, the whole file"
+
 NSFAKE_ABI=2 live $NSDUMP >/dev/null 2>"$t/err"; rc=$?
 [ $rc -eq 1 ] && \
 	[ "$(cat "$t/err")" = "nsdump: $t/raw: kernel speaks NetSlice ABI 2, this nsdump 1" ]

@@ -4,7 +4,9 @@
  * point NSDUMP_DEV at a raw item stream (mkblocks -R) and preload this.
  * ioctls on that file answer as the module would; read() hands out whole
  * items only; at the end of the stream the process gets SIGINT, as if
- * the user pressed ^C.  NSFAKE_DROPS: what NSIOCGDROPS says (default 0);
+ * the user pressed ^C (with NSFAKE_HOLD, only once collection is off:
+ * until then the device is idle, for a test to signal the process).
+ * NSFAKE_DROPS: what NSIOCGDROPS says (default 0);
  * NSFAKE_ABI: abi_version to report; NSFAKE_NOMEM: the nomem count
  * NSIOCGINFO reports after the first call (0 before); NSFAKE_LOG: file where NSIOCSRCVBUF,
  * NSIOCSSTATE, NSIOCSEVENT, NSIOCSEMODE and NSIOCGCALIB calls are logged.
@@ -48,6 +50,7 @@ static void log_call(const char *fmt, unsigned long long v)
 }
 
 static unsigned int fake_nevents;	/* as NSIOCSEVENT set it */
+static bool fake_on;			/* as NSIOCSSTATE set it */
 static unsigned int fake_info_calls;	/* NSIOCGINFO calls so far */
 
 int ioctl(int fd, unsigned long req, ...)
@@ -81,6 +84,7 @@ int ioctl(int fd, unsigned long req, ...)
 		return 0;
 	case NSIOCSSTATE:
 		log_call("state %llu\n", ((struct nsl_state *)arg)->state);
+		fake_on = ((struct nsl_state *)arg)->state == NSL_STATE_ON;
 		return 0;
 	case NSIOCSEVENT: {
 		const struct nsl_events *ev = arg;
@@ -162,6 +166,11 @@ ssize_t read(int fd, void *buf, size_t len)
 		    pread(fd, p + got, h.size, at + got) != h.size)
 			break;
 		got += h.size;
+	}
+	if (!got && getenv("NSFAKE_HOLD") && fake_on) {
+		usleep(10000);
+		errno = EAGAIN;
+		return -1;
 	}
 	if (!got) {
 		raise(SIGINT);
