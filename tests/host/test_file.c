@@ -80,8 +80,7 @@ static struct outcome read_all(const void *p, size_t len)
 	return o;
 }
 
-/* Offsets where records start, and the end: the clean cut points. */
-static size_t boundaries(const unsigned char *p, size_t len, size_t *at,
+size_t boundaries(const unsigned char *p, size_t len, size_t *at,
 			 size_t max)
 {
 	size_t n = 0, off = sizeof(struct nsf_header);
@@ -98,8 +97,7 @@ static size_t boundaries(const unsigned char *p, size_t len, size_t *at,
 	return n;
 }
 
-/* Fix up the CRC of the record at @off after a test edited it. */
-static void recrc(unsigned char *p, size_t off)
+void recrc(unsigned char *p, size_t off)
 {
 	struct nsf_rec_hdr h;
 

@@ -2,7 +2,10 @@
 /*
  * Random mutations of a valid trace file and of a raw item stream, fixed
  * seed.  The readers must refuse or accept each without a sanitizer
- * report, and never report more blocks than the original holds.
+ * report, and never report more blocks than the original holds.  Most
+ * byte mutations of a file break a record's CRC; fuzz_records() mutates
+ * inside records and makes their CRCs right again, so that the parsers
+ * behind the CRC check get the mutations.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -115,6 +118,188 @@ static void fuzz_file(void)
 	       "fuzz: most mutations are caught as errors");
 	free(p);
 	free(good);
+}
+
+/*
+ * One record of trace file @p (@len bytes, room for @cap) mutated, its
+ * CRC made right: bytes or a u32 of its payload, its length (the rest
+ * moved), its kind, or a copy of it put before another.  The new length.
+ */
+static size_t mutate_record(unsigned char *p, size_t len, size_t cap)
+{
+	static const uint32_t special[] = {
+		0, 1, 2, 3, 4, 8, 16, 24, 255, 4096, 65535, 65536, 65537,
+		0x7fffffff, 0xffffffff, 0xfffffff8,
+	};
+	size_t at[64], nrec = boundaries(p, len, at, 64) - 1, off, plen;
+	struct nsf_rec_hdr h;
+
+	if (!nrec || at[nrec] != len)
+		return len;
+	off = at[rnd(nrec)];
+	memcpy(&h, p + off, sizeof(h));
+	plen = h.len - sizeof(h);
+	switch (rnd(8)) {
+	case 0:	/* a byte */
+	case 1:
+		if (plen)
+			p[off + sizeof(h) + rnd(plen)] ^= 1 + rnd(255);
+		break;
+	case 2:	/* a u32 of the payload: sizes, offsets, counts */
+	case 3:
+	case 4: {
+		uint32_t v = special[rnd(sizeof(special) / sizeof(special[0]))];
+		size_t where = rnd(plen / 4) * 4;
+
+		if (plen < 4)
+			break;
+		/* mostly where the parsers look: a field's offset or size */
+		if ((h.kind == NSF_FIELDS || h.kind == NSF_XFIELDS) && rnd(2))
+			where = rnd(plen / 32) * 32 + 24 + 4 * rnd(2);
+		else if (h.kind == NSF_CALIB && rnd(2))
+			where = 4 * rnd(4);	/* ncpus, ncost, nev, tsc_khz */
+		memcpy(p + off + sizeof(h) + where, &v, 4);
+		break;
+	}
+	case 5: {	/* 8 to 64 bytes fewer or more, the rest moved */
+		size_t d = 8 * (1 + rnd(8));
+		size_t end = off + h.len;
+
+		if (rnd(2) && plen >= d) {
+			memmove(p + end - d, p + end, len - end);
+			len -= d;
+			h.len -= d;
+		} else if (len + d <= cap) {
+			memmove(p + end + d, p + end, len - end);
+			memset(p + end, rnd(2) ? 0 : 0xff, d);
+			len += d;
+			h.len += d;
+		}
+		break;
+	}
+	case 6:	/* another kind */
+		h.kind = 1 + rnd(NSF_XFIELDS);
+		break;
+	case 7: {	/* a copy before another record */
+		size_t to = at[rnd(nrec + 1)];
+
+		if (len + h.len > cap)
+			break;
+		memmove(p + to + h.len, p + to, len - to);
+		memcpy(p + to, p + off + (off >= to ? h.len : 0), h.len);
+		return len + h.len;
+	}
+	}
+	memcpy(p + off, &h, sizeof(h));
+	recrc(p, off);
+	return len;
+}
+
+static void report_item(struct ns_report *rep, const struct ns_item *it)
+{
+	if (it->type == NS_ITEM_BLOCK)
+		ns_report_block(rep, &it->block);
+	else if (it->type == NS_ITEM_LOSS)
+		ns_report_loss(rep, &it->loss);
+	else if (it->type == NS_ITEM_EVENT)
+		ns_report_event(rep, &it->event);
+	else if (it->type == NS_ITEM_SYSINFO)
+		ns_report_sysinfo(rep, &it->sysinfo);
+}
+
+/*
+ * Two files, every record kind among them: blocks with CALIB and EVENTS
+ * (corrected as -r does: with the file's calibration, --rtt too), and
+ * event records with XFIELDS.  Each error must come from a parser.
+ */
+static void fuzz_records(void)
+{
+	struct gen_opts g = { .n = 20, .loss_every = 3, .open_every = 5,
+			      .nevents = 2, .invalid_every = 4,
+			      .shared_every = 6, .calib = true, .named = true };
+	struct gen_magnet m = { .writes = 2, .reads = 1, .addr = true,
+				.sysinfo = true, .loss_at = 5 };
+	static const char *const parsers[] = {
+		"INFO record", "XFIELDS record", "FIELDS record",
+		"EVENTS record", "CALIB record", "item at offset",
+		"TRAILER record", "trailer says",
+	};
+	unsigned int by_parser[8] = { 0 }, crc = 0, other = 0, too_many = 0;
+	unsigned char *good[2], *p;
+	size_t len[2], cap;
+	FILE *null = fopen("/dev/null", "w");
+
+	for (int f = 0; f < 2; f++) {
+		int fd = memfd_create("nsfuzz", 0);
+
+		if (f ? gen_magnet_file(&m, dup(fd)) : gen_file(&g, dup(fd)))
+			exit(1);
+		good[f] = fd_bytes(fd, &len[f]);
+		close(fd);
+	}
+	cap = (len[0] > len[1] ? len[0] : len[1]) * 3;
+	p = malloc(cap);
+	for (int i = 0; i < ITERATIONS; i++) {
+		size_t n = len[i % 2];
+		struct nsf_reader r;
+		struct ns_calib_set calib;
+		struct ns_report rep;
+		struct ns_rtt rtt;
+		struct ns_item it;
+		enum nsf_status st = NSF_ERR;
+		int fd;
+
+		memcpy(p, good[i % 2], n);
+		for (unsigned int k = 1 + rnd(2); k--; )
+			n = mutate_record(p, n, cap);
+		fd = mem_fd(p, n);
+		ns_report_init(&rep, i % 4 < 2 ? &ns_plain_printer : &ns_json_printer,
+			       null, GEN_TSC_KHZ);
+		ns_rtt_init(&rtt);
+		rep.rtt = &rtt;
+		rep.verbose = 1;
+		if (!nsf_reader_open(&r, fd, "fuzz")) {
+			ns_clock_from_info(&rep.clock, &r.info);
+			if (r.have_events)
+				ns_report_set_events(&rep, &r.events);
+			calib = r.calib;	/* lent, as main() takes it */
+			rep.calib = r.have_calib ? &calib : NULL;
+			while ((st = nsf_read_item(&r, &it)) == NSF_OK)
+				report_item(&rep, &it);
+			ns_report_table(&rep);
+		}
+		/* a copied DATA record is read up to the trailer's count */
+		too_many += r.blocks > n / NSL_BLOCK_SIZE(0) ||
+			    (st == NSF_END && r.blocks > 20);
+		if (st == NSF_ERR) {
+			size_t k = 0;
+
+			while (k < 8 && !strstr(r.err, parsers[k]))
+				k++;
+			if (k < 8)
+				by_parser[k]++;
+			else if (strstr(r.err, "CRC mismatch"))
+				crc++;
+			else
+				other++;
+		}
+		ns_report_free(&rep);
+		ns_rtt_free(&rtt);
+		nsf_reader_close(&r);
+		close(fd);
+	}
+	printf("# record fuzz: refused by INFO %u, XFIELDS %u, FIELDS %u, EVENTS %u, CALIB %u, items %u, TRAILER %u+%u, elsewhere %u\n",
+	       by_parser[0], by_parser[1], by_parser[2], by_parser[3],
+	       by_parser[4], by_parser[5], by_parser[6], by_parser[7], other);
+	TAP_EQ(too_many, 0, "fuzz: %d files mutated inside records: no more blocks than bytes allow, complete ones 20 at most",
+	       ITERATIONS);
+	TAP_EQ(crc, 0, "fuzz: inside records, no mutation stops at a CRC");
+	tap_ok(by_parser[1] && by_parser[2] && by_parser[3] && by_parser[4] &&
+	       by_parser[5], "fuzz: FIELDS, XFIELDS, EVENTS, CALIB and item parsers each refuse some");
+	fclose(null);
+	free(p);
+	free(good[0]);
+	free(good[1]);
 }
 
 static void fuzz_stream(void)
@@ -272,6 +457,7 @@ static void fuzz_magnet(void)
 void test_fuzz(void)
 {
 	fuzz_file();
+	fuzz_records();
 	fuzz_stream();
 	fuzz_magnet();
 	fuzz_magnet_stream();

@@ -17,5 +17,12 @@ void test_magnet(void);
 int mem_fd(const void *p, size_t len);
 /* The whole content of @fd (from offset 0) into malloc'd memory. */
 unsigned char *fd_bytes(int fd, size_t *len);
+/*
+ * Offsets where the records of trace file @p start, then its end (the
+ * clean cut points), at most @max: how many.
+ */
+size_t boundaries(const unsigned char *p, size_t len, size_t *at, size_t max);
+/* Fix up the CRC of the record at @off after a test edited it. */
+void recrc(unsigned char *p, size_t off);
 
 #endif /* _NS_TESTS_H */
