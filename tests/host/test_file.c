@@ -330,26 +330,22 @@ static void bad_sizes(void)
 		const char *name;
 		int64_t offset;		/* -1: unchanged */
 		uint32_t size;
-		const char *want;
+		const char *why;
 	} rows[] = {
-		{ "record of 0 bytes", 1, "record", -1, 0,
-		  "FIELDS record at offset 416: implausible struct sizes" },
-		{ "record of 4 bytes", 1, "record", -1, 4,
-		  "FIELDS record at offset 416: implausible struct sizes" },
-		{ "record of 8 bytes, ticks at 8", 1, "record", -1, 8,
-		  "FIELDS record at offset 416: field record.start (offset 8 size 8) out of bounds" },
-		{ "block of 0 bytes", 1, "block", -1, 0,
-		  "FIELDS record at offset 416: implausible struct sizes" },
+		{ "record of 0 bytes", 1, "record", -1, 0, "implausible struct sizes" },
+		{ "record of 4 bytes", 1, "record", -1, 4, "implausible struct sizes" },
+		{ "record of 8 bytes, start at 8", 1, "record", -1, 8,
+		  "field record.start (offset 8 size 8) out of bounds" },
+		{ "block of 0 bytes", 1, "block", -1, 0, "implausible struct sizes" },
 		{ "record.ticks far out", 1, "record.ticks", 0x10000000, 8,
-		  "FIELDS record at offset 416: field record.ticks (offset 268435456 size 8) out of bounds" },
+		  "field record.ticks (offset 268435456 size 8) out of bounds" },
 		{ "record.ticks of 3 bytes", 1, "record.ticks", -1, 3,
-		  "FIELDS record at offset 416: field record.ticks (offset 16 size 3) out of bounds" },
+		  "field record.ticks (offset 16 size 3) out of bounds" },
 		{ "event of 0 bytes: its fields unsized", 2, "event", -1, 0,
-		  "XFIELDS record at offset 1616: field event.seq of a struct whose size is not given" },
-		{ "event of 4 bytes", 2, "event", -1, 4,
-		  "XFIELDS record at offset 1616: implausible struct sizes" },
+		  "field event.seq of a struct whose size is not given" },
+		{ "event of 4 bytes", 2, "event", -1, 4, "implausible struct sizes" },
 		{ "sysinfo of 0 bytes: its fields unsized", 2, "sysinfo", -1, 0,
-		  "XFIELDS record at offset 1616: field sysinfo.abi_version of a struct whose size is not given" },
+		  "field sysinfo.abi_version of a struct whose size is not given" },
 	};
 	struct gen_opts g = { .n = 3 };
 	size_t len, at[16];
@@ -359,6 +355,7 @@ static void bad_sizes(void)
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		unsigned char *e;
 		struct outcome o;
+		char want[160];
 
 		memcpy(p, good, len);
 		e = field_entry(p, at[rows[i].rec], rows[i].name);
@@ -372,8 +369,11 @@ static void bad_sizes(void)
 		memcpy(e + 28, &rows[i].size, 4);
 		recrc(p, at[rows[i].rec]);
 		o = read_all(p, len);
-		tap_ok(!o.opened && !strcmp(o.err, rows[i].want),
-		       "layout: %s refused: '%s'", rows[i].row, o.err);
+		snprintf(want, sizeof(want), "%s record at offset %zu: %s",
+			 rows[i].rec == 1 ? "FIELDS" : "XFIELDS", at[rows[i].rec],
+			 rows[i].why);
+		tap_ok(!o.opened && !strcmp(o.err, want), "layout: %s refused: '%s'",
+		       rows[i].row, o.err);
 	}
 	free(p);
 	free(good);
@@ -384,37 +384,31 @@ static void bad_sizes(void)
  * a second one (CALIB freed and remade under a caller that holds its
  * tables) or a late one is refused, naming its offset.  Each row puts a
  * good file's records (0 INFO, 1 FIELDS, 2 XFIELDS, 3 EVENTS, 4 CALIB,
- * 5 DATA, 6 TRAILER) in another order; @bad is the position of the one
- * refused, -1 if the file is good.
+ * 5 DATA, 6 TRAILER) in another order.
  */
 static void header_records(void)
 {
+	static const char *const kinds[] = {
+		"INFO", "FIELDS", "XFIELDS", "EVENTS", "CALIB",
+	};
+	enum { GOOD, SECOND, LATE };
 	static const struct {
 		const char *row;
 		int order[10];
-		int bad;
-		const char *want;	/* "%llu": the offset of order[bad] */
+		int bad;		/* position in order[] */
+		int why;
 	} rows[] = {
-		{ "as written", { 0, 1, 2, 3, 4, 5, 6, -1 }, -1, "" },
-		{ "XFIELDS before FIELDS", { 0, 2, 1, 3, 4, 5, 6, -1 }, -1, "" },
-		{ "a second CALIB after DATA", { 0, 1, 2, 3, 4, 5, 4, 6, -1 }, 6,
-		  "second CALIB record at offset %llu" },
-		{ "a second CALIB before DATA", { 0, 1, 2, 3, 4, 4, 5, 6, -1 }, 5,
-		  "second CALIB record at offset %llu" },
-		{ "CALIB only after DATA", { 0, 1, 2, 3, 5, 4, 6, -1 }, 5,
-		  "CALIB record at offset %llu after the first DATA record" },
-		{ "a second EVENTS after DATA", { 0, 1, 2, 3, 4, 5, 3, 6, -1 }, 6,
-		  "second EVENTS record at offset %llu" },
-		{ "EVENTS only after DATA", { 0, 1, 2, 4, 5, 3, 6, -1 }, 5,
-		  "EVENTS record at offset %llu after the first DATA record" },
-		{ "a second INFO after DATA", { 0, 1, 2, 3, 4, 5, 0, 6, -1 }, 6,
-		  "second INFO record at offset %llu" },
-		{ "a second FIELDS after DATA", { 0, 1, 2, 3, 4, 5, 1, 6, -1 }, 6,
-		  "second FIELDS record at offset %llu" },
-		{ "a second XFIELDS before DATA", { 0, 1, 2, 2, 3, 4, 5, 6, -1 }, 3,
-		  "second XFIELDS record at offset %llu" },
-		{ "XFIELDS only after DATA", { 0, 1, 3, 4, 5, 2, 6, -1 }, 5,
-		  "XFIELDS record at offset %llu after the first DATA record" },
+		{ "as written", { 0, 1, 2, 3, 4, 5, 6, -1 }, -1, GOOD },
+		{ "XFIELDS before FIELDS", { 0, 2, 1, 3, 4, 5, 6, -1 }, -1, GOOD },
+		{ "a second CALIB after DATA", { 0, 1, 2, 3, 4, 5, 4, 6, -1 }, 6, SECOND },
+		{ "a second CALIB before DATA", { 0, 1, 2, 3, 4, 4, 5, 6, -1 }, 5, SECOND },
+		{ "CALIB only after DATA", { 0, 1, 2, 3, 5, 4, 6, -1 }, 5, LATE },
+		{ "a second EVENTS after DATA", { 0, 1, 2, 3, 4, 5, 3, 6, -1 }, 6, SECOND },
+		{ "EVENTS only after DATA", { 0, 1, 2, 4, 5, 3, 6, -1 }, 5, LATE },
+		{ "a second INFO after DATA", { 0, 1, 2, 3, 4, 5, 0, 6, -1 }, 6, SECOND },
+		{ "a second FIELDS after DATA", { 0, 1, 2, 3, 4, 5, 1, 6, -1 }, 6, SECOND },
+		{ "a second XFIELDS before DATA", { 0, 1, 2, 2, 3, 4, 5, 6, -1 }, 3, SECOND },
+		{ "XFIELDS only after DATA", { 0, 1, 3, 4, 5, 2, 6, -1 }, 5, LATE },
 	};
 	struct gen_opts g = { .n = 3, .nevents = 1, .calib = true, .named = true };
 	size_t len, at[16], nb;
@@ -425,6 +419,7 @@ static void header_records(void)
 		goto out;
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		size_t off = sizeof(struct nsf_header), bad_off = 0;
+		const char *kind;
 		char want[128];
 		struct outcome o;
 
@@ -438,14 +433,19 @@ static void header_records(void)
 			off += at[rec + 1] - at[rec];
 		}
 		o = read_all(p, off);
-		if (rows[i].bad < 0) {
+		if (rows[i].why == GOOD) {
 			tap_ok(o.status == NSF_END && o.blocks == 3,
 			       "header records: %s: read whole (%s)", rows[i].row,
 			       o.err);
 			continue;
 		}
-		snprintf(want, sizeof(want), rows[i].want,
-			 (unsigned long long)bad_off);
+		kind = kinds[rows[i].order[rows[i].bad]];
+		if (rows[i].why == SECOND)
+			snprintf(want, sizeof(want), "second %s record at offset %zu",
+				 kind, bad_off);
+		else
+			snprintf(want, sizeof(want), "%s record at offset %zu after the first DATA record",
+				 kind, bad_off);
 		tap_ok(o.status == NSF_ERR && !strcmp(o.err, want),
 		       "header records: %s: '%s'", rows[i].row, o.err);
 	}
