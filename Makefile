@@ -17,7 +17,7 @@ USER_DIRS  := nsdump bench
 DEB_PKGS := make gcc libc6-dev gcc-multilib patch perl python3 xz-utils \
 	linux-source-6.12 flex bison bc libelf-dev libssl-dev ccache cpio kmod \
 	qemu-system-x86 busybox-static util-linux coreutils \
-	iproute2 iputils-ping iperf3 tcpdump libpfm4-dev
+	iproute2 iputils-ping iperf3 tcpdump ethtool libpfm4-dev
 
 export FLAVOUR KSRC KOBJ KCC JOBS KIMAGE
 # CMD reaches the VM verbatim ($ and quotes untouched by make).

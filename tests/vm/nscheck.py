@@ -3,7 +3,9 @@
 """Checks on what nsdump reports, for the in-VM tests.
 
     nscheck.py send-integrity FILE.json [--ifindex N] [--loopback]
-    nscheck.py count FILE.json --ifindex N [--loopback]   (prints blocks segs)
+    nscheck.py count FILE.json --ifindex N [--loopback]
+        prints: blocks, segments, blocks of software GSO segments, and
+        of those the ones that claim more than one segment (must be 0)
 
 FILE.json is `nsdump -r trace --json` output: one object per line.
 Exit 0 when every assertion holds, 1 otherwise, with one line per failure
@@ -121,7 +123,9 @@ def main(argv):
     blocks, losses = load(path)
     sel = selected(blocks, ifindex, loopback)
     if cmd == "count":
-        print(len(sel), sum(b["segs"] for b in sel))
+        gso = [b for b in sel if "GSO" in b["flags"]]
+        print(len(sel), sum(b["segs"] for b in sel), len(gso),
+              sum(b["segs"] != 1 for b in gso))
         noxmit = [b for b in blocks if "NOXMIT" in b["flags"]]
         if noxmit:
             print("# %d NOXMIT blocks (never reached a driver): %s" % (

@@ -13,6 +13,8 @@
 #    accounted for.  (The peer's rx_packets is no truth here: QEMU's e1000
 #    TSO emulation puts more frames on the wire than the segments the
 #    kernel asked for.)
+#  - the same through software GSO: with TSO off, and through a tbf qdisc
+#    that segments what exceeds its burst; every segment its own block.
 # TAP on stdout; exit 0 pass, 1 fail.
 . "${NS_REPO:?}/tests/vm/lib.sh"
 CHECK="python3 $REPO/tests/vm/nscheck.py"
@@ -28,48 +30,74 @@ peer sysctl -qw net.ipv6.conf.all.disable_ipv6=1
 ping -q -c 2 -i 0.2 "$NS_PEER_IP" >/dev/null || die "ping $NS_PEER_IP"
 ifindex=$(cat "/sys/class/net/$NS_LOCAL_IF/ifindex")
 
-# --- through the NIC: a bulk transfer to the peer namespace
-peer "$BENCH/tcp_stream" -s -n -p 5301 >"$W/srv.out" 2>&1 &
-srv=$!
-wait_listen 5301 peer || die "tcp_stream server did not start"
-nsdump_bg "$W/nsdump.err" -q -B 32M -w "$W/nic.nst" || die "nsdump did not start"
-capture_start "$NS_LOCAL_IF" "$W/nic.pcap" "$W/tcpdump.err" ||
-	die "tcpdump on $NS_LOCAL_IF did not start"
-tpid=$!
-sleep 0.3
-tx0=$(tx_packets)
-os0=$(outsegs)
-"$BENCH/tcp_stream" -c "$NS_PEER_IP" -p 5301 -t 2 --json >"$W/cli.json"
-tap $? "tcp_stream to $NS_PEER_IP through $NS_LOCAL_IF"
-wait $srv
-sleep 1			# TX completions and the closing handshake
-tx1=$(tx_packets)
-os1=$(outsegs)
-capture_stop $tpid "$W/tcpdump.err" "$W/nic.pcap" "$NS_LOCAL_IF"
-tap $? "tcpdump on $NS_LOCAL_IF lost nothing"
-kill -INT $nsd
-wait $nsd
-tap $? "nsdump captured the NIC run ($(tail -1 "$W/nsdump.err"))"
-grep -q " 0 dropped by kernel" "$W/nsdump.err"
-tap $? "no block dropped (a count is exact only if nothing was lost)"
-"$NSDUMP" -r "$W/nic.nst" --json >"$W/nic.json" 2>"$W/r.err"
-tap $? "nsdump -r reads the NIC trace"
+# A bulk transfer to the peer namespace through the NIC, checked:
+# nic_run <tag> <port> [all|some]: all or some of the blocks must be
+# software GSO segments, each one wire packet (tbf lets a TSO skb within
+# its burst through whole).
+nic_run() {
+	local tag=$1 port=$2 want_gso=${3:-} out blocks segs gso gso_multi data_skbs \
+		other other_tcp tx0 tx1 os0 os1 srv tpid
+	peer "$BENCH/tcp_stream" -s -n -p "$port" >"$W/srv.out" 2>&1 &
+	srv=$!
+	wait_listen "$port" peer || die "tcp_stream server did not start"
+	nsdump_bg "$W/nsdump.err" -q -B 32M -w "$W/nic.nst" || die "nsdump did not start"
+	capture_start "$NS_LOCAL_IF" "$W/nic.pcap" "$W/tcpdump.err" ||
+		die "tcpdump on $NS_LOCAL_IF did not start"
+	tpid=$!
+	sleep 0.3
+	tx0=$(tx_packets)
+	os0=$(outsegs)
+	"$BENCH/tcp_stream" -c "$NS_PEER_IP" -p "$port" -t 2 --json >"$W/cli.json"
+	tap $? "$tag: tcp_stream to $NS_PEER_IP through $NS_LOCAL_IF"
+	wait $srv
+	sleep 1			# TX completions and the closing handshake
+	tx1=$(tx_packets)
+	os1=$(outsegs)
+	capture_stop $tpid "$W/tcpdump.err" "$W/nic.pcap" "$NS_LOCAL_IF"
+	tap $? "$tag: tcpdump on $NS_LOCAL_IF lost nothing"
+	kill -INT $nsd
+	wait $nsd
+	tap $? "$tag: nsdump captured the run ($(tail -1 "$W/nsdump.err"))"
+	grep -q " 0 dropped by kernel" "$W/nsdump.err"
+	tap $? "$tag: no block dropped (a count is exact only if nothing was lost)"
+	"$NSDUMP" -r "$W/nic.nst" --json >"$W/nic.json" 2>"$W/r.err"
+	tap $? "$tag: nsdump -r reads the trace"
 
-out=$($CHECK send-integrity "$W/nic.json" --ifindex "$ifindex")
-tap $? "NIC blocks: all five regions, nested and ordered"
-echo "$out" | sed 's/^/# /'
+	out=$($CHECK send-integrity "$W/nic.json" --ifindex "$ifindex")
+	tap $? "$tag: blocks have all five regions, nested and ordered"
+	echo "$out" | sed 's/^/# /'
 
-read -r blocks segs <<<"$($CHECK count "$W/nic.json" --ifindex "$ifindex")"
-data_skbs=$(count_pcap "$W/nic.pcap" "$payload")
-other=$(count_pcap "$W/nic.pcap" "not ($payload)")
-other_tcp=$(count_pcap "$W/nic.pcap" "tcp and not ($payload)")
-echo "# NIC: $blocks blocks, $segs segments; capture: $data_skbs data skbs, $other without payload ($other_tcp TCP); $NS_LOCAL_IF tx_packets +$((tx1 - tx0)), Tcp OutSegs+RetransSegs +$((os1 - os0))"
-((blocks == data_skbs && blocks > 0))
-tap $? "NIC: blocks ($blocks) == data skbs seen by tcpdump ($data_skbs)"
-((segs + other == tx1 - tx0))
-tap $? "NIC: segments in blocks ($segs) + packets without a block ($other) == driver tx_packets ($((tx1 - tx0)))"
-((segs + other_tcp == os1 - os0))
-tap $? "NIC: segments in blocks ($segs) + TCP packets without a block ($other_tcp) == Tcp OutSegs + RetransSegs ($((os1 - os0)))"
+	read -r blocks segs gso gso_multi <<<"$($CHECK count "$W/nic.json" --ifindex "$ifindex")"
+	data_skbs=$(count_pcap "$W/nic.pcap" "$payload")
+	other=$(count_pcap "$W/nic.pcap" "not ($payload)")
+	other_tcp=$(count_pcap "$W/nic.pcap" "tcp and not ($payload)")
+	echo "# $tag: $blocks blocks ($gso software GSO segments), $segs segments; capture: $data_skbs data skbs, $other without payload ($other_tcp TCP); $NS_LOCAL_IF tx_packets +$((tx1 - tx0)), Tcp OutSegs+RetransSegs +$((os1 - os0))"
+	((blocks == data_skbs && blocks > 0))
+	tap $? "$tag: blocks ($blocks) == data skbs seen by tcpdump ($data_skbs)"
+	((segs + other == tx1 - tx0))
+	tap $? "$tag: segments in blocks ($segs) + packets without a block ($other) == driver tx_packets ($((tx1 - tx0)))"
+	((segs + other_tcp == os1 - os0))
+	tap $? "$tag: segments in blocks ($segs) + TCP packets without a block ($other_tcp) == Tcp OutSegs + RetransSegs ($((os1 - os0)))"
+	if [[ -n $want_gso ]]; then
+		((gso > 0 && gso_multi == 0))
+		tap $? "$tag: software GSO segments carry their own blocks ($gso of $blocks), one wire packet each ($gso_multi claim more)"
+	fi
+	if [[ $want_gso == all ]]; then
+		((segs == blocks))
+		tap $? "$tag: no TSO: every block is one wire packet ($segs segments, $blocks blocks)"
+	fi
+}
+
+nic_run NIC 5301
+# Software GSO where the device has no TSO (validate_xmit_skb), and where
+# a qdisc segments itself: tbf splits what exceeds its burst.
+ethtool -K "$NS_LOCAL_IF" tso off || die "ethtool -K $NS_LOCAL_IF tso off"
+nic_run "NIC, TSO off" 5303 all
+ethtool -K "$NS_LOCAL_IF" tso on || die "ethtool -K $NS_LOCAL_IF tso on"
+tc qdisc add dev "$NS_LOCAL_IF" root tbf rate 400mbit burst 4000 latency 200ms ||
+	die "tc qdisc add tbf"
+nic_run "NIC through tbf" 5304 some
+tc qdisc del dev "$NS_LOCAL_IF" root
 
 # --- through loopback: a ping-pong
 "$BENCH/lat_tcp" -s -n -b 127.0.0.1 -p 5302 >"$W/lsrv.out" 2>&1 &
