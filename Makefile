@@ -18,16 +18,18 @@ DEB_PKGS := make gcc libc6-dev gcc-multilib patch perl python3 xz-utils \
 	linux-source-6.12 flex bison bc libelf-dev libssl-dev ccache cpio kmod \
 	qemu-system-x86 busybox-static util-linux coreutils \
 	iproute2 iputils-ping iperf3 tcpdump ethtool libpfm4-dev
+# What `make` alone (nsdump and the bench programs) needs.
+TOOL_PKGS := make gcc libc6-dev libpfm4-dev
 
 export FLAVOUR KSRC KOBJ KCC JOBS KIMAGE
 # CMD reaches the VM verbatim ($ and quotes untouched by make).
 export NSVM_CMD := $(value CMD)
 
 .NOTPARALLEL:
-.PHONY: all help deps kernel kernel-config module vm check checkpatch \
+.PHONY: all help deps deps-tools kernel kernel-config module vm check checkpatch \
 	hosttest vmtest demo clean distclean
 
-all:
+all: deps-tools
 	@for d in $(USER_DIRS); do \
 		if [ -f $$d/Makefile ]; then $(MAKE) -C $$d || exit 1; \
 		else echo "make: $$d/Makefile not written yet, skipping $$d"; fi; \
@@ -48,18 +50,27 @@ help:
 	@echo 'make bench           overhead table (Table 3, Fig. 5) in the VM, building the'
 	@echo '                     stock kernel first; BENCH_ARGS="-R 5 -N 10000 -t 10"'
 
-deps:
-	@missing=; for p in $(DEB_PKGS); do \
+# $(call apt_install,<target>,<packages>): installs the missing ones, or
+# says in one line what to install when not root.
+define apt_install
+	@missing=; for p in $(2); do \
 		dpkg -s $$p 2>/dev/null | grep -q '^Status: install ok installed' || \
 			missing="$$missing $$p"; \
 	done; \
 	if [ -z "$$missing" ]; then exit 0; fi; \
 	if [ "$$(id -u)" != 0 ]; then \
-		echo "make deps: missing packages, run: sudo apt-get install -y$$missing" >&2; \
+		echo "make $(1): missing packages, run: sudo apt-get install -y$$missing" >&2; \
 		exit 1; \
 	fi; \
-	echo "make deps: installing$$missing"; \
+	echo "make $(1): installing$$missing"; \
 	apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing
+endef
+
+deps:
+	$(call apt_install,deps,$(DEB_PKGS))
+
+deps-tools:
+	$(call apt_install,all,$(TOOL_PKGS))
 
 kernel: deps
 	kernel/build-kernel.sh build
@@ -81,7 +92,7 @@ check: deps
 checkpatch: deps
 	@tests/run-tests.sh checkpatch
 
-hosttest:
+hosttest: deps
 	@tests/run-tests.sh host
 
 vmtest:
