@@ -111,8 +111,7 @@ busybox hostname nsvm
 
 # Network: both e1000 NICs sit on one QEMU hub.
 net_setup() {
-	local i
-	local i carrier out
+	local deadline carrier out
 	# Two ip processes, not ten: each exec over 9p costs under TCG.
 	ip -batch - <<-EOF || return 1
 		link set lo up
@@ -126,8 +125,10 @@ net_setup() {
 		addr add $NS_PEER_IP/24 dev $NS_PEER_IF
 		link set $NS_PEER_IF up
 	EOF
-	# e1000 reports carrier a second or two after going up.
-	for ((i = 0; i < 100; i++)); do
+	# e1000 reports carrier a second or two after going up; a debug
+	# kernel (KASAN, lockdep) under TCG can take far longer.
+	deadline=$((SECONDS + 60))
+	while ((SECONDS < deadline)); do
 		carrier=0
 		read -r carrier </sys/class/net/"$NS_LOCAL_IF"/carrier 2>/dev/null
 		if ((carrier)); then

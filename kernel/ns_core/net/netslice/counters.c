@@ -213,7 +213,13 @@ static struct nsl_counter_set *nsl_set_create(const struct nsl_events *req)
 	for (i = 0; i < req->nevents; i++)
 		set->hw[i] = IS_ENABLED(CONFIG_X86);
 
-	cpus_read_lock();
+	/*
+	 * No cpus_read_lock() here: perf takes it itself (software events
+	 * bump a static key), and a nested read of it deadlocks against a
+	 * waiting hotplug writer.  perf refuses a CPU that is not online; one
+	 * that goes away meanwhile is left without counters, and its records
+	 * read as INVALID, as do those of a CPU that comes up later.
+	 */
 	for_each_online_cpu(cpu) {
 		struct perf_event **ev = per_cpu_ptr(set->ev, cpu);
 
@@ -234,6 +240,8 @@ static struct nsl_counter_set *nsl_set_create(const struct nsl_events *req)
 			if (IS_ERR(ev[i])) {
 				err = PTR_ERR(ev[i]);
 				ev[i] = NULL;
+				if (err == -ENODEV && !cpu_online(cpu))
+					break;
 				goto err_release;
 			}
 			/* rdpmc reads only the CPU's own PMU's registers. */
@@ -241,11 +249,9 @@ static struct nsl_counter_set *nsl_set_create(const struct nsl_events *req)
 				set->hw[i] = false;
 		}
 	}
-	cpus_read_unlock();
 	return set;
 
 err_release:
-	cpus_read_unlock();
 	nsl_set_release(set);
 	/* perf says ENOENT when no PMU takes the event */
 	return ERR_PTR(err == -ENOENT ? -ENODEV : err);
