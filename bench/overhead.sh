@@ -239,13 +239,16 @@ need_image() { # flavour step given-image
 		{ echo "overhead.sh: building the $1 kernel failed" >&2; exit 1; }
 }
 IFS=', ' read -r -a cfgs <<<"$CONFIGS"
+need_stock= need_netslice=
 for c in "${cfgs[@]}"; do
 	case $c in
-	I) need_image stock build "$KIMAGE_STOCK" ;;
-	II|III|IV) need_image netslice module "$KIMAGE_NETSLICE" ;;
+	I) need_stock=1 ;;
+	II|III|IV) need_netslice=1 ;;
 	*) echo "overhead.sh: unknown configuration '$c' (I, II, III, IV)" >&2; exit 2 ;;
 	esac
 done
+[[ -z $need_stock ]] || need_image stock build "$KIMAGE_STOCK"
+[[ -z $need_netslice ]] || need_image netslice module "$KIMAGE_NETSLICE"
 KIMAGE_STOCK=${KIMAGE_STOCK:-$REPO/build/linux-stock/arch/x86/boot/bzImage}
 KIMAGE_NETSLICE=${KIMAGE_NETSLICE:-$REPO/build/linux-netslice/arch/x86/boot/bzImage}
 # I and II must differ in CONFIG_NETSLICE only: every line of the

@@ -85,8 +85,11 @@ void ns_calib_read_model(struct ns_calib_set *cs, const char *cpuinfo)
 
 /*
  * The kernel appends a record at its first START, with the number of
- * records then open as its depth, and merges a later interval into a
- * record only while it is the last one.  So the records started while
+ * records then open as its depth.  A later interval merges into the last
+ * record; when TCP folds one skb's measurements into another (__nsl_eat,
+ * before transmission, inside the still open write) into the record of
+ * the same region and depth, or appended.  Either way a merge stays
+ * within the run of its enclosing record, so the records started while
  * record @i was open are the run after it of greater depth, whichever of
  * its intervals they fall in; for a record of one interval (or a GAP,
  * whose waits nothing can start in) the time window bounds them too.

@@ -166,13 +166,19 @@ int nsf_writer_open(struct nsf_writer *w, int fd, const char *name,
 	return write_record(w, NSF_XFIELDS, rec, n * sizeof(*f));
 }
 
+/* Header records (EVENTS, CALIB) go before the first DATA, or not at all. */
+static bool data_started(const struct nsf_writer *w)
+{
+	return w->used || w->data_records;
+}
+
 int nsf_write_events(struct nsf_writer *w, const struct ns_evsel *sel)
 {
 	size_t len = 8 + sel->n * sizeof(struct nsf_event);
 	unsigned char *rec = w->buf;	/* no DATA pending yet */
 	uint32_t n = sel->n, zero = 0;
 
-	if (w->err || w->used)
+	if (w->err || data_started(w))
 		return -1;
 	memset(rec + HDR, 0, len);
 	memcpy(rec + HDR, &n, 4);
@@ -202,7 +208,7 @@ int nsf_write_calib(struct nsf_writer *w, const struct ns_calib_set *cs)
 	unsigned char *rec;
 	int ret;
 
-	if (w->err || w->used)
+	if (w->err || data_started(w))
 		return -1;
 	if (cs->ncpus > CALIB_MAX_CPUS) {
 		w->err = EOVERFLOW;	/* no reader would take it */

@@ -51,6 +51,8 @@ struct run {
 };
 
 static volatile sig_atomic_t stop_flag, usr1_flag;
+/* The first error writing the report to stdout (EPIPE is a clean stop). */
+static int out_errno;
 
 static void on_stop(int sig)
 {
@@ -335,8 +337,12 @@ static bool consume(struct run *run, const struct ns_item *it)
 	}
 	if (run->writing && nsf_write_item(&run->w, it))
 		return false;
-	if (run->rep.out && ferror(run->rep.out))
-		return false;	/* said once, at the end */
+	if (run->rep.out && ferror(run->rep.out)) {
+		/* said once, at the end: the first error, as glibc set it */
+		if (!out_errno)
+			out_errno = errno ? errno : EIO;
+		return false;
+	}
 	return !(run->o->count && run->captured >= run->o->count);
 }
 
@@ -615,13 +621,14 @@ static int close_output(struct run *run)
 /* Text on @f all written: 0, or "output: <why>" and 1 (EPIPE: 0). */
 static int finish_output(FILE *f)
 {
-	int err = 0;
+	int err = out_errno;
 
 	if (!f)
 		return 0;
-	if (fflush(f) == EOF)
+	/* after a failed write glibc drops the buffer: a later flush may pass */
+	if (fflush(f) == EOF && !err)
 		err = errno;
-	else if (ferror(f))
+	else if (ferror(f) && !err)
 		err = EIO;
 	if (!err || err == EPIPE)
 		return 0;

@@ -347,55 +347,56 @@ static int get_info(void __user *argp)
 	return copy_to_user(argp, &info, sizeof(info)) ? -EFAULT : 0;
 }
 
-static bool nslm_known_cmd(unsigned int cmd)
+static int get_packets(void __user *argp)
 {
-	switch (cmd) {
-	case NSIOCSRCVBUF:
-	case NSIOCSSTATE:
-	case NSIOCSEVENT:
-	case NSIOCSEMODE:
-	case NSIOCGPACKETS:
-	case NSIOCGDROPS:
-	case NSIOCGINFO:
-	case NSIOCGCALIB:
-	case NSIOCSRECORDS:
-		return true;
-	}
-	return false;
+	return get_count(argp, false);
+}
+
+static int get_drops(void __user *argp)
+{
+	return get_count(argp, true);
 }
 
 static long nslm_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
-	void __user *argp = (void __user *)arg;
-
-	/* Not ours whoever asks; ours only for the network administrator. */
-	if (!nslm_known_cmd(cmd))
-		return -ENOTTY;
-	if (!capable(CAP_NET_ADMIN))
-		return -EPERM;
+	int (*handler)(void __user *argp);
 
 	switch (cmd) {
 	case NSIOCSRCVBUF:
-		return set_rcvbuf(argp);
+		handler = set_rcvbuf;
+		break;
 	case NSIOCSSTATE:
-		return set_state(argp);
+		handler = set_state;
+		break;
 	case NSIOCSEVENT:
-		return set_events(argp);
+		handler = set_events;
+		break;
 	case NSIOCSEMODE:
-		return set_mode(argp);
+		handler = set_mode;
+		break;
 	case NSIOCGPACKETS:
-		return get_count(argp, false);
+		handler = get_packets;
+		break;
 	case NSIOCGDROPS:
-		return get_count(argp, true);
+		handler = get_drops;
+		break;
 	case NSIOCGINFO:
-		return get_info(argp);
+		handler = get_info;
+		break;
 	case NSIOCGCALIB:
-		return get_calib(argp);
+		handler = get_calib;
+		break;
 	case NSIOCSRECORDS:
-		return set_records(argp);
+		handler = set_records;
+		break;
 	default:
+		/* Not ours, whoever asks. */
 		return -ENOTTY;
 	}
+	/* Ours only for the network administrator. */
+	if (!capable(CAP_NET_ADMIN))
+		return -EPERM;
+	return handler((void __user *)arg);
 }
 
 static const struct file_operations nslm_fops = {

@@ -81,17 +81,23 @@ mkfifo "$t/fifo"
 reader=$!
 $NSDUMP -r "$t/big.ns" >"$t/fifo" 2>"$t/err" &
 pid=$!
+blocked=0
 for i in $(seq 100); do	# until it waits for the reader (state S)
 	[ "$(cat /proc/$pid/comm 2>/dev/null)" = nsdump ] && \
-		[ "$(cut -d' ' -f3 /proc/$pid/stat 2>/dev/null)" = S ] && break
+		[ "$(cut -d' ' -f3 /proc/$pid/stat 2>/dev/null)" = S ] && { blocked=1; break; }
 	sleep 0.05
 done
 for i in 1 2 3; do kill -USR1 $pid; sleep 0.1; done
 touch "$t/go"
 wait $pid; rc=$?
 wait $reader
-[ $rc -eq 0 ] && cmp -s "$t/want" "$t/out" && [ "$(grep -c 'blocks captured' "$t/err")" -ge 2 ]
-check "SIGUSR1 during a blocked write: exit 0, every line, statistics"
+if [ $blocked = 1 ]; then
+	[ $rc -eq 0 ] && cmp -s "$t/want" "$t/out" && [ "$(grep -c 'blocks captured' "$t/err")" -ge 2 ]
+	check "SIGUSR1 during a blocked write: exit 0, every line, statistics"
+else
+	n=$((n + 1))
+	echo "ok - cli: SIGUSR1 during a blocked write # SKIP nsdump never seen blocked on the pipe in 5 s"
+fi
 
 size=$(wc -c <"$t/ten.ns")
 head -c $((size - 176)) "$t/ten.ns" >"$t/cut.ns"

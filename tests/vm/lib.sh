@@ -71,6 +71,29 @@ wait_listen() { # <port> [peer]
 	return 1
 }
 
+# Wait until the link between the two namespaces has been quiet for a
+# second (both ends' rx and tx packet counters unchanged; 60 s at most),
+# so that no frame is in flight while a test takes its counter snapshot:
+# the closing handshake and the TX completions of a slow (debug) kernel
+# can outlast any fixed sleep.
+link_counters() {
+	local f="rx_packets tx_packets"
+	(cd "/sys/class/net/$NS_LOCAL_IF/statistics" && cat $f)
+	peer sh -c "cd /sys/class/net/$NS_PEER_IF/statistics && cat $f"
+}
+quiesce() {
+	local prev cur end=$((SECONDS + 60))
+	cur=$(link_counters)
+	while ((SECONDS < end)); do
+		prev=$cur
+		sleep 1
+		cur=$(link_counters)
+		[[ $cur == "$prev" ]] && return 0
+	done
+	echo "# the link did not go quiet in 60 s"
+	return 1
+}
+
 # nsdump <args> in the background, stderr to <log>, its pid in $nsd;
 # returns once it says it is listening (collection on), like tcpdump.
 nsdump_bg() { # <log> <nsdump args...>

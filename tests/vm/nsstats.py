@@ -202,15 +202,21 @@ def cmd_swcounts(argv):
 
 
 def nested(b, outer):
-    """Records strictly inside @outer, one level or more deeper (as nsdump
-    counts K: by start time and depth)."""
-    for r in b["records"]:
-        if r is outer or r["depth"] <= outer["depth"] or "OPEN" in r["flags"]:
+    """The records started inside @outer, as K is defined.  The kernel
+    appends a record at its first START with the number of open records
+    as its depth, so what started inside @outer is the run of deeper
+    records right after it, and, when @outer is one interval, what started
+    within its time.  One left OPEN may not have stopped inside: left out."""
+    recs = b["records"]
+    i = next(n for n, x in enumerate(recs) if x is outer)
+    one = outer["nmerged"] <= 1 or "GAP" in outer["flags"]
+    for x in recs[i + 1:]:
+        if x["depth"] <= outer["depth"]:
+            break
+        if "OPEN" in x["flags"] or x["start"] < outer["start"] or \
+                one and x["start"] - outer["start"] >= outer["ticks"]:
             continue
-        if r["start"] < outer["start"] or \
-                r["start"] - outer["start"] >= outer["ticks"]:
-            continue
-        yield r
+        yield x
 
 
 def cmd_nest(argv):
@@ -329,8 +335,13 @@ def cmd_formula(argv):
         bad += nbad
         nests = any(r["k"] > 0 and not r["clamped"] for r in cb["records"])
         gaps = any("GAP" in r["flags"] for r in cb["records"])
-        if nbad and bad == nbad or nests and (shown is None or
-                                             gaps and not shown[1]):
+        # Show the first block that fails, else a nested one (with a GAP
+        # inside, when there is one).
+        if shown is not None and shown[1] is None:
+            pass
+        elif nbad:
+            shown = (cb, None, lines)
+        elif nests and (shown is None or gaps and not shown[1]):
             shown = (cb, gaps, lines)
     if shown is None:
         print("no block with a nested, unclamped record on a printed CPU")
@@ -346,25 +357,10 @@ def cmd_formula(argv):
 
 
 def pairs_inside(b, outer):
-    """K by hand.  The kernel appends a record at its first START with the
-    number of open records as its depth, and merges a later interval only
-    into the last record: so what started inside @outer is the run of
-    deeper records right after it, and, when @outer is one interval, what
-    started within its time.  A GAP record (a wait) ran no START/STOP
-    pair and one left OPEN may not have stopped inside: neither counts."""
-    recs = b["records"]
-    i = next(n for n, x in enumerate(recs) if x is outer)
-    one = outer["nmerged"] <= 1 or "GAP" in outer["flags"]
-    k = 0
-    for x in recs[i + 1:]:
-        if x["depth"] <= outer["depth"]:
-            break
-        if "GAP" in x["flags"] or "OPEN" in x["flags"] or \
-                x["start"] < outer["start"] or \
-                one and x["start"] - outer["start"] >= outer["ticks"]:
-            continue
-        k += max(x["nmerged"], 1)
-    return k
+    """K by hand: the START/STOP pairs nested inside @outer; a GAP record
+    (a wait) ran none."""
+    return sum(max(x["nmerged"], 1) for x in nested(b, outer)
+               if "GAP" not in x["flags"])
 
 
 def hand_check(b, sets):

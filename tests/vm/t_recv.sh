@@ -44,7 +44,7 @@ tap $? "tcp_stream to $NS_PEER_IP, 3 s"
 ping -q -c 5 -i 0.1 "$NS_PEER_IP" >/dev/null
 tap $? "ping $NS_PEER_IP"
 wait $srv
-sleep 1			# the closing handshake, TX completions
+quiesce			# the closing handshake, TX completions
 p1=$(stat_peer rx_packets) b1=$(stat_peer rx_bytes)
 l1=$(stat_local rx_packets) c1=$(stat_local rx_bytes)
 kill -INT $nsd

@@ -473,7 +473,13 @@ void __nsl_gso_segmented(struct sk_buff *orig, struct sk_buff *segs)
 		/* Each segment's copy is emitted, whatever the copying did. */
 		b->state = BIT(NSL_ST_ELIGIBLE);
 		b->blk.flags |= NSL_BF_GSO;
-		b->owner = NULL;
+		/*
+		 * Segmented before the driver (a qdisc, validate_xmit_skb):
+		 * __nsl_xmit() gives each segment its owner.  Segmented by
+		 * the driver itself, or on receive (udp_rcv_segment): each
+		 * segment owns its copy now, the nic region still open.
+		 */
+		b->owner = ob->owner ? seg : NULL;
 		/* The first segment carries what the super-packet measured. */
 		if (!first)
 			nsl_mark_shared(&b->blk);

@@ -4,9 +4,10 @@
  *
  * perf owns the PMU; the core only asks it for counters and reads them:
  * events of the CPU's own PMU with rdpmc on the index perf assigned, all
- * others (software, uncore, RAPL) with perf_event_read_local().  A reading that cannot be trusted
- * (event not active, counter not in a register, a configuration change
- * between START and STOP) marks the record NSL_RF_INVALID.
+ * others (software, IBS, uncore, RAPL) with perf_event_read_local().  A
+ * reading that cannot be trusted (event not active, counter not in a
+ * register, a configuration change between START and STOP) marks the
+ * record NSL_RF_INVALID.
  */
 
 #include <linux/perf_event.h>
@@ -16,11 +17,16 @@
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/export.h>
+#include <linux/string.h>
+#include <linux/init.h>
 
 #include "core.h"
 
-/* Width of x86 general and fixed counters (Intel and AMD alike). */
-#define NSL_PMC_MASK	GENMASK_ULL(47, 0)
+/*
+ * Width of the core PMU's counters, as perf takes it: CPUID leaf 0xa
+ * where the CPU has an architectural PMU (Intel, Zhaoxin), 48 bits on AMD.
+ */
+static u64 nsl_pmc_mask __ro_after_init = GENMASK_ULL(47, 0);
 
 struct nsl_counter_set {
 	u32 nevents;
@@ -54,6 +60,32 @@ u8 nsl_counters_nevents(u32 *gen)
 }
 
 #ifdef CONFIG_X86
+static int __init nsl_pmc_width(void)
+{
+	const struct cpuinfo_x86 *c = &boot_cpu_data;
+	unsigned int bits;
+
+	if (c->x86_vendor == X86_VENDOR_AMD ||
+	    c->x86_vendor == X86_VENDOR_HYGON || c->cpuid_level < 0xa)
+		return 0;
+	bits = (cpuid_eax(0xa) >> 16) & 0xff;
+	if (bits >= 32 && bits <= 64)
+		nsl_pmc_mask = GENMASK_ULL(bits - 1, 0);
+	return 0;
+}
+subsys_initcall(nsl_pmc_width);
+
+/*
+ * The CPU's own PMU, whose counters rdpmc reads: "cpu" (PERF_TYPE_RAW),
+ * or "cpu_core" and "cpu_atom" on hybrid parts.  Not AMD's IBS, uncore or
+ * RAPL PMUs, whose counts live elsewhere: perf_event_read_local() for them.
+ */
+static bool nsl_core_pmu(const struct pmu *pmu)
+{
+	return pmu->type == PERF_TYPE_RAW || !strcmp(pmu->name, "cpu_core") ||
+	       !strcmp(pmu->name, "cpu_atom");
+}
+
 /*
  * The event's 64-bit count as perf keeps it, from one rdpmc: what perf
  * has accumulated plus what the register gained since perf last read it.
@@ -75,8 +107,13 @@ static bool nsl_pmc_read(struct perf_event *ev, u64 *val)
 		raw = native_read_pmc(hwc->event_base_rdpmc);
 		count = local64_read(&ev->count);
 	} while (unlikely(local64_read(&hwc->prev_count) != prev));
-	*val = count + ((raw - prev) & NSL_PMC_MASK);
+	*val = count + ((raw - prev) & nsl_pmc_mask);
 	return true;
+}
+#else
+static bool nsl_core_pmu(const struct pmu *pmu)
+{
+	return false;
 }
 #endif
 
@@ -240,12 +277,12 @@ static struct nsl_counter_set *nsl_set_create(const struct nsl_events *req)
 			if (IS_ERR(ev[i])) {
 				err = PTR_ERR(ev[i]);
 				ev[i] = NULL;
-				if (err == -ENODEV && !cpu_online(cpu))
+				/* a CPU coming up or going down */
+				if (err == -ENODEV && !cpu_active(cpu))
 					break;
 				goto err_release;
 			}
-			/* rdpmc reads only the CPU's own PMU's registers. */
-			if (ev[i]->pmu->task_ctx_nr != perf_hw_context)
+			if (!nsl_core_pmu(ev[i]->pmu))
 				set->hw[i] = false;
 		}
 	}
