@@ -71,26 +71,30 @@ wait_listen() { # <port> [peer]
 	return 1
 }
 
-# Wait until the link between the two namespaces has been quiet for a
-# second (both ends' rx and tx packet counters unchanged; 60 s at most),
-# so that no frame is in flight while a test takes its counter snapshot:
-# the closing handshake and the TX completions of a slow (debug) kernel
-# can outlast any fixed sleep.
-link_counters() {
+# Wait until the link between the two namespaces is quiet (60 s at most):
+# both ends' rx and tx packet counters unchanged for a second, and no
+# neighbour entry about to send an ARP probe (DELAY, PROBE, INCOMPLETE:
+# an entry learnt from a request and then used probes 5 s later).  Called
+# before a test starts a capture and takes its counter snapshot, and
+# before it takes the last one: the closing handshake, the TX completions
+# and the ARP probes of a slow (debug) kernel outlast any fixed sleep.
+link_state() {
 	local f="rx_packets tx_packets"
 	(cd "/sys/class/net/$NS_LOCAL_IF/statistics" && cat $f)
 	peer sh -c "cd /sys/class/net/$NS_PEER_IF/statistics && cat $f"
+	{ ip neigh show dev "$NS_LOCAL_IF"; peer ip neigh show dev "$NS_PEER_IF"; } |
+		grep -E 'DELAY|PROBE|INCOMPLETE'
 }
 quiesce() {
 	local prev cur end=$((SECONDS + 60))
-	cur=$(link_counters)
+	cur=$(link_state)
 	while ((SECONDS < end)); do
 		prev=$cur
 		sleep 1
-		cur=$(link_counters)
-		[[ $cur == "$prev" ]] && return 0
+		cur=$(link_state)
+		[[ $cur == "$prev" && $cur != *[A-Z]* ]] && return 0
 	done
-	echo "# the link did not go quiet in 60 s"
+	echo "# the link did not go quiet in 60 s: $cur"
 	return 1
 }
 

@@ -85,6 +85,11 @@ def nic(a):
         kinds[k] += 1
     for k, v in kinds.most_common():
         note("  %5d  %s", v, k)
+    small = collections.Counter("%s len %d proto %d flags %s" % (
+        shape(b), b["len"], b["proto"], ",".join(b["flags"]) or "-")
+        for b in rx if b["len"] < 52)
+    for k, v in small.most_common(6):
+        note("  small: %5d  %s", v, k)
     # GRO: a frame merged into another skb keeps its own block; say so
     # and close what it had open.
     opened = [b for b in rx if any(is_open(r) and r["region"] != "queue"
@@ -171,8 +176,10 @@ def loopback(a):
         if errs:
             bad += 1
             if bad <= 10:
-                note("block cpu %d seq %d: %s", b["cpu"], b["seq"],
-                     "; ".join(errs[:4]))
+                note("block cpu %d seq %d flags %s: %s; records %s", b["cpu"],
+                     b["seq"], ",".join(b["flags"]), "; ".join(errs[:4]),
+                     " ".join("%s(%s)" % (r["region"], ",".join(r["flags"]))
+                              for r in b["records"]))
     check(data and not bad, "loopback: every data block has write tcp tcp ip "
           "link nic rx-link rx-ip rx-tcp queue copy, nested and in journey "
           "order, a backlog record inside rx-link, the queues (sndq, qdisc, "

@@ -35,6 +35,7 @@ echo "# GRO on both e1000s (no ethtool needed: GRO is what is being checked)"
 peer "$BENCH/tcp_stream" -s -n -p 5701 >/dev/null 2>&1 &
 srv=$!
 wait_listen 5701 peer || die "tcp_stream server did not start"
+quiesce
 nsdump_bg "$W/nic.err" -q -B 16M -w "$W/nic.ns" || die "nsdump did not start"
 p0=$(stat_peer rx_packets) b0=$(stat_peer rx_bytes)
 l0=$(stat_local rx_packets) c0=$(stat_local rx_bytes)
@@ -50,6 +51,7 @@ l1=$(stat_local rx_packets) c1=$(stat_local rx_bytes)
 kill -INT $nsd
 wait $nsd
 tap $? "nsdump captured the NIC run ($(tail -1 "$W/nic.err"))"
+echo "# frames received after the snapshot, before the capture stopped: peer +$(($(stat_peer rx_packets) - p1)), local +$(($(stat_local rx_packets) - l1))"
 "$NSDUMP" -r "$W/nic.ns" --json >"$W/nic.json" 2>/dev/null
 tap $? "nsdump -r reads the NIC trace"
 tap_lines < <($CHECK nic "$W/nic.json" --ifindex "$if_peer" --name "peer $NS_PEER_IF" \

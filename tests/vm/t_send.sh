@@ -40,6 +40,7 @@ nic_run() {
 	peer "$BENCH/tcp_stream" -s -n -p "$port" >"$W/srv.out" 2>&1 &
 	srv=$!
 	wait_listen "$port" peer || die "tcp_stream server did not start"
+	quiesce
 	nsdump_bg "$W/nsdump.err" -q -B 32M -w "$W/nic.nst" || die "nsdump did not start"
 	capture_start "$NS_LOCAL_IF" "$W/nic.pcap" "$W/tcpdump.err" ||
 		die "tcpdump on $NS_LOCAL_IF did not start"

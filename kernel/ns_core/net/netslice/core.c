@@ -548,14 +548,17 @@ static void nsl_emit(struct nsl_skb_block *b)
 }
 
 /*
- * GRO merged a received frame into another skb and freed it (or only its
- * head, the skb's data living on in the merged one): it ends in link.
+ * A received frame freed with its link region open ends in link: an IP
+ * frame there was merged by GRO into another skb and freed (or only its
+ * head, the data living on in the merged one); any other (ARP, say) was
+ * consumed by its protocol, which has no region of its own.
  */
-static void nsl_rx_absorbed(struct nsl_skb_block *b, u64 now)
+static void nsl_rx_absorbed(struct nsl_skb_block *b, u64 now, bool ip)
 {
 	if (b->blk.dir == NSL_DIR_RX && nsl_open_record(b, NSL_R_RX_LINK)) {
 		nsl_stop_block(b, NSL_R_RX_LINK, now);
-		b->blk.flags |= NSL_BF_ABSORBED;
+		if (ip)
+			b->blk.flags |= NSL_BF_ABSORBED;
 	}
 }
 
@@ -600,7 +603,8 @@ void __nsl_exit(struct sk_buff *skb)
 		return;
 	nsl_stop_block(b, NSL_R_NIC, now);
 	nsl_rx_ends(b, now);
-	nsl_rx_absorbed(b, now);
+	nsl_rx_absorbed(b, now, skb->protocol == htons(ETH_P_IP) ||
+			skb->protocol == htons(ETH_P_IPV6));
 	if (b->blk.dir == NSL_DIR_RX)
 		nsl_rx_headers(&b->blk, skb);
 	nsl_emit(b);
@@ -659,7 +663,8 @@ void nsl_ext_release(struct skb_ext *ext, void *ptr)
 	if (b->owner)
 		nsl_stop_block(b, NSL_R_NIC, now);
 	nsl_rx_ends(b, now);
-	nsl_rx_absorbed(b, now);
+	/* no skb left to say what it was: GRO's stolen heads end here */
+	nsl_rx_absorbed(b, now, true);
 	nsl_emit(b);
 }
 
