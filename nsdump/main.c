@@ -621,15 +621,14 @@ static int close_output(struct run *run)
 /* Text on @f all written: 0, or "output: <why>" and 1 (EPIPE: 0). */
 static int finish_output(FILE *f)
 {
-	int err = out_errno;
+	int err;
 
 	if (!f)
 		return 0;
-	/* after a failed write glibc drops the buffer: a later flush may pass */
-	if (fflush(f) == EOF && !err)
-		err = errno;
-	else if (ferror(f) && !err)
-		err = EIO;
+	/* After a failed write glibc drops the buffer: the first error wins. */
+	err = fflush(f) == EOF ? errno : ferror(f) ? EIO : 0;
+	if (out_errno)
+		err = out_errno;
 	if (!err || err == EPIPE)
 		return 0;
 	error("output: %s", strerror(err));

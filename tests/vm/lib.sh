@@ -71,6 +71,13 @@ wait_listen() { # <port> [peer]
 	return 1
 }
 
+# Interface statistics (rx_packets, tx_bytes, ...), one line each, of the
+# local NIC and of the peer's (one exec in the namespace for them all).
+stat_local() { (cd "/sys/class/net/$NS_LOCAL_IF/statistics" && cat "$@"); }
+stat_peer() {
+	peer sh -c 'cd "/sys/class/net/$0/statistics" && cat "$@"' "$NS_PEER_IF" "$@"
+}
+
 # Wait until the link between the two namespaces is quiet (60 s at most):
 # both ends' rx and tx packet counters unchanged for a second, and no
 # neighbour entry about to send an ARP probe (DELAY, PROBE, INCOMPLETE:
@@ -79,9 +86,8 @@ wait_listen() { # <port> [peer]
 # before it takes the last one: the closing handshake, the TX completions
 # and the ARP probes of a slow (debug) kernel outlast any fixed sleep.
 link_state() {
-	local f="rx_packets tx_packets"
-	(cd "/sys/class/net/$NS_LOCAL_IF/statistics" && cat $f)
-	peer sh -c "cd /sys/class/net/$NS_PEER_IF/statistics && cat $f"
+	stat_local rx_packets tx_packets
+	stat_peer rx_packets tx_packets
 	{ ip neigh show dev "$NS_LOCAL_IF"; peer ip neigh show dev "$NS_PEER_IF"; } |
 		grep -E 'DELAY|PROBE|INCOMPLETE'
 }

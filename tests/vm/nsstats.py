@@ -319,7 +319,7 @@ def cmd_formula(argv):
     # ran on a CPU whose costs were printed is recomputed by hand; one
     # with nesting (and a GAP inside, when there is one) is shown.
     checked = bad = 0
-    shown = None
+    first_bad = example = None
     for rb, cb in zip(raw_blocks, cor_blocks):
         if [r["ticks"] for r in rb["records"]] != \
                 [r["ticks"] for r in cb["records"]]:
@@ -333,25 +333,22 @@ def cmd_formula(argv):
         lines, nbad = hand_check(cb, sets)
         checked += 1
         bad += nbad
+        if nbad and first_bad is None:
+            first_bad = (cb, lines)
+        # The example: a nested block, one with a GAP inside if any.
         nests = any(r["k"] > 0 and not r["clamped"] for r in cb["records"])
         gaps = any("GAP" in r["flags"] for r in cb["records"])
-        # Show the first block that fails, else a nested one (with a GAP
-        # inside, when there is one).
-        if shown is not None and shown[1] is None:
-            pass
-        elif nbad:
-            shown = (cb, None, lines)
-        elif nests and (shown is None or gaps and not shown[1]):
-            shown = (cb, gaps, lines)
-    if shown is None:
+        if nests and (example is None or gaps and not example[2]):
+            example = (cb, lines, gaps)
+    if example is None and first_bad is None:
         print("no block with a nested, unclamped record on a printed CPU")
         return 1
-    b = shown[0]
+    b, lines = first_bad or example[:2]
     print("# hand check of block cpu %d seq %d (%d records); costs from the "
           "file's CALIB record: %s" % (b["cpu"], b["seq"], len(b["records"]),
                                        {c: (s["NSO"], s["NSA"]) for c, s in
                                         sets.items()}))
-    print("\n".join(shown[2]))
+    print("\n".join(lines))
     print("# %d blocks recomputed by hand, %d values differ" % (checked, bad))
     return 1 if bad else 0
 

@@ -19,9 +19,6 @@
 . "${NS_REPO:?}/tests/vm/lib.sh"
 CHECK="python3 $REPO/tests/vm/recv_check.py"
 
-stat_local() { cat "/sys/class/net/$NS_LOCAL_IF/statistics/$1"; }
-stat_peer() { peer cat "/sys/class/net/$NS_PEER_IF/statistics/$1"; }
-
 insmod "$NS_MODULE" || die "insmod $NS_MODULE"
 sysctl -qw net.ipv6.conf.all.disable_ipv6=1
 peer sysctl -qw net.ipv6.conf.all.disable_ipv6=1
@@ -37,8 +34,8 @@ srv=$!
 wait_listen 5701 peer || die "tcp_stream server did not start"
 quiesce
 nsdump_bg "$W/nic.err" -q -B 16M -w "$W/nic.ns" || die "nsdump did not start"
-p0=$(stat_peer rx_packets) b0=$(stat_peer rx_bytes)
-l0=$(stat_local rx_packets) c0=$(stat_local rx_bytes)
+{ read -r p0; read -r b0; } < <(stat_peer rx_packets rx_bytes)
+{ read -r l0; read -r c0; } < <(stat_local rx_packets rx_bytes)
 ip neigh flush dev "$NS_LOCAL_IF"	# ARP again, inside the capture
 "$BENCH/tcp_stream" -c "$NS_PEER_IP" -p 5701 -t 3 >/dev/null
 tap $? "tcp_stream to $NS_PEER_IP, 3 s"
@@ -46,8 +43,8 @@ ping -q -c 5 -i 0.1 "$NS_PEER_IP" >/dev/null
 tap $? "ping $NS_PEER_IP"
 wait $srv
 quiesce			# the closing handshake, TX completions
-p1=$(stat_peer rx_packets) b1=$(stat_peer rx_bytes)
-l1=$(stat_local rx_packets) c1=$(stat_local rx_bytes)
+{ read -r p1; read -r b1; } < <(stat_peer rx_packets rx_bytes)
+{ read -r l1; read -r c1; } < <(stat_local rx_packets rx_bytes)
 kill -INT $nsd
 wait $nsd
 tap $? "nsdump captured the NIC run ($(tail -1 "$W/nic.err"))"

@@ -19,7 +19,6 @@
 . "${NS_REPO:?}/tests/vm/lib.sh"
 CHECK="python3 $REPO/tests/vm/nscheck.py"
 
-tx_packets() { cat "/sys/class/net/$NS_LOCAL_IF/statistics/tx_packets"; }
 # OutSegs counts new segments; retransmitted ones go to RetransSegs.
 outsegs() { awk '/^Tcp:/ { if (h) print $12 + $13; h = 1 }' /proc/net/snmp; }
 
@@ -46,13 +45,13 @@ nic_run() {
 		die "tcpdump on $NS_LOCAL_IF did not start"
 	tpid=$!
 	sleep 0.3
-	tx0=$(tx_packets)
+	tx0=$(stat_local tx_packets)
 	os0=$(outsegs)
 	"$BENCH/tcp_stream" -c "$NS_PEER_IP" -p "$port" -t 2 --json >"$W/cli.json"
 	tap $? "$tag: tcp_stream to $NS_PEER_IP through $NS_LOCAL_IF"
 	wait $srv
 	quiesce			# TX completions and the closing handshake
-	tx1=$(tx_packets)
+	tx1=$(stat_local tx_packets)
 	os1=$(outsegs)
 	capture_stop $tpid "$W/tcpdump.err" "$W/nic.pcap" "$NS_LOCAL_IF"
 	tap $? "$tag: tcpdump on $NS_LOCAL_IF lost nothing"

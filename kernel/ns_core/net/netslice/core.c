@@ -548,18 +548,21 @@ static void nsl_emit(struct nsl_skb_block *b)
 }
 
 /*
- * A received frame freed with its link region open ends in link: an IP
- * frame there was merged by GRO into another skb and freed (or only its
- * head, the data living on in the merged one); any other (ARP, say) was
- * consumed by its protocol, which has no region of its own.
+ * A received frame freed (@skb) with its link region open ends in link:
+ * an IP frame there was merged by GRO into another skb and freed; any
+ * other (ARP, say) was consumed by its protocol, which has no region of
+ * its own.  With no skb left (@skb NULL) it was GRO's stolen head, the
+ * data living on in the merged skb.
  */
-static void nsl_rx_absorbed(struct nsl_skb_block *b, u64 now, bool ip)
+static void nsl_rx_absorbed(struct nsl_skb_block *b, u64 now,
+			    const struct sk_buff *skb)
 {
-	if (b->blk.dir == NSL_DIR_RX && nsl_open_record(b, NSL_R_RX_LINK)) {
-		nsl_stop_block(b, NSL_R_RX_LINK, now);
-		if (ip)
-			b->blk.flags |= NSL_BF_ABSORBED;
-	}
+	if (b->blk.dir != NSL_DIR_RX || !nsl_open_record(b, NSL_R_RX_LINK))
+		return;
+	nsl_stop_block(b, NSL_R_RX_LINK, now);
+	if (!skb || skb->protocol == htons(ETH_P_IP) ||
+	    skb->protocol == htons(ETH_P_IPV6))
+		b->blk.flags |= NSL_BF_ABSORBED;
 }
 
 /*
@@ -603,8 +606,7 @@ void __nsl_exit(struct sk_buff *skb)
 		return;
 	nsl_stop_block(b, NSL_R_NIC, now);
 	nsl_rx_ends(b, now);
-	nsl_rx_absorbed(b, now, skb->protocol == htons(ETH_P_IP) ||
-			skb->protocol == htons(ETH_P_IPV6));
+	nsl_rx_absorbed(b, now, skb);
 	if (b->blk.dir == NSL_DIR_RX)
 		nsl_rx_headers(&b->blk, skb);
 	nsl_emit(b);
@@ -663,8 +665,7 @@ void nsl_ext_release(struct skb_ext *ext, void *ptr)
 	if (b->owner)
 		nsl_stop_block(b, NSL_R_NIC, now);
 	nsl_rx_ends(b, now);
-	/* no skb left to say what it was: GRO's stolen heads end here */
-	nsl_rx_absorbed(b, now, true);
+	nsl_rx_absorbed(b, now, NULL);
 	nsl_emit(b);
 }
 
