@@ -11,7 +11,10 @@
 #  - correction on real traffic (bulk to the peer + loopback ping-pong,
 #    nsdump --json gives raw "ticks" and "ticks_corrected" side by side):
 #    for every send block, the corrected tcp+ip+link nested inside write
-#    do not exceed the corrected write; every corrected value is >= 0 and
+#    do not exceed the corrected write by more than the calibration's own
+#    spread (the costs' medians less their minima: a short write whose
+#    macros all ran fast has less to take out than the medians say);
+#    every corrected value is >= 0 and
 #    <= raw; the clamped count matches nsdump's table.
 #  - --raw vs default differ by exactly the formula, recomputed by hand for
 #    every block on a CPU whose costs were printed: corrected = raw -
@@ -138,10 +141,10 @@ tap $? "capture of a bulk transfer and a ping-pong ($(tail -1 "$W/t.err"))"
 tap $? "nsdump -r: --json, --json --raw, --calibrate"
 echo "# the file's CALIB record:"
 comment <"$W/file-calib.txt"
-$STATS nest "$W/cor.json" >"$W/nest.out"
+$STATS nest "$W/cor.json" "$W/file-calib.txt" >"$W/nest.out"
 rc=$?
 comment <"$W/nest.out"
-tap $rc "every send block: corrected tcp+ip+link <= corrected write; corrected in [0, raw]; clamped count as in the table"
+tap $rc "every send block: corrected tcp+ip+link <= corrected write (within the calibration's median - min spread); corrected in [0, raw]; clamped count as in the table"
 $STATS formula "$W/raw.json" "$W/cor.json" "$W/file-calib.txt" >"$W/formula.out"
 rc=$?
 comment <"$W/formula.out"
