@@ -17,19 +17,27 @@ USER_DIRS  := nsdump bench
 DEB_PKGS := make gcc libc6-dev gcc-multilib patch perl python3 xz-utils \
 	linux-source-6.12 flex bison bc libelf-dev libssl-dev ccache cpio kmod \
 	qemu-system-x86 busybox-static util-linux coreutils \
-	iproute2 iputils-ping iperf3 tcpdump ethtool libpfm4-dev
-# What `make` alone (nsdump and the bench programs) needs.
-TOOL_PKGS := make gcc libc6-dev libpfm4-dev
-# What the host tests add (the -m32 ABI test).
-HOST_PKGS := $(TOOL_PKGS) gcc-multilib
+	iproute2 iputils-ping iperf3 tcpdump ethtool libpfm4-dev \
+	libjson-c-dev zlib1g-dev libpcap-dev man-db groff-base
+# What `make` alone (nsdump and the bench programs) needs.  nsdump builds
+# without libpfm4-dev too (no -e, no -L): it is installed for the full tool.
+# libpcap compiles the pcap-filter expressions.
+TOOL_PKGS := make gcc libc6-dev libpfm4-dev libjson-c-dev zlib1g-dev libpcap-dev
+# What the host tests add: the -m32 ABI test, python3 to parse --json
+# output, man-db and groff to check the man page.
+HOST_PKGS := $(TOOL_PKGS) gcc-multilib python3 man-db groff-base
+# What the browser test of nsdump --html adds (tests/host/t_html.sh, which
+# runs `make deps-browser` and skips, saying why, when it cannot): a
+# headless Chromium to render the report, and a font for its text.
+BROWSER_PKGS := chromium fonts-dejavu-core python3
 
 export FLAVOUR KSRC KOBJ KCC JOBS KIMAGE
 # CMD reaches the VM verbatim ($ and quotes untouched by make).
 export NSVM_CMD := $(value CMD)
 
 .NOTPARALLEL:
-.PHONY: all help deps deps-tools kernel kernel-config module vm check checkpatch \
-	hosttest vmtest demo clean distclean
+.PHONY: all help deps deps-tools deps-browser kernel kernel-config module vm check checkpatch \
+	hosttest vmtest demo clean distclean install
 
 all: deps-tools
 	@for d in $(USER_DIRS); do \
@@ -45,12 +53,16 @@ help:
 	@echo 'make module          build kernel/ns_module/netslice.ko against it'
 	@echo "make vm CMD='...'    run CMD in the VM, exit with its status; no CMD: shell"
 	@echo '                     KIMAGE=, VM_TIMEOUT=, VM_SCRATCH=, QEMU_EXTRA=, VM_APPEND='
+	@echo 'make install         install nsdump, its man page and bash completion'
+	@echo '                     PREFIX=/usr/local, DESTDIR= (staging root)'
 	@echo 'make check           build what is missing, run every test (TAP)'
 	@echo '                     TESTS=t_boot.sh (VM tests to run), V=1 (show all output)'
 	@echo 'make checkpatch      checkpatch.pl --strict on the kernel code and patches'
 	@echo 'make demo            boot the VM and run tests/vm/demo.sh'
 	@echo 'make bench           overhead table (Table 3, Fig. 5) in the VM, building the'
 	@echo '                     stock kernel first; BENCH_ARGS="-R 5 -N 10000 -t 10"'
+	@echo 'make fuzz            libFuzzer on the file reader, item decoder and option'
+	@echo '                     parsers, FUZZ_SECONDS=60 each; corpus in tests/fuzz/'
 
 # $(call apt_install,<target>,<packages>): installs the missing ones, or
 # says in one line what to install when not root.  Without dpkg (not
@@ -76,6 +88,9 @@ deps:
 deps-tools:
 	$(call apt_install,all,$(TOOL_PKGS))
 
+deps-browser:
+	$(call apt_install,deps-browser,$(BROWSER_PKGS))
+
 kernel: deps
 	kernel/build-kernel.sh build
 
@@ -86,6 +101,10 @@ kernel-config: deps
 # is up to date (under the same lock as `make kernel`).
 module: deps
 	kernel/build-kernel.sh module
+
+# nsdump, nsdump.8 and the bash completion under $(DESTDIR)$(PREFIX).
+install: deps-tools
+	$(MAKE) -C nsdump install
 
 vm:
 	@tests/vm/run-vm.sh $(if $(value CMD),"$$NSVM_CMD")
@@ -121,3 +140,12 @@ distclean: clean
 .PHONY: bench
 bench: deps all
 	@bench/overhead.sh $(BENCH_ARGS)
+
+# Coverage-guided fuzzing (tests/fuzz/Makefile); `make check` replays the
+# corpus it keeps without clang.  clang's runtime holds libFuzzer.
+FUZZ_PKGS := $(TOOL_PKGS) clang-14 libclang-rt-14-dev
+FUZZ_SECONDS ?= 60
+.PHONY: fuzz
+fuzz:
+	$(call apt_install,fuzz,$(FUZZ_PKGS))
+	@$(MAKE) --no-print-directory -C tests/fuzz fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)

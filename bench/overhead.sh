@@ -25,6 +25,8 @@
 #   II   NetSlice core built in, netslice.ko loaded, collection off
 #        (insmod netslice.ko enable=0): the cost of the hooks alone
 #   III  collecting durations: nsdump -q -w FILE on tmpfs draining /dev/ns
+#   IIIn III with the reader woken for every item (wakeup_items=1
+#        wakeup_us=0), as before batched wake-ups: not in the default set
 #   IV   collecting with counters in count mode: nsdump -e cycles,instructions
 #        where a PMU exists, -e cpu-clock where not (QEMU TCG)
 #
@@ -145,6 +147,10 @@ local_run() {
 	II)
 		grep -q '^netslice ' /proc/modules && rmmod netslice
 		insmod "$ko" enable=0 || return 1 ;;
+	IIIn)
+		# III as before batched wake-ups: the reader woken per item.
+		grep -q '^netslice ' /proc/modules && rmmod netslice
+		insmod "$ko" wakeup_items=1 wakeup_us=0 || return 1 ;;
 	III|IV)
 		grep -q '^netslice ' /proc/modules || insmod "$ko" || return 1
 		if [[ $cfg == IV ]]; then
@@ -154,7 +160,7 @@ local_run() {
 				ev=cpu-clock
 			fi
 		fi ;;
-	*) echo "overhead.sh: unknown configuration '$cfg' (I, II, III, IV)" >&2; return 2 ;;
+	*) echo "overhead.sh: unknown configuration '$cfg' (I, II, III, IIIn, IV)" >&2; return 2 ;;
 	esac
 	if [[ -n ${NS_PEER_IP:-} ]]; then
 		sysctl -qw net.ipv6.conf.all.disable_ipv6=1 2>/dev/null
@@ -162,7 +168,7 @@ local_run() {
 	fi
 
 	local collect=0
-	[[ $cfg == III || $cfg == IV ]] && collect=1
+	[[ $cfg == III || $cfg == IIIn || $cfg == IV ]] && collect=1
 	# lat_tcp, captured on its own so --rtt sees only the ping-pong.
 	((collect)) && { nsdump_start "$W/lat.nst" "$ev" || return 1; }
 	run_lat "$W/lat.json" || lat_ok=0
@@ -243,8 +249,8 @@ need_stock= need_netslice=
 for c in "${cfgs[@]}"; do
 	case $c in
 	I) need_stock=1 ;;
-	II|III|IV) need_netslice=1 ;;
-	*) echo "overhead.sh: unknown configuration '$c' (I, II, III, IV)" >&2; exit 2 ;;
+	II|III|IIIn|IV) need_netslice=1 ;;
+	*) echo "overhead.sh: unknown configuration '$c' (I, II, III, IIIn, IV)" >&2; exit 2 ;;
 	esac
 done
 [[ -z $need_stock ]] || need_image stock build "$KIMAGE_STOCK"
@@ -377,6 +383,7 @@ for c in cfgs:
 
 names = {"I": "I   stock 6.12", "II": "II  core + module, idle",
          "III": "III collecting (nsdump -w tmpfs)",
+         "IIIn": "IIIn III, woken per item",
          "IV": "IV  collecting + counters"}
 ncpus = {c: sorted({r["ncpus"] for r in runs[c]}) for c in cfgs if runs[c]}
 res["vm"]["ncpus_by_config"] = ncpus

@@ -16,7 +16,12 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-#define NSL_ABI_VERSION		1
+/*
+ * 2: the flow in every block (family, addresses, ports), UDP's regions,
+ * NSL_BF_FORWARDED, NSL_REC_FLOWADDR.  Readers take version-1 items by
+ * their field descriptions (a trace file's FIELDS record).
+ */
+#define NSL_ABI_VERSION		2
 
 #define NSL_MAX_RECORDS		16	/* region records in one block */
 #define NSL_MAX_EVENTS		4	/* counter events at once */
@@ -26,20 +31,22 @@ enum nsl_region {
 	NSL_R_NONE	= 0,
 	NSL_R_WRITE	= 1,	/* NSI in sendmsg .. hand-off to the driver */
 	NSL_R_TCP	= 2,	/* copy+csum in sendmsg; header build in xmit */
-	NSL_R_IP	= 3,	/* ip_queue_xmit .. neighbour output */
+	NSL_R_IP	= 3,	/* ip_queue_xmit/ip6_xmit .. neighbour output */
 	NSL_R_LINK	= 4,	/* dev_queue_xmit (qdisc included) .. driver */
 	NSL_R_NIC	= 5,	/* driver xmit .. TX completion */
 	NSL_R_RX_NIC	= 6,	/* driver RX / NAPI poll .. handed up */
 	NSL_R_RX_LINK	= 7,	/* netif_receive_skb, GRO included */
-	NSL_R_RX_IP	= 8,	/* ip_rcv .. transport */
-	NSL_R_RX_TCP	= 9,	/* tcp_v4_rcv .. queued on the socket */
+	NSL_R_RX_IP	= 8,	/* ip_rcv/ipv6_rcv .. transport */
+	NSL_R_RX_TCP	= 9,	/* tcp_v4_rcv/tcp_v6_rcv .. queued on the socket */
 	NSL_R_QUEUE	= 10,	/* socket receive queue .. read begins */
 	NSL_R_COPY	= 11,	/* copy to user */
 	NSL_R_SNDQ	= 12,	/* TCP write queue: sendmsg .. first xmit */
 	NSL_R_QDISC	= 13,	/* queued in the qdisc */
 	NSL_R_BACKLOG	= 14,	/* queued on a CPU's input backlog (netif_rx) */
 	NSL_R_SK_BACKLOG = 15,	/* queued on the socket's backlog (owned) */
-	NSL_R_MAX	= 16
+	NSL_R_UDP	= 16,	/* copy in sendmsg; UDP header and checksum */
+	NSL_R_RX_UDP	= 17,	/* udp_rcv/udpv6_rcv .. queued on the socket */
+	NSL_R_MAX	= 18
 };
 
 /* Item kinds (struct nsl_item_hdr.kind). */
@@ -92,6 +99,9 @@ struct nsl_record {
 #define NSL_BF_RX		0x0020	/* carries receive-path regions */
 #define NSL_BF_ABSORBED		0x0040	/* merged into another skb by GRO */
 #define NSL_BF_RESENT		0x0080	/* sent again after a failed attempt */
+#define NSL_BF_FORWARDED	0x0100	/* crossed a veth into a receive path */
+#define NSL_BF_COPY		0x0200	/* copy of a packet sent elsewhere too */
+#define NSL_BF_COALESCED	0x0400	/* data joined another skb on receive */
 
 /* nsl_block.mode */
 #define NSL_MODE_DURATION	0	/* TSC only */
@@ -114,7 +124,14 @@ struct nsl_block {
 	__u8  nevents;		/* valid entries of nsl_record.count */
 	__u8  mode;		/* NSL_MODE_* */
 	__u32 tcp_seq;		/* TCP sequence number of the first byte */
-	__u32 pad;		/* 0 */
+	/* The flow, from the packet's headers (0 where not known). */
+	__u16 family;		/* AF_INET, AF_INET6; 0: no IP header seen */
+	__u16 pad;		/* 0 */
+	__u16 sport;		/* TCP/UDP ports, host order */
+	__u16 dport;
+	__u32 pad2;		/* 0 */
+	__u8  saddr[16];	/* network order, IPv4 in the first 4 bytes; */
+	__u8  daddr[16];	/* zero unless NSL_REC_FLOWADDR */
 	struct nsl_record rec[NSL_MAX_RECORDS];	/* first nrec are valid */
 };
 
@@ -221,7 +238,8 @@ struct nsl_sysinfo {
 #define NSL_REC_TCP		0x0002	/* ... with TCP state (NSL_EVF_TCP) */
 #define NSL_REC_IP		0x0004	/* ... with IP fields (NSL_EVF_IP) */
 #define NSL_REC_ADDR		0x0008	/* ... with addresses and ports */
-#define NSL_REC_ALL		0x000f
+#define NSL_REC_FLOWADDR	0x0010	/* blocks keep addresses (ON not needed) */
+#define NSL_REC_ALL		0x001f
 struct nsl_record_opts {
 	__u32 flags;		/* NSL_REC_* */
 	__u32 pad;		/* must be 0 */
@@ -314,6 +332,112 @@ struct nsl_calib {
 	struct nsl_cost cost[NSL_C_MAX];
 };
 
+/*
+ * NSIOCSFILTER: a classic BPF program (struct sock_filter, as libpcap's
+ * pcap_compile() makes for DLT_RAW) run on every block before it enters a
+ * ring; a block it returns 0 for is counted in NSIOCGFILTERED and never
+ * offered (packets == read + drops holds for what passes).  Event records
+ * are not filtered.  @len 0 removes the filter; closing the device does
+ * too.  Programs are checked as the kernel checks a socket filter; ones
+ * that load ancillary data (negative offsets: SKF_AD_OFF, SKF_NET_OFF,
+ * SKF_LL_OFF) are refused with EINVAL.
+ *
+ * The packet the program sees is made from the block's flow (it starts
+ * with the IP header; multi-byte fields big-endian; every byte not named
+ * is 0):
+ *
+ *   IPv4, 20 bytes:              IPv6, 40 bytes:
+ *      0  0x45                      0  0x60
+ *      2  total length              4  payload length (total - 40)
+ *      8  TTL 64                    6  next header = proto
+ *      9  proto                     7  hop limit 64
+ *     12  saddr, 16 daddr           8  saddr, 24 daddr
+ *
+ * then for TCP 20 bytes: source port, destination port, the sequence
+ * number at 4, 0x50 at 12; for UDP 8 bytes: ports, length at 4.  The total
+ * length is the block's len, at least the headers', at most 65535; the
+ * program's packet length (BPF_LEN) is len uncapped.  A block with no
+ * family (no IP header seen) is rejected by every filter.  Additions: no
+ * item or file changes, so no new NSL_ABI_VERSION; an older module answers
+ * ENOTTY and a reader filters by itself.
+ */
+#define NSL_FILTER_MAX_INSNS	4096	/* BPF_MAXINSNS */
+struct nsl_filter {
+	__u32 len;		/* instructions; 0 = no filter */
+	__u32 flags;		/* must be 0 */
+	__u64 insns;		/* user pointer to struct sock_filter[len] */
+};
+
+/*
+ * The flow a filter sees and the packet made of it, shared by the kernel
+ * and readers so that both run a program over the same bytes.
+ */
+struct nsl_filter_flow {
+	__u16 family;		/* 2 (AF_INET) or 10 (AF_INET6) */
+	__u16 proto;		/* IPPROTO_* */
+	__u16 sport;		/* host order */
+	__u16 dport;
+	__u32 len;		/* bytes from the network header on */
+	__u32 tcp_seq;
+	__u8  saddr[16];	/* network order, IPv4 in the first 4 bytes */
+	__u8  daddr[16];
+};
+
+#define NSL_FILTER_PKT_MAX	60	/* IPv6 and TCP headers */
+
+static __inline__ void nsl_filter_put(__u8 *p, __u32 v, int bytes)
+{
+	while (bytes--) {
+		p[bytes] = (__u8)v;
+		v >>= 8;
+	}
+}
+
+/*
+ * Writes @f's packet to @pkt, returns the bytes written (its headers);
+ * the packet's length for BPF_LEN is the larger of @f->len and that.
+ */
+static __inline__ __u32 nsl_filter_packet(const struct nsl_filter_flow *f,
+					  __u8 pkt[NSL_FILTER_PKT_MAX])
+{
+	__u32 nh = f->family == 10 ? 40 : 20, th = 0, total;
+
+	if (f->proto == 6)		/* TCP */
+		th = 20;
+	else if (f->proto == 17)	/* UDP */
+		th = 8;
+	total = f->len > nh + th ? f->len : nh + th;
+	if (total > 65535)
+		total = 65535;
+	__builtin_memset(pkt, 0, NSL_FILTER_PKT_MAX);
+	if (nh == 40) {
+		pkt[0] = 0x60;
+		nsl_filter_put(pkt + 4, total - 40, 2);
+		pkt[6] = (__u8)f->proto;
+		pkt[7] = 64;
+		__builtin_memcpy(pkt + 8, f->saddr, 16);
+		__builtin_memcpy(pkt + 24, f->daddr, 16);
+	} else {
+		pkt[0] = 0x45;
+		nsl_filter_put(pkt + 2, total, 2);
+		pkt[8] = 64;
+		pkt[9] = (__u8)f->proto;
+		__builtin_memcpy(pkt + 12, f->saddr, 4);
+		__builtin_memcpy(pkt + 16, f->daddr, 4);
+	}
+	if (th) {
+		nsl_filter_put(pkt + nh, f->sport, 2);
+		nsl_filter_put(pkt + nh + 2, f->dport, 2);
+	}
+	if (th == 20) {
+		nsl_filter_put(pkt + nh + 4, f->tcp_seq, 4);
+		pkt[nh + 12] = 0x50;
+	} else if (th == 8) {
+		nsl_filter_put(pkt + nh + 4, total - nh, 2);
+	}
+	return nh + th;
+}
+
 #define NSL_IOC_MAGIC		0xB9
 
 #define NSIOCSRCVBUF	_IOW(NSL_IOC_MAGIC, 0x01, struct nsl_rcvbuf)
@@ -325,5 +449,7 @@ struct nsl_calib {
 #define NSIOCGINFO	_IOR(NSL_IOC_MAGIC, 0x07, struct nsl_info)
 #define NSIOCGCALIB	_IOWR(NSL_IOC_MAGIC, 0x08, struct nsl_calib)
 #define NSIOCSRECORDS	_IOW(NSL_IOC_MAGIC, 0x09, struct nsl_record_opts)
+#define NSIOCSFILTER	_IOW(NSL_IOC_MAGIC, 0x0a, struct nsl_filter)
+#define NSIOCGFILTERED	_IOR(NSL_IOC_MAGIC, 0x0b, struct nsl_count)
 
 #endif /* _UAPI_LINUX_NETSLICE_H */

@@ -315,7 +315,10 @@ build_module() {
 	[[ -f $mdir/Kbuild || -f $mdir/Makefile ]] ||
 		die "kernel/ns_module has no Kbuild or Makefile yet"
 	"${KMAKE[@]}" -j"$JOBS" M="$mdir" modules
-	say "module ready: $(ls "$mdir"/*.ko 2>/dev/null | tr '\n' ' ')"
+	# A copy beside the kernel it was built for: the next flavour's build
+	# overwrites the one in kernel/ns_module (VM_MODULE picks the copy).
+	cp "$mdir/netslice.ko" "$KOBJ/netslice.ko"
+	say "module ready: $(ls "$mdir"/*.ko 2>/dev/null | tr '\n' ' ')(copy: $KOBJ/netslice.ko)"
 }
 
 step=${1:-build}

@@ -22,8 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "decode.h"
 #include "netslice.h"
-#include "stats.h"
 
 struct ns_calib_set {
 	uint32_t ncpus;		/* entries of cpu[] and valid[] */
@@ -72,6 +72,16 @@ uint32_t ns_nested_pairs(const struct nsl_block *b, unsigned int i);
 void ns_correct_block(const struct ns_calib_set *cs, const struct nsl_block *b,
 		      struct ns_rec_corr out[NSL_MAX_RECORDS]);
 
+/* A row of Table 2: NSI, ..., NSA, its symbol in the paper ("-"), what. */
+struct ns_cost_row {
+	const char *macro, *symbol, *what;
+};
+
+/* Row @m (NSL_C_*). */
+const struct ns_cost_row *ns_cost_row(int m);
+/* @ticks in ns at the set's tsc_khz (0 if unknown). */
+double ns_calib_ns(const struct ns_calib_set *cs, double ticks);
+
 /*
  * nsdump --calibrate: the Table 2 analogue.  @names: labels of the
  * events in count[] (nevents of them), NULL for "ev<i>".
@@ -82,40 +92,23 @@ void ns_calib_print(FILE *out, const struct ns_calib_set *cs,
 /* "tau_o=12.3ns, tau_beta=40.1ns" (ranges when the CPUs differ). */
 void ns_calib_summary(const struct ns_calib_set *cs, char *buf, size_t len);
 
-/*
- * The user-level round trip of a ping-pong (NetSlice section 2.3 and
- * formula 5), from the blocks themselves; see calib.c for exactly what
- * is derived.  Feed every block and loss item in any order, then finish.
- */
-struct ns_rtt_block {
-	uint64_t tsc0;
-	uint64_t conn;
-	uint64_t overhead;	/* ticks the macros of this block add */
-	uint8_t dir;
-	bool retrans;
-};
-
-struct ns_rtt {
-	struct ns_rtt_block *b;
-	size_t n, cap;
-	uint64_t *loss_tsc;
-	size_t nloss, loss_cap;
-	bool oom;
-	/* results of ns_rtt_finish() */
-	struct ns_stats raw, corrected;
-	uint64_t spanning_loss;	/* samples dropped: a loss inside them */
-	uint64_t clamped;
-};
-
-void ns_rtt_init(struct ns_rtt *t);
-void ns_rtt_free(struct ns_rtt *t);
-void ns_rtt_block(struct ns_rtt *t, const struct ns_calib_set *cs,
-		  const struct nsl_block *b);
-void ns_rtt_loss(struct ns_rtt *t, const struct nsl_loss *l);
-void ns_rtt_finish(struct ns_rtt *t);
-
 /* Overhead in ticks the macros of @b add to a round trip around it. */
 uint64_t ns_block_overhead(const struct ns_calib_set *cs,
 			   const struct nsl_block *b);
+
+/*
+ * The correct stage of nsdump's pipeline (pipeline.h): an item on its
+ * way, with what the calibration says of it, worked out once here so
+ * that no later stage goes back to the calibration.
+ */
+struct ns_citem {
+	const struct ns_item *it;
+	struct ns_rec_corr corr[NSL_MAX_RECORDS];	/* blocks: per record */
+	uint64_t overhead;	/* blocks: ns_block_overhead(), for --rtt */
+};
+
+/* @cs NULL or empty: raw values (K still computed), overhead 0. */
+void ns_correct_item(const struct ns_calib_set *cs, const struct ns_item *it,
+		     struct ns_citem *ci);
 
 #endif /* _NS_CALIB_H */

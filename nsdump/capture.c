@@ -178,6 +178,26 @@ int ns_dev_records(struct ns_dev *d, uint32_t flags)
 	return ioctl(d->fd, NSIOCSRECORDS, &opts) ? errno : 0;
 }
 
+int ns_dev_filter(struct ns_dev *d, const void *insns, uint32_t len)
+{
+	struct nsl_filter f = {
+		.len = len,
+		.insns = (uint64_t)(uintptr_t)insns,
+	};
+
+	return ioctl(d->fd, NSIOCSFILTER, &f) ? errno : 0;
+}
+
+int ns_dev_filtered(struct ns_dev *d, uint64_t *n)
+{
+	struct nsl_count c = { 0 };
+
+	if (ioctl(d->fd, NSIOCGFILTERED, &c))
+		return -1;
+	*n = c.count;
+	return 0;
+}
+
 int ns_dev_drops(struct ns_dev *d, uint64_t *drops)
 {
 	struct nsl_count c = { 0 };

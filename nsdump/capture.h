@@ -44,6 +44,13 @@ int ns_dev_collect(struct ns_dev *d, bool on);	/* NSIOCSSTATE */
 /* NSIOCSRECORDS with NSL_REC_* @flags (0: off): 0 or the errno. */
 int ns_dev_records(struct ns_dev *d, uint32_t flags);
 int ns_dev_drops(struct ns_dev *d, uint64_t *drops);	/* NSIOCGDROPS */
+/*
+ * NSIOCSFILTER with @len classic BPF instructions (libpcap's struct
+ * bpf_insn is the kernel's struct sock_filter); 0 or the errno.
+ */
+int ns_dev_filter(struct ns_dev *d, const void *insns, uint32_t len);
+/* NSIOCGFILTERED: blocks the kernel's filter refused; 0 or -1. */
+int ns_dev_filtered(struct ns_dev *d, uint64_t *n);
 /* NSIOCGINFO: blocks emitted and not made (no memory) since boot */
 int ns_dev_emitted(struct ns_dev *d, uint64_t *emitted, uint64_t *nomem);
 /* Switch collection off (the module leaves it as it is on close), close. */

@@ -21,6 +21,8 @@ static const char *const region_names[NSL_R_MAX] = {
 	[NSL_R_QDISC]	= "qdisc",
 	[NSL_R_BACKLOG]	= "backlog",
 	[NSL_R_SK_BACKLOG] = "sk-backlog",
+	[NSL_R_UDP]	= "udp",
+	[NSL_R_RX_UDP]	= "rx-udp",
 };
 
 const char *ns_region_name(unsigned int region)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Counter events by name (-e EVENT[,EVENT...], -L), through libpfm4.
+ * Counter events by name (-e EVENT[,EVENT...], -L), through libpfm4
+ * (pfm.c; nopfm.c in a build without libpfm4-dev, where -e and -L say so).
  *
  * A name is tried as written, then with the "perf::" prefix, then through
  * a table of perf(1)'s names, whose own encoding is the last resort (a
@@ -17,7 +18,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#ifdef HAVE_LIBPFM4
 #include <perfmon/pfmlib_perf_event.h>	/* its own perf_event.h */
+#else
+#include <linux/perf_event.h>
+#endif
 #include "netslice.h"
 
 #define NS_EVENT_NAME	64	/* bytes of a name, NUL included */
@@ -40,6 +45,9 @@ struct ns_event_host {
 };
 
 extern const struct ns_event_host ns_event_host_real;
+
+/* Can this build name events (libpfm4)?  If not, @why says so. */
+bool ns_events_available(char *why, size_t len);
 
 /* pfm_initialize() once; 0 or -1 with @err set. */
 int ns_events_init(char *err, size_t errlen);
@@ -71,9 +79,38 @@ void ns_event_suggest(const char *name, char *buf, size_t len);
 /* Hardware (needs a PMU) rather than a kernel software event. */
 bool ns_event_is_hw(const struct perf_event_attr *attr);
 
+/*
+ * perf_event_open() @attr as the kernel will count it: this encoding,
+ * kernel mode only (@probe).  0 if it can be counted, else the errno.
+ */
+int ns_event_probe_kernel(const struct perf_event_attr *attr,
+			  const struct ns_event_host *host,
+			  struct perf_event_attr *probe);
+
+/* What -L says, to whichever printer. */
+struct ns_event_lister {
+	/* @kind "software" or "hardware"; @pmu "perf" or libpfm4's name */
+	void (*section)(void *ctx, const char *kind, const char *pmu,
+			const char *title);
+	/* @alt: perf's second spelling, or NULL */
+	void (*event)(void *ctx, const char *name, const char *alt,
+		      const char *desc);
+	void (*note)(void *ctx, const char *text);
+	void *ctx;
+};
+
 /* -L: the events this machine can count; 0 or -1 with @err set. */
-int ns_events_list(FILE *out, const struct ns_event_host *host,
-		   char *err, size_t errlen);
+int ns_events_list(const struct ns_event_lister *l,
+		   const struct ns_event_host *host, char *err, size_t errlen);
+
+/* -L as text: "Software events (kernel perf):", then a line each. */
+struct ns_event_plain {
+	struct ns_event_lister lister;
+	FILE *out;
+	unsigned int sections;
+};
+
+void ns_event_plain_init(struct ns_event_plain *p, FILE *out);
 
 /* cycles / instructions in any spelling (generic or raw): for IPC. */
 enum ns_event_kind { NS_EV_OTHER, NS_EV_CYCLES, NS_EV_INSTRUCTIONS };

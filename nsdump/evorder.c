@@ -11,6 +11,8 @@ void ns_evorder_init(struct ns_evorder *q, uint64_t horizon_ticks)
 
 void ns_evorder_free(struct ns_evorder *q)
 {
+	for (size_t i = 0; i < q->n; i++)
+		free(q->heap[i].text);
 	free(q->heap);
 	q->heap = NULL;
 	q->n = q->cap = 0;
@@ -19,8 +21,7 @@ void ns_evorder_free(struct ns_evorder *q)
 static bool before(const struct ns_evorder_ent *a,
 		   const struct ns_evorder_ent *b)
 {
-	return a->ev.tsc < b->ev.tsc ||
-	       (a->ev.tsc == b->ev.tsc && a->seq < b->seq);
+	return a->tsc < b->tsc || (a->tsc == b->tsc && a->seq < b->seq);
 }
 
 static void swap(struct ns_evorder_ent *a, struct ns_evorder_ent *b)
@@ -31,7 +32,7 @@ static void swap(struct ns_evorder_ent *a, struct ns_evorder_ent *b)
 	*b = t;
 }
 
-bool ns_evorder_push(struct ns_evorder *q, const struct nsl_event_rec *ev)
+bool ns_evorder_push(struct ns_evorder *q, const struct ns_evorder_ent *line)
 {
 	size_t i;
 
@@ -50,14 +51,15 @@ bool ns_evorder_push(struct ns_evorder *q, const struct nsl_event_rec *ev)
 		q->cap = cap;
 	}
 	i = q->n++;
-	q->heap[i].ev = *ev;
+	q->heap[i] = *line;
 	q->heap[i].seq = q->seq++;
+	q->bytes += line->len;
 	while (i && before(&q->heap[i], &q->heap[(i - 1) / 2])) {
 		swap(&q->heap[i], &q->heap[(i - 1) / 2]);
 		i = (i - 1) / 2;
 	}
-	if (ev->tsc > q->newest)
-		q->newest = ev->tsc;
+	if (line->tsc > q->newest)
+		q->newest = line->tsc;
 	return true;
 }
 
@@ -71,17 +73,18 @@ void ns_evorder_out(struct ns_evorder *q, uint64_t tsc)
 }
 
 bool ns_evorder_pop(struct ns_evorder *q, bool flush,
-		    struct nsl_event_rec *ev)
+		    struct ns_evorder_ent *line)
 {
 	size_t i = 0;
 
 	if (!q->n)
 		return false;
-	/* Due: a newer record came a horizon later, or the queue is full. */
-	if (!flush && q->n < NS_EVORDER_MAX &&
-	    q->newest - q->heap[0].ev.tsc < q->horizon)
+	/* Due: a newer line came a horizon later, or the queue is full. */
+	if (!flush && q->n < NS_EVORDER_MAX && q->bytes <= NS_EVORDER_BYTES &&
+	    q->newest - q->heap[0].tsc < q->horizon)
 		return false;
-	*ev = q->heap[0].ev;
+	*line = q->heap[0];
+	q->bytes -= line->len;
 	q->heap[0] = q->heap[--q->n];
 	for (;;) {
 		size_t l = 2 * i + 1, r = l + 1, m = i;
@@ -95,6 +98,6 @@ bool ns_evorder_pop(struct ns_evorder *q, bool flush,
 		swap(&q->heap[i], &q->heap[m]);
 		i = m;
 	}
-	ns_evorder_out(q, ev->tsc);
+	ns_evorder_out(q, line->tsc);
 	return true;
 }

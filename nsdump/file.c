@@ -47,8 +47,8 @@ static const struct {
 };
 #define N_INFO (sizeof(info_fields) / sizeof(info_fields[0]))
 
-static uint32_t record_crc(const struct nsf_rec_hdr *h, const void *payload,
-			   size_t len)
+uint32_t nsf_record_crc(const struct nsf_rec_hdr *h, const void *payload,
+			size_t len)
 {
 	struct nsf_rec_hdr z = *h;
 
@@ -80,10 +80,12 @@ static int write_all(struct nsf_writer *w, const void *buf, size_t len)
 			struct stat st;
 
 			w->err = n < 0 ? errno : EIO;
+			w->partial = p - (const char *)buf;
 			/* drop a half-written record: the file stays readable */
-			if (!fstat(w->fd, &st) && S_ISREG(st.st_mode) &&
-			    ftruncate(w->fd, w->committed + w->base) == 0)
-				lseek(w->fd, w->committed + w->base, SEEK_SET);
+			w->cut_back = !fstat(w->fd, &st) && S_ISREG(st.st_mode) &&
+				      !ftruncate(w->fd, w->committed + w->base) &&
+				      lseek(w->fd, w->committed + w->base,
+					    SEEK_SET) >= 0;
 			return -1;
 		}
 		p += n;
@@ -98,7 +100,7 @@ static int write_record(struct nsf_writer *w, uint32_t kind, void *rec,
 {
 	struct nsf_rec_hdr h = { .kind = kind, .len = HDR + len };
 
-	h.crc = record_crc(&h, (char *)rec + HDR, len);
+	h.crc = nsf_record_crc(&h, (char *)rec + HDR, len);
 	memcpy(rec, &h, HDR);
 	if (write_all(w, rec, HDR + len))
 		return -1;
@@ -246,20 +248,89 @@ int nsf_write_calib(struct nsf_writer *w, const struct ns_calib_set *cs)
 	return ret;
 }
 
-int nsf_writer_flush(struct nsf_writer *w)
+/* What an item adds to a file's counts, as the trailer keeps them. */
+static void count_item(const struct ns_item *it, uint64_t *blocks,
+		       uint64_t *lost, uint64_t *loss_items,
+		       uint64_t *event_recs)
 {
-	if (!w->used)
-		return w->err ? -1 : 0;
-	if (write_record(w, NSF_DATA, w->buf, w->used))
-		return -1;
+	if (it->type == NS_ITEM_BLOCK) {
+		++*blocks;
+	} else if (it->type == NS_ITEM_LOSS) {
+		*lost += it->loss.lost;
+		++*loss_items;
+	} else if (it->type == NS_ITEM_EVENT) {
+		++*event_recs;
+	}
+}
+
+/* ... to the counts of the DATA record being filled. */
+static void tally(struct nsf_writer *w, const struct ns_item *it)
+{
+	count_item(it, &w->pending_blocks, &w->pending_lost,
+		   &w->pending_loss_items, &w->pending_event_recs);
+}
+
+static void clear_pending(struct nsf_writer *w)
+{
+	w->pending_blocks = w->pending_lost = w->pending_loss_items = 0;
+	w->pending_event_recs = 0;
+}
+
+/* The DATA record being filled is in the file: its items count. */
+static void commit_pending(struct nsf_writer *w)
+{
 	w->used = 0;
 	w->data_records++;
 	w->blocks += w->pending_blocks;
 	w->lost += w->pending_lost;
 	w->loss_items += w->pending_loss_items;
 	w->event_recs += w->pending_event_recs;
-	w->pending_blocks = w->pending_lost = w->pending_loss_items = 0;
-	w->pending_event_recs = 0;
+	clear_pending(w);
+}
+
+/*
+ * The disk filled in the middle of a DATA record and the file was cut
+ * back to its last whole record, which freed what the record had taken:
+ * the items that fit in those bytes go out again as a smaller record, so
+ * that the file keeps every item there was room for.  The error stays:
+ * the capture stops here.
+ */
+static void salvage_data(struct nsf_writer *w)
+{
+	int err = w->err;
+	size_t kept = 0;
+
+	if (!w->cut_back || (err != ENOSPC && err != EFBIG && err != EDQUOT))
+		return;
+	clear_pending(w);
+	while (kept < w->used) {
+		struct ns_item it;
+
+		/* items already checked by nsf_write_item()'s caller */
+		if (ns_decode_item(w->buf + HDR + kept, w->used - kept, &it) ||
+		    HDR + kept + it.hdr.size > w->partial)
+			break;
+		tally(w, &it);
+		kept += it.hdr.size;
+	}
+	w->used = 0;
+	if (!kept)
+		return;
+	w->err = 0;
+	if (!write_record(w, NSF_DATA, w->buf, kept))
+		commit_pending(w);
+	w->err = err;
+}
+
+int nsf_writer_flush(struct nsf_writer *w)
+{
+	if (!w->used)
+		return w->err ? -1 : 0;
+	if (write_record(w, NSF_DATA, w->buf, w->used)) {
+		salvage_data(w);
+		return -1;
+	}
+	commit_pending(w);
 	return 0;
 }
 
@@ -287,14 +358,7 @@ int nsf_write_item(struct nsf_writer *w, const struct ns_item *it)
 		return -1;
 	memcpy(w->buf + HDR + w->used, src, size);
 	w->used += size;
-	if (it->type == NS_ITEM_BLOCK) {
-		w->pending_blocks++;
-	} else if (it->type == NS_ITEM_LOSS) {
-		w->pending_lost += it->loss.lost;
-		w->pending_loss_items++;
-	} else if (it->type == NS_ITEM_EVENT) {
-		w->pending_event_recs++;
-	}
+	tally(w, it);
 	return 0;
 }
 
@@ -562,6 +626,45 @@ static int parse_trailer(struct nsf_reader *r)
 	return 0;
 }
 
+/*
+ * The r->rec_len bytes of a record's payload into r->rec: bytes read,
+ * fewer where the file ends, -1.  The buffer grows as the bytes come, so
+ * that a corrupt length in a short file costs no more memory than the
+ * file has bytes.
+ */
+static ssize_t read_payload(struct nsf_reader *r)
+{
+	size_t got = 0;
+
+	while (got < r->rec_len) {
+		size_t want = r->rec_len - got;
+		ssize_t n;
+
+		if (want > NSF_DATA_TARGET)
+			want = NSF_DATA_TARGET;
+		if (got + want > r->cap) {
+			size_t cap = r->cap * 2 > got + want ? r->cap * 2 :
+				     got + want;
+			unsigned char *p;
+
+			if (cap > r->rec_len)
+				cap = r->rec_len;
+			p = realloc(r->rec, cap);
+			if (!p)
+				return rfail(r, "out of memory");
+			r->rec = p;
+			r->cap = cap;
+		}
+		n = read_full(r, r->rec + got, want);
+		if (n < 0)
+			return -1;
+		got += n;
+		if ((size_t)n < want)
+			break;
+	}
+	return got;
+}
+
 /* Read the next record into r->rec: its kind, 0 at a clean end, -1. */
 static int next_record(struct nsf_reader *r)
 {
@@ -573,29 +676,31 @@ static int next_record(struct nsf_reader *r)
 	if (got <= 0)
 		return got;
 	if ((size_t)got < HDR)
-		return rfail(r, "cut in the middle of a record header at offset %llu",
-			     (unsigned long long)r->rec_off);
+		return rfail(r, "truncated: the file ends at offset %llu, in the middle of a record header at offset %llu: %llu blocks read",
+			     (unsigned long long)r->off,
+			     (unsigned long long)r->rec_off,
+			     (unsigned long long)r->blocks);
 	if (h.len < HDR || h.len % 8 ||
 	    h.len > (h.kind == NSF_CALIB ? CALIB_MAX_RECORD : NSF_MAX_RECORD))
 		return rfail(r, "corrupt record length %u at offset %llu",
 			     h.len, (unsigned long long)r->rec_off);
 	r->rec_len = h.len - HDR;
-	if (r->rec_len > r->cap) {
-		unsigned char *p = realloc(r->rec, r->rec_len);
-
-		if (!p)
-			return rfail(r, "out of memory");
-		r->rec = p;
-		r->cap = r->rec_len;
-	}
-	got = read_full(r, r->rec, r->rec_len);
+	got = read_payload(r);
 	if (got < 0)
 		return -1;
+	if ((size_t)got < r->rec_len && h.kind == NSF_DATA) {
+		/* its whole items are still good: nsf_read_item() takes them */
+		r->cut = true;
+		r->cut_len = h.len;
+		r->rec_len = got;
+		r->pos = 0;
+		return NSF_DATA;
+	}
 	if ((size_t)got < r->rec_len)
 		return rfail(r, "record at offset %llu (%u bytes) cut at offset %llu",
 			     (unsigned long long)r->rec_off, h.len,
 			     (unsigned long long)r->off);
-	if (record_crc(&h, r->rec, r->rec_len) != h.crc)
+	if (nsf_record_crc(&h, r->rec, r->rec_len) != h.crc)
 		return rfail(r, "CRC mismatch in record at offset %llu (kind %u, %u bytes)",
 			     (unsigned long long)r->rec_off, h.kind, h.len);
 	if (!h.kind)
@@ -630,6 +735,25 @@ static int header_record(struct nsf_reader *r, int kind)
 	return 0;
 }
 
+/* Where a file without a trailer ends, in r->err for the caller to say. */
+static void note_end(struct nsf_reader *r)
+{
+	rfail(r, "no trailer: the file ends at offset %llu after its last whole record, %llu blocks and %llu event records read, %llu lost",
+	      (unsigned long long)r->off, (unsigned long long)r->blocks,
+	      (unsigned long long)r->event_recs, (unsigned long long)r->lost);
+}
+
+/* The whole items of the DATA record the file ends inside are read. */
+static enum nsf_status cut_end(struct nsf_reader *r)
+{
+	rfail(r, "truncated: DATA record at offset %llu (%u bytes) cut at offset %llu: its %llu whole items before the cut read (%llu blocks), unchecked by its CRC; %llu blocks in all",
+	      (unsigned long long)r->rec_off, r->cut_len,
+	      (unsigned long long)r->off, (unsigned long long)r->cut_items,
+	      (unsigned long long)r->cut_blocks,
+	      (unsigned long long)r->blocks);
+	return NSF_ERR;
+}
+
 /* Records up to and including the next DATA (0), a clean end (1), -1. */
 static int advance(struct nsf_reader *r)
 {
@@ -642,6 +766,7 @@ static int advance(struct nsf_reader *r)
 		case -1:
 			return -1;
 		case 0:
+			note_end(r);
 			return 1;
 		case NSF_INFO:
 			if (header_record(r, kind) || parse_info(r))
@@ -717,6 +842,8 @@ enum nsf_status nsf_read_item(struct nsf_reader *r, struct ns_item *it)
 	while (r->pos >= r->rec_len) {
 		if (r->done)
 			return NSF_END;
+		if (r->cut)
+			return cut_end(r);
 		switch (advance(r)) {
 		case -1:
 			return NSF_ERR;
@@ -749,19 +876,18 @@ enum nsf_status nsf_read_item(struct nsf_reader *r, struct ns_item *it)
 		}
 	}
 	if (err) {
+		/* the last item of a cut record runs past the cut */
+		if (r->cut && (err == NS_DEC_SHORT_HEADER ||
+			       err == NS_DEC_TRUNCATED))
+			return cut_end(r);
 		ns_decode_describe(err, it, why, sizeof(why));
 		rfail(r, "item at offset %llu: %s", where, why);
 		return NSF_ERR;
 	}
 	r->pos += it->hdr.size;
-	if (it->type == NS_ITEM_BLOCK) {
-		r->blocks++;
-	} else if (it->type == NS_ITEM_LOSS) {
-		r->lost += it->loss.lost;
-		r->loss_items++;
-	} else if (it->type == NS_ITEM_EVENT) {
-		r->event_recs++;
-	}
+	r->cut_items += r->cut;
+	r->cut_blocks += r->cut && it->type == NS_ITEM_BLOCK;
+	count_item(it, &r->blocks, &r->lost, &r->loss_items, &r->event_recs);
 	return NSF_OK;
 }
 

@@ -103,6 +103,8 @@ struct nsf_writer {
 	uint64_t pending_event_recs;
 	uint64_t base;		/* fd offset when opened */
 	int err;		/* errno of the first failed write, or 0 */
+	size_t partial;		/* bytes of the failed record that got out */
+	bool cut_back;		/* and the file was cut back to committed */
 };
 
 /* Write header, INFO, FIELDS.  0, or -1 with w->err set. */
@@ -118,13 +120,30 @@ int nsf_writer_flush(struct nsf_writer *w);
  * Flush, append the TRAILER, close the fd.  On a write error the file is
  * cut back to its last whole record (if it is a regular file) and closed;
  * w->blocks then counts what the file holds.  0 or -1 (w->err).
+ *
+ * A disk that fills (ENOSPC, EFBIG, EDQUOT) in the middle of a DATA
+ * record loses none of the items there was room for: once the file is
+ * cut back, those that fit in the bytes the record got are written again
+ * as a smaller DATA record.  Where the file cannot be cut back (a pipe),
+ * the reader takes the whole items of the cut record.
  */
 int nsf_writer_close(struct nsf_writer *w);
+/* CRC-32 of a record: its header with crc zero, then its payload. */
+uint32_t nsf_record_crc(const struct nsf_rec_hdr *h, const void *payload,
+			size_t len);
 
+/*
+ * A file cut inside a DATA record (a capture killed, a full disk that
+ * could not be cut back) gives its whole items up to the cut, then
+ * NSF_ERR with r->cut set and r->err saying where the file ends: those
+ * items are not CRC-checked (the CRC covers the bytes that are missing),
+ * only decoded.  A file cut inside any other record gives NSF_ERR at once.
+ */
 enum nsf_status {
 	NSF_OK = 0,		/* an item */
 	NSF_END = 1,		/* trailer reached, file complete */
-	NSF_TRUNC = 2,		/* clean end of file before a trailer */
+	NSF_TRUNC = 2,		/* clean end of file before a trailer (r->err
+				   says where) */
 	NSF_ERR = -1,		/* r->err says what */
 };
 
@@ -149,6 +168,10 @@ struct nsf_reader {
 	uint64_t blocks, lost, loss_items, skipped_records, event_recs;
 	uint64_t trailer_blocks, trailer_lost, trailer_event_recs;
 	bool have_trailer_event_recs;
+	/* the DATA record the file ends inside; rec holds what there is */
+	bool cut;
+	uint32_t cut_len;		/* its length, as its header says */
+	uint64_t cut_items, cut_blocks;	/* whole items read from it */
 	char err[256];
 };
 

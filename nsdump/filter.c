@@ -1,17 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <net/if.h>
 #include <stdlib.h>
 #include <string.h>
 #include "filter.h"
+#include "tuple.h"
 
-void ns_filter_init(struct ns_filter *f, const struct ns_magnet *conns)
+void ns_filter_init(struct ns_filter *f, struct ns_magnet *conns)
 {
 	memset(f, 0, sizeof(*f));
 	f->dir = NS_DIR_ANY;
 	f->conns = conns;
+	ns_expr_init(&f->expr);
 }
 
-void ns_filter_free(struct ns_filter *f)
+static void free_held(struct ns_filter *f)
 {
 	for (size_t i = 0; i < f->nheld; i++)
 		free(f->held[i]);
@@ -20,9 +23,31 @@ void ns_filter_free(struct ns_filter *f)
 	f->nheld = f->cap = 0;
 }
 
+void ns_filter_free(struct ns_filter *f)
+{
+	free_held(f);
+	ns_expr_free(&f->expr);
+}
+
 bool ns_filter_active(const struct ns_filter *f)
 {
-	return f->nports || f->dir != NS_DIR_ANY;
+	return f->nports || f->dir != NS_DIR_ANY || f->ifindex ||
+	       ns_expr_active(&f->expr);
+}
+
+int ns_filter_set_interface(struct ns_filter *f, const char *name)
+{
+	unsigned int index;
+
+	if (!strcmp(name, "any")) {
+		f->ifindex = 0;
+		return 0;
+	}
+	index = if_nametoindex(name);
+	if (!index)
+		return -1;
+	f->ifindex = index;
+	return 0;
 }
 
 static int parse_port(const char *s, char **end, uint16_t *port)
@@ -93,19 +118,82 @@ static void count_undecided(struct ns_filter *f, const struct ns_item *it)
 		f->undecided_events++;
 }
 
-static enum ns_filter_verdict hold(struct ns_filter *f,
-				   const struct ns_item *it)
+/* What offer() made of an item. */
+enum verdict {
+	PASS,		/* hand it on now */
+	DROP,
+	UNDECIDED,	/* its connection is not known well enough yet */
+};
+
+/* -p: the connection's ports. */
+static enum verdict ports_verdict(const struct ns_filter *f,
+				  const struct ns_item *it)
 {
-	struct ns_item *copy;
+	uint64_t conn = item_conn(it);
+	const struct ns_conn *c;
+
+	if (!f->nports)
+		return PASS;
+	if (it->type == NS_ITEM_BLOCK && !conn)
+		return DROP;	/* never met a socket */
+	c = ns_magnet_find(f->conns, conn);
+	if (c && c->have_ports)
+		return ports_match(f, c) ? PASS : DROP;
+	return UNDECIDED;
+}
+
+/* The expression, over a block's flow or an event's connection's. */
+static enum verdict expr_verdict(const struct ns_filter *f,
+				 const struct ns_item *it)
+{
+	struct ns_tuple t;
+
+	if (!ns_expr_active(&f->expr))
+		return PASS;
+	if (it->type == NS_ITEM_BLOCK) {
+		if (!ns_tuple_from_block(&it->block, &t))
+			return DROP;	/* no flow: not IP, or ABI 1 */
+	} else if (!ns_tuple_from_event(&it->event,
+					ns_magnet_find(f->conns, it->event.conn),
+					&t)) {
+		return UNDECIDED;
+	}
+	return ns_expr_match(&f->expr, &t) ? PASS : DROP;
+}
+
+static enum verdict offer(const struct ns_filter *f, const struct ns_item *it)
+{
+	enum verdict ports, expr;
+
+	if (it->type != NS_ITEM_BLOCK && it->type != NS_ITEM_EVENT)
+		return PASS;
+	if (f->dir != NS_DIR_ANY && item_dir(it) != f->dir)
+		return DROP;
+	if (f->ifindex && it->type == NS_ITEM_BLOCK &&
+	    it->block.ifindex != f->ifindex)
+		return DROP;
+	ports = ports_verdict(f, it);
+	if (ports == DROP)
+		return DROP;
+	expr = expr_verdict(f, it);
+	if (expr == DROP)
+		return DROP;
+	return ports == PASS && expr == PASS ? PASS : UNDECIDED;
+}
+
+/* Keep a copy until its connection is known; false if it cannot be. */
+static bool hold(struct ns_filter *f, const struct ns_citem *ci)
+{
+	struct ns_held *copy;
 
 	if (f->nheld == NS_FILTER_HOLD) {
-		count_undecided(f, f->held[0]);
+		count_undecided(f, &f->held[0]->item);
 		free(f->held[0]);
 		memmove(f->held, f->held + 1, --f->nheld * sizeof(f->held[0]));
 	}
 	if (f->nheld == f->cap) {
 		size_t cap = f->cap ? 2 * f->cap : 64;
-		struct ns_item **p = realloc(f->held, cap * sizeof(*p));
+		struct ns_held **p = realloc(f->held, cap * sizeof(*p));
 
 		if (!p)
 			goto undecided;
@@ -115,57 +203,72 @@ static enum ns_filter_verdict hold(struct ns_filter *f,
 	copy = malloc(sizeof(*copy));
 	if (!copy)
 		goto undecided;
-	*copy = *it;
-	copy->raw = NULL;	/* the read buffer moves on */
+	copy->item = *ci->it;
+	copy->item.raw = NULL;	/* the read buffer moves on */
+	copy->ci = *ci;
+	copy->ci.it = &copy->item;
 	f->held[f->nheld++] = copy;
-	return NS_FILTER_HELD;
+	return true;
 undecided:
-	count_undecided(f, it);
-	return NS_FILTER_DROP;
+	count_undecided(f, ci->it);
+	return false;
 }
 
-enum ns_filter_verdict ns_filter_offer(struct ns_filter *f,
-				       const struct ns_item *it)
+/* @conn became better known: decide its held items again. */
+static void release(struct ns_filter *f, uint64_t conn, ns_filter_emit emit,
+		    void *ctx)
 {
-	const struct ns_conn *c;
-	uint64_t conn = item_conn(it);
-
-	if (f->dir != NS_DIR_ANY && item_dir(it) != f->dir)
-		return NS_FILTER_DROP;
-	if (!f->nports)
-		return NS_FILTER_PASS;
-	if (it->type == NS_ITEM_BLOCK && !conn)
-		return NS_FILTER_DROP;	/* never met a socket */
-	c = ns_magnet_find(f->conns, conn);
-	if (c && c->have_ports)
-		return ports_match(f, c) ? NS_FILTER_PASS : NS_FILTER_DROP;
-	return hold(f, it);
-}
-
-void ns_filter_release(struct ns_filter *f, uint64_t conn,
-		       ns_filter_emit emit, void *ctx)
-{
-	const struct ns_conn *c = ns_magnet_find(f->conns, conn);
-	bool match = c && c->have_ports && ports_match(f, c);
 	size_t keep = 0;
 
 	for (size_t i = 0; i < f->nheld; i++) {
-		struct ns_item *it = f->held[i];
+		struct ns_held *h = f->held[i];
+		enum verdict v = UNDECIDED;
 
-		if (item_conn(it) != conn) {
-			f->held[keep++] = it;
+		if (item_conn(&h->item) == conn)
+			v = offer(f, &h->item);
+		if (v == UNDECIDED) {
+			f->held[keep++] = h;
 			continue;
 		}
-		if (match)
-			emit(ctx, it);
-		free(it);
+		if (v == PASS)
+			emit(ctx, &h->ci);
+		free(h);
 	}
 	f->nheld = keep;
+}
+
+/* What @it teaches about its connection; true if that is news. */
+static bool learn(struct ns_filter *f, const struct ns_item *it)
+{
+	if (it->type == NS_ITEM_EVENT)
+		return ns_magnet_learn(f->conns, &it->event) && f->nports;
+	if (it->type == NS_ITEM_BLOCK && ns_expr_active(&f->expr))
+		return ns_magnet_learn_block(f->conns, &it->block);
+	return false;
+}
+
+void ns_filter_item(struct ns_filter *f, const struct ns_citem *ci,
+		    ns_filter_emit emit, void *ctx)
+{
+	const struct ns_item *it = ci->it;
+
+	if (learn(f, it) && f->nheld)
+		release(f, item_conn(it), emit, ctx);
+	switch (offer(f, it)) {
+	case PASS:
+		emit(ctx, ci);
+		break;
+	case UNDECIDED:
+		hold(f, ci);
+		break;
+	case DROP:
+		break;
+	}
 }
 
 void ns_filter_finish(struct ns_filter *f)
 {
 	for (size_t i = 0; i < f->nheld; i++)
-		count_undecided(f, f->held[i]);
-	ns_filter_free(f);
+		count_undecided(f, &f->held[i]->item);
+	free_held(f);
 }

@@ -23,7 +23,12 @@ static const struct ns_field base_fields[] = {
 	{ "item.cpu", 4, 4 },
 	B(seq), B(tsc0), B(conn), B(flags), B(len), B(ifindex), B(gso_segs),
 	B(proto), B(nhlen), B(thlen), B(dir), B(nrec), B(nevents), B(mode),
-	B(tcp_seq), B(pad),
+	B(tcp_seq), B(family), B(pad), B(sport), B(dport), B(pad2),
+	/* fields are 1 to 8 bytes: an address is described in two halves */
+	{ "block.saddr0", offsetof(struct nsl_block, saddr), 8 },
+	{ "block.saddr8", offsetof(struct nsl_block, saddr) + 8, 8 },
+	{ "block.daddr0", offsetof(struct nsl_block, daddr), 8 },
+	{ "block.daddr8", offsetof(struct nsl_block, daddr) + 8, 8 },
 	{ "block.rec", offsetof(struct nsl_block, rec), 0 },
 	R(region), R(depth), R(flags), R(nmerged), R(cpu), R(start), R(ticks),
 	C(0), C(1), C(2), C(3),
@@ -194,7 +199,14 @@ int ns_layout_check(struct ns_layout *l, char *why, size_t whylen)
 		snprintf(why, whylen, "field block.nrec is not one byte");
 		return -1;
 	}
+	l->nrec_off = find(l, "block.nrec")->offset;
 	l->native = same_as_native(l);
+	/* looked up once here, not for every field of every item */
+	for (size_t i = 0; i < N_BASE + N_EXT; i++) {
+		f = l->native ? (i < l->n ? &l->f[i] : NULL) :
+				find(l, native_at(i)->name);
+		l->at[i] = f ? f - l->f : -1;
+	}
 	return 0;
 }
 
@@ -238,11 +250,9 @@ static int copy_fields(const struct ns_layout *from, const char *prefix,
 		const struct ns_field *n = native_at(i), *f;
 
 		if (strncmp(n->name, prefix, plen) || n->name[plen] != '.' ||
-		    !n->size)
+		    !n->size || from->at[i] < 0)
 			continue;
-		f = find(from, n->name);
-		if (!f)
-			continue;
+		f = &from->f[from->at[i]];
 		if (put(out + n->offset, n->size, get(in + f->offset, f->size))) {
 			snprintf(why, whylen, "value of %s does not fit in %u bytes",
 				 n->name, n->size);
@@ -287,7 +297,7 @@ size_t ns_layout_translate(const struct ns_layout *from, const void *in,
 				 inlen, from->block_fixed);
 			return 0;
 		}
-		nrec = src[find(from, "block.nrec")->offset];
+		nrec = src[from->nrec_off];
 		if (nrec > NSL_MAX_RECORDS ||
 		    inlen != from->rec_off + (size_t)nrec * from->rec_size) {
 			snprintf(why, whylen, "block of %zu bytes with nrec %u",

@@ -44,6 +44,9 @@ struct ns_layout {
 	/* derived by ns_layout_check(); event/sysinfo_size 0: not described */
 	uint32_t block_fixed, rec_off, rec_size, loss_size;
 	uint32_t event_size, sysinfo_size;
+	uint32_t nrec_off;		/* of block.nrec */
+	/* this build's field i is f[at[i]], or absent where at[i] < 0 */
+	int16_t at[NS_LAYOUT_MAX];
 	bool native;
 };
 
@@ -59,7 +62,8 @@ const struct ns_field *ns_layout_native_part(bool ext, size_t *n);
 int ns_layout_check(struct ns_layout *l, char *why, size_t whylen);
 
 /*
- * Translate the item at @in (@inlen bytes, hdr.size already within it) to
+ * Translate the item at @in (@inlen bytes, hdr.size already within it),
+ * written with layout @from as ns_layout_check() accepted it, to
  * this build's form in @out (at least sizeof(struct nsl_block) bytes).
  * Returns the translated size, or 0 with @why set.  Unknown kinds are
  * copied unchanged if they fit.

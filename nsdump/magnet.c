@@ -171,11 +171,26 @@ oom:
 	return NULL;
 }
 
+/*
+ * The record's local and remote IPv4 addresses (0: not known).  A socket
+ * event has no packet: the kernel gives the socket's addresses, local
+ * first; the others carry their packet's, source first.
+ */
+static void event_addrs(const struct nsl_event_rec *ev, uint32_t *local,
+			uint32_t *remote)
+{
+	bool local_first = ns_event_is_send(ev->type) ||
+			   ev->type == NSL_EV_SOCK_RECV;
+
+	*local = local_first ? ev->ip.saddr : ev->ip.daddr;
+	*remote = local_first ? ev->ip.daddr : ev->ip.saddr;
+}
+
 bool ns_magnet_learn(struct ns_magnet *m, const struct nsl_event_rec *ev)
 {
-	bool send = ns_event_is_send(ev->type), was;
 	struct ns_conn *c;
 	uint32_t local, remote;
+	bool was;
 
 	if (!(ev->flags & NSL_EVF_ADDR))
 		return false;
@@ -187,8 +202,7 @@ bool ns_magnet_learn(struct ns_magnet *m, const struct nsl_event_rec *ev)
 	c->have_ports = true;
 	c->lport = ev->tcp.sport;
 	c->rport = ev->tcp.dport;
-	local = send ? ev->ip.saddr : ev->ip.daddr;
-	remote = send ? ev->ip.daddr : ev->ip.saddr;
+	event_addrs(ev, &local, &remote);
 	if (local) {
 		c->laddr = local;
 		c->have_laddr = true;
@@ -198,6 +212,29 @@ bool ns_magnet_learn(struct ns_magnet *m, const struct nsl_event_rec *ev)
 		c->have_raddr = true;
 	}
 	return !was;
+}
+
+bool ns_magnet_learn_block(struct ns_magnet *m, const struct nsl_block *b)
+{
+	struct ns_tuple t;
+	struct ns_conn *c;
+	bool news;
+
+	if (!b->conn || !ns_tuple_from_block(b, &t))
+		return false;
+	c = get_conn(m, b->conn);
+	if (!c)
+		return false;
+	news = !c->have_flow ||
+	       (!ns_tuple_has_addr(&c->flow) && ns_tuple_has_addr(&t));
+	if (!news)
+		return false;
+	if (b->dir == NSL_DIR_RX)
+		ns_tuple_reverse(&t);
+	t.len = t.tcp_seq = 0;
+	c->flow = t;
+	c->have_flow = true;
+	return true;
 }
 
 void ns_magnet_account(struct ns_magnet *m, const struct nsl_event_rec *ev)
@@ -347,15 +384,16 @@ void ns_event_endpoints(const struct ns_magnet *m,
 			const struct nsl_event_rec *ev, char *buf, size_t len)
 {
 	const struct ns_conn *c = m ? ns_magnet_find(m, ev->conn) : NULL;
-	bool send = ns_event_is_send(ev->type);
-	uint32_t laddr = send ? ev->ip.saddr : ev->ip.daddr;
-	uint32_t raddr = send ? ev->ip.daddr : ev->ip.saddr;
-	bool have_l = laddr != 0, have_r = raddr != 0;
+	bool send = ns_event_is_send(ev->type), have_l, have_r;
+	uint32_t laddr, raddr;
 	char l[32], r[32];
 
 	buf[0] = 0;
 	if (!(ev->flags & NSL_EVF_ADDR))
 		return;
+	event_addrs(ev, &laddr, &raddr);
+	have_l = laddr != 0;
+	have_r = raddr != 0;
 	if (!have_l && c && c->have_laddr) {
 		laddr = c->laddr;
 		have_l = true;

@@ -8,8 +8,14 @@
  *
  * Connection identity follows the kernel's socket view: nsl_tcp_state
  * sport/dport are the socket's local and remote ports whatever the
- * direction; nsl_ip_fields saddr/daddr are the packet's, so on a receive
- * event saddr is the remote end.
+ * direction.  nsl_ip_fields saddr/daddr are the packet's where the event
+ * has one (on a receive saddr is the remote end); the socket events
+ * (SOCK_SEND, SOCK_RECV) have no packet and carry the socket's own
+ * addresses, saddr the local one.
+ *
+ * A connection's blocks tell its flow too (ABI 2: family, protocol,
+ * ports, addresses): the filter expression matches its event records
+ * by it (ns_magnet_learn_block).
  */
 #ifndef _NS_MAGNET_H
 #define _NS_MAGNET_H
@@ -19,6 +25,7 @@
 #include <stdint.h>
 #include "netslice.h"
 #include "stats.h"
+#include "tuple.h"
 
 /* TSC to wall clock: from the file's INFO, replaced by each SYSINFO. */
 struct ns_clock {
@@ -57,6 +64,8 @@ struct ns_conn {
 	uint16_t lport, rport;	/* host order */
 	uint32_t laddr, raddr;	/* network order */
 	bool accounted;		/* some event of it passed the filter */
+	bool have_flow;		/* a block of it had a flow: */
+	struct ns_tuple flow;	/* that flow seen from the socket, local first */
 	struct ns_layer_acc layer[NSL_EV_MAX];
 };
 
@@ -86,6 +95,11 @@ void ns_magnet_free(struct ns_magnet *m);
  * carries them.  True when this record made its ports known.
  */
 bool ns_magnet_learn(struct ns_magnet *m, const struct nsl_event_rec *ev);
+/*
+ * Learn a connection's flow from one of its blocks.  True when this
+ * block made it known, or gave it the addresses it lacked.
+ */
+bool ns_magnet_learn_block(struct ns_magnet *m, const struct nsl_block *b);
 /* The connection, or NULL if no record of it has been seen. */
 const struct ns_conn *ns_magnet_find(const struct ns_magnet *m,
 				     uint64_t conn);

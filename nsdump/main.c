@@ -7,6 +7,7 @@
  * output that goes away (EPIPE: `nsdump | head`) ends the capture as ^C
  * does, exit status 0, as tcpdump's SIGPIPE handler does.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -20,39 +21,49 @@
 #include <unistd.h>
 #include "calib.h"
 #include "capture.h"
+#include "chrome.h"
 #include "decode.h"
 #include "events.h"
+#include "expr.h"
 #include "file.h"
 #include "filter.h"
-#include "magnet.h"
+#include "html.h"
+#include "pipeline.h"
 #include "report.h"
+#include "rtt.h"
+#include "version.h"
+#include "writer.h"
 
 struct opts {
 	const char *dev, *rfile, *wfile, *events;
+	const char *html, *chrome;	/* --html, --export chrome-trace */
 	uint64_t count, rcvbuf;	/* 0: unlimited / leave as is */
 	int verbose;
+	int tstamp;		/* -t's counted: enum ns_tstamp_mode */
 	bool quiet, json, list, raw, calibrate, rtt;
 	bool magnet, addr;	/* -M, --addr */
-	struct ns_filter filter;	/* -p, --dir */
+	bool version;
+	enum ns_by_what by;	/* --by */
+	struct ns_filter filter;	/* expression, -i, -p, --dir */
 };
 
+/* What a capture (from a file or the device) holds. */
 struct run {
 	struct opts *o;
-	struct ns_report rep;
-	struct nsf_writer w;
+	struct ns_pipeline p;
+	bool piped;		/* p initialised */
+	struct ns_report rep;	/* the text or JSON view, when there is text */
+	struct ns_writer wr;	/* -w */
 	struct ns_evsel sel;		/* -e, or the file's EVENTS */
 	struct ns_calib_set calib;	/* live: NSIOCGCALIB per CPU */
 	const struct ns_calib_set *use_calib;	/* NULL: raw */
 	struct ns_rtt rtt;
-	struct ns_magnet conns;	/* -M or -p: what each connection is */
-	bool writing;
+	struct ns_by by;	/* --by */
 	bool records_on;	/* NSIOCSRECORDS switched them on */
-	uint64_t captured, skipped, event_recs;
+	bool kfilter;		/* the kernel runs the expression too */
 };
 
 static volatile sig_atomic_t stop_flag, usr1_flag;
-/* The first error writing the report to stdout (EPIPE is a clean stop). */
-static int out_errno;
 
 static void on_stop(int sig)
 {
@@ -93,29 +104,48 @@ static void set_signals(void)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: nsdump [-Mnqv] [--json] [--raw] [--rtt] [--addr] [-B size] [-c count]\n"
-		"              [-e event[,event...]] [-p lport.rport]... [--dir tx|rx]\n"
-		"              [-i device | -r file] [-w file]\n"
-		"       nsdump -L\n"
-		"       nsdump --calibrate [-e event[,event...]] [-i device | -r file]\n"
-		"  -B size      ring buffer bytes per CPU (k, M suffixes)\n"
-		"  -c count     stop after count blocks\n"
+		"usage: nsdump [-Mnqtv] [--json] [--raw] [--rtt] [--addr] [-B size] [-c count]\n"
+		"              [-e event[,event...]] [-i interface] [-p lport.rport]...\n"
+		"              [--dir tx|rx] [--by conn|cpu|dir|dev]\n"
+		"              [--device path | -r file] [-w file]\n"
+		"              [--html file] [--export chrome-trace file] [expression]\n"
+		"       nsdump -L [--json]\n"
+		"       nsdump --version [--json]\n"
+		"       nsdump --calibrate [--json] [-e event[,event...]] [--device path | -r file]\n"
+		"  expression   a pcap-filter expression over each block's flow:\n"
+		"               'tcp port 5201 and host 192.0.2.2', 'ip6', 'udp'\n"
+		"  -B size      ring buffer per CPU in KiB, as tcpdump's (k, M, G suffixes)\n"
+		"  -c count     stop after count blocks that passed the filter\n"
 		"  -e events    up to %d counter events (perf or libpfm4 names)\n"
 		"  -L           list the events this machine can count\n"
-		"  -i dev       device to read (default $NSDUMP_DEV or /dev/ns)\n"
+		"  -i ifname    only blocks handed to or taken from this interface ('any': all)\n"
+		"  --device path  device to read (default $NSDUMP_DEV or /dev/ns)\n"
 		"  -r file      read a trace file ('-' = stdin)\n"
-		"  -w file      write a trace file ('-' = stdout); no text unless -v\n"
-		"  -q           no per-packet lines; -v more detail; -n accepted\n"
+		"  -w file      write a trace file ('-' = stdout) of what passed the filter;\n"
+		"               no text unless -v\n"
+		"  -t           no time stamp; -tt seconds since the epoch, -ttt since the\n"
+		"               line before, -tttt date and time, -ttttt since the first\n"
+		"  -q           no per-packet or event lines: the tables only\n"
+		"  -v           more detail: raw and corrected values, flags, counters\n"
+		"  -n           accepted (nsdump resolves no names)\n"
 		"  -M           MAGNeT event records: one line each, and per connection\n"
 		"               the application-vs-wire table (Table III)\n"
-		"  --addr       with -M, ask the kernel for addresses and ports too\n"
+		"  --addr       ask the kernel for the blocks' addresses (and, with -M,\n"
+		"               the event records' addresses and ports)\n"
 		"  -p l.r       only connections with local port l and remote port r\n"
 		"               (0: any; repeatable; ports come from event records)\n"
 		"  --dir tx|rx  only the send or the receive direction\n"
+		"  --by what    per conn, cpu, dir or dev too: n, mean, p50..p99.9, max\n"
 		"  --json       JSON lines instead of text\n"
 		"  --raw        do not correct for the macros' own cost\n"
 		"  --rtt        the user-level round trip of a ping-pong (formula 5)\n"
-		"  --calibrate  print the macros' own cost on this machine (Table 2)\n",
+		"  --html file  the capture as one HTML page: distributions, a waterfall\n"
+		"               of packets, counters, Table III ('-' = stdout)\n"
+		"  --export chrome-trace file\n"
+		"               the capture for Perfetto or chrome://tracing ('-' = stdout)\n"
+		"  --calibrate  print the macros' own cost on this machine (Table 2)\n"
+		"  --version    nsdump's version and what it was built with\n"
+		"  -h, --help   this summary\n",
 		NSL_MAX_EVENTS);
 }
 
@@ -138,8 +168,35 @@ static void print_listening(const struct run *run, const struct ns_dev *dev)
 	fflush(stderr);
 }
 
+/*
+ * Under --json, where errors go as {"error": "..."} lines: the JSON
+ * stream (stdout, or stderr when stdout carries the trace file).  NULL:
+ * as text on stderr.
+ */
+static FILE *json_errors;
+
+/* A failure (nsdump exits non-zero). */
 __attribute__((format(printf, 1, 2)))
 static void error(const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	/* a stream that failed already cannot say why: stderr does */
+	if (json_errors && !ferror(json_errors)) {
+		ns_json_error(json_errors, msg);
+		if (!fflush(json_errors))
+			return;
+	}
+	fprintf(stderr, "nsdump: %s\n", msg);
+}
+
+/* A warning: the capture goes on; always on stderr, as tcpdump's. */
+__attribute__((format(printf, 1, 2)))
+static void note(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -150,39 +207,157 @@ static void error(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-/* "64k", "4M", "100000": bytes; 0 if unparsable, zero or overflowing. */
+/*
+ * -B as tcpdump's: "4096" and "4096k" KiB, "4M" MiB, "1G" GiB; bytes,
+ * 0 if unparsable, zero or overflowing.
+ */
 static uint64_t parse_size(const char *s)
 {
-	uint64_t v, mult = 1;
+	uint64_t v, mult = 1024;
 	char *end;
 
-	if (!*s || *s == '-')
+	/* strtoull would take leading spaces and a sign: " -5" */
+	if (!isdigit((unsigned char)*s))
 		return 0;
 	errno = 0;
 	v = strtoull(s, &end, 10);
 	if (errno || end == s)
 		return 0;
 	if (*end == 'k' || *end == 'K')
-		mult = 1024, end++;
+		end++;
 	else if (*end == 'm' || *end == 'M')
 		mult = 1024 * 1024, end++;
+	else if (*end == 'g' || *end == 'G')
+		mult = 1024 * 1024 * 1024, end++;
 	if (*end || v > UINT64_MAX / mult)
 		return 0;
 	return v * mult;
 }
 
+static const struct option longopts[] = {
+	{ "json", no_argument, NULL, 'j' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ "raw", no_argument, NULL, 'R' },
+	{ "rtt", no_argument, NULL, 'T' },
+	{ "calibrate", no_argument, NULL, 'C' },
+	{ "addr", no_argument, NULL, 'A' },
+	{ "dir", required_argument, NULL, 'D' },
+	{ "by", required_argument, NULL, 'b' },
+	{ "device", required_argument, NULL, 'd' },
+	{ "html", required_argument, NULL, 'H' },
+	{ "export", required_argument, NULL, 'X' },
+	{ NULL, 0, NULL, 0 },
+};
+/* ':' first: nsdump says what is wrong with an option, in JSON too */
+#define SHORTOPTS	":B:c:e:hi:LMnp:qr:tvw:"
+
+/*
+ * --json anywhere on the line makes every error JSON, those about the
+ * options before it too: a first pass finds it (and -w -, which takes
+ * stdout for the trace).
+ */
+static void scan_for_json(int argc, char **argv)
+{
+	bool json = false, trace_on_stdout = false;
+	int c;
+
+	json_errors = NULL;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, SHORTOPTS, longopts, NULL)) != -1) {
+		if (c == 'j')
+			json = true;
+		else if (c == 'w' || c == 'H')
+			trace_on_stdout |= !strcmp(optarg, "-");
+		else if (c == 'X' && optind < argc)	/* its file */
+			trace_on_stdout |= !strcmp(argv[optind++], "-");
+	}
+	optind = 0;	/* glibc: start again from scratch */
+	if (json)
+		json_errors = trace_on_stdout ? stderr : stdout;
+}
+
+/*
+ * getopt's '?' or ':' as one line.  optopt names a short option; a long
+ * one is the argument getopt just passed (an unknown one has optopt 0).
+ */
+static void bad_option(int c, char **argv)
+{
+	const char *text = argv[optind - 1];
+	bool is_long = c == ':' ? !strncmp(text, "--", 2) : !optopt;
+	char name[8];
+
+	if (!is_long) {
+		snprintf(name, sizeof(name), "-%c", optopt);
+		text = name;
+	}
+	if (c == ':')
+		error("%s needs an argument", text);
+	else
+		error("unknown option %s", text);
+}
+
+/*
+ * -i: an interface of this machine.  Its names hold no '/': an argument
+ * with one is a device's path, as -i took before --device (kept).
+ */
+static int set_interface(struct opts *o, const char *arg)
+{
+	if (strchr(arg, '/')) {
+		o->dev = arg;
+		return 0;
+	}
+	if (!ns_filter_set_interface(&o->filter, arg))
+		return 0;
+	error("-i %s: no such interface here (ip link lists them; the device's path goes with --device)",
+	      arg);
+	return -1;
+}
+
+/* The words after the options, as tcpdump joins them. */
+static int compile_expression(struct opts *o, int argc, char **argv)
+{
+	char *text = ns_expr_join(argc, argv, optind), why[PCAP_ERRBUF_SIZE + 64];
+	int ret = 0;
+
+	if (!text) {
+		error("out of memory");
+		return -1;
+	}
+	if (ns_expr_compile(&o->filter.expr, text, why, sizeof(why))) {
+		error("expression '%s': %s", text, why);
+		ret = -1;
+	}
+	free(text);
+	return ret;
+}
+
+/* --export FORMAT FILE: the file is the next argument. */
+static int parse_export(struct opts *o, const char *format, int argc,
+			char **argv)
+{
+	if (strcmp(format, "chrome-trace")) {
+		error("--export %s: the format is chrome-trace", format);
+		return -1;
+	}
+	if (optind >= argc) {
+		error("--export chrome-trace needs a file");
+		return -1;
+	}
+	o->chrome = argv[optind++];
+	return 0;
+}
+
+/* -w, --html, --export: one of them at most on stdout. */
+static int outputs_on_stdout(const struct opts *o)
+{
+	return (o->wfile && !strcmp(o->wfile, "-")) +
+	       (o->html && !strcmp(o->html, "-")) +
+	       (o->chrome && !strcmp(o->chrome, "-"));
+}
+
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "raw", no_argument, NULL, 'R' },
-		{ "rtt", no_argument, NULL, 'T' },
-		{ "calibrate", no_argument, NULL, 'C' },
-		{ "addr", no_argument, NULL, 'A' },
-		{ "dir", required_argument, NULL, 'D' },
-		{ NULL, 0, NULL, 0 },
-	};
 	char *end;
 	int c;
 
@@ -191,13 +366,13 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	o->dev = getenv("NSDUMP_DEV");
 	if (!o->dev || !*o->dev)
 		o->dev = NS_DEFAULT_DEV;
-	while ((c = getopt_long(argc, argv, "B:c:e:hi:LMnp:qr:vw:", longopts,
-				NULL)) != -1) {
+	scan_for_json(argc, argv);
+	while ((c = getopt_long(argc, argv, SHORTOPTS, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'B':
 			o->rcvbuf = parse_size(optarg);
 			if (!o->rcvbuf) {
-				error("-B %s: buffer size must be a positive number of bytes (k and M suffixes allowed)",
+				error("-B %s: buffer size must be a positive number of KiB (k, M and G suffixes allowed)",
 				      optarg);
 				return -1;
 			}
@@ -205,7 +380,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'c':
 			errno = 0;
 			o->count = strtoull(optarg, &end, 10);
-			if (errno || !*optarg || *end || *optarg == '-' ||
+			if (errno || !isdigit((unsigned char)*optarg) || *end ||
 			    !o->count) {
 				error("-c %s: count must be a positive integer", optarg);
 				return -1;
@@ -216,7 +391,12 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'T': o->rtt = true; break;
 		case 'C': o->calibrate = true; break;
 		case 'h': usage(stdout); exit(0);
-		case 'i': o->dev = optarg; break;
+		case 'i':
+			if (set_interface(o, optarg))
+				return -1;
+			break;
+		case 'd': o->dev = optarg; break;
+		case 't': o->tstamp++; break;
 		case 'j': o->json = true; break;
 		case 'L': o->list = true; break;
 		case 'M': o->magnet = true; break;
@@ -239,16 +419,30 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'r': o->rfile = optarg; break;
 		case 'v': o->verbose++; break;
 		case 'w': o->wfile = optarg; break;
+		case 'V': o->version = true; break;
+		case 'b':
+			if (ns_by_parse(optarg, &o->by)) {
+				error("--by %s: expected conn, cpu, dir or dev", optarg);
+				return -1;
+			}
+			break;
+		case 'H': o->html = optarg; break;
+		case 'X':
+			if (parse_export(o, optarg, argc, argv))
+				return -1;
+			break;
 		default:
+			bad_option(c, argv);
 			usage(stderr);
 			return -1;
 		}
 	}
-	if (optind < argc) {
-		error("unexpected argument '%s'", argv[optind]);
-		usage(stderr);
+	if (o->tstamp > NS_TS_MAX) {
+		error("-t: at most five (-ttttt: since the first line)");
 		return -1;
 	}
+	if (optind < argc && compile_expression(o, argc, argv))
+		return -1;
 	if (o->rfile && o->rcvbuf) {
 		error("-B applies to a device, not to -r");
 		return -1;
@@ -257,20 +451,46 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		error("-e applies to a device; a file's events are those it was written with");
 		return -1;
 	}
-	if (o->addr && !o->magnet) {
-		error("--addr goes with -M");
+	if (outputs_on_stdout(o) > 1) {
+		error("only one of -w, --html and --export can write to stdout ('-')");
 		return -1;
 	}
 	return 0;
 }
 
+/*
+ * tcpdump's counts on one line: "captured" is what passed the filter;
+ * with a filter, "received by filter" all it saw.
+ */
+static void print_counts(struct run *run, uint64_t drops, uint64_t refused,
+			 const char *src)
+{
+	const struct ns_pipeline *p = &run->p;
+	bool filtered = ns_filter_active(&run->o->filter);
+	uint64_t received = p->captured + refused;
+
+	if (p->event_recs && filtered)
+		fprintf(stderr, "%" PRIu64 " blocks and %" PRIu64 " event records captured, %" PRIu64 " blocks and %" PRIu64 " event records received by filter, %" PRIu64 " dropped by kernel%s\n",
+			p->passed, p->passed_events, received, p->event_recs,
+			drops, src);
+	else if (p->event_recs)
+		fprintf(stderr, "%" PRIu64 " blocks and %" PRIu64 " event records captured, %" PRIu64 " dropped by kernel%s\n",
+			p->passed, p->passed_events, drops, src);
+	else if (filtered)
+		fprintf(stderr, "%" PRIu64 " blocks captured, %" PRIu64 " received by filter, %" PRIu64 " dropped by kernel%s\n",
+			p->passed, received, drops, src);
+	else
+		fprintf(stderr, "%" PRIu64 " blocks captured, %" PRIu64 " dropped by kernel%s\n",
+			p->passed, drops, src);
+}
+
 static void print_stats(struct run *run, struct ns_dev *dev)
 {
-	uint64_t drops = run->rep.lost, emitted, nomem;
+	uint64_t drops = run->p.acc.lost, emitted, nomem, refused = 0;
 	const char *src = "";
 
 	if (dev && ns_dev_drops(dev, &drops)) {
-		drops = run->rep.lost;
+		drops = run->p.acc.lost;
 		src = " (NSIOCGDROPS failed: counted from loss records)";
 	}
 	/* Packets that never had a block are lost too: say so. */
@@ -278,81 +498,27 @@ static void print_stats(struct run *run, struct ns_dev *dev)
 	    nomem > dev->info.nomem)
 		fprintf(stderr, "%" PRIu64 " blocks not made by the kernel (no memory for them)\n",
 			(uint64_t)(nomem - dev->info.nomem));
-	if (run->event_recs)
-		fprintf(stderr, "%" PRIu64 " blocks and %" PRIu64 " event records captured, %" PRIu64 " dropped by kernel%s\n",
-			run->captured, run->event_recs, drops, src);
-	else
-		fprintf(stderr, "%" PRIu64 " blocks captured, %" PRIu64 " dropped by kernel%s\n",
-			run->captured, drops, src);
-}
-
-/* A block or event record that the filter let through (now or later). */
-static void deliver(void *ctx, const struct ns_item *it)
-{
-	struct run *run = ctx;
-
-	if (it->type == NS_ITEM_BLOCK)
-		ns_report_block(&run->rep, &it->block);
-	else
-		ns_report_event(&run->rep, &it->event);
-}
-
-static void offer(struct run *run, const struct ns_item *it)
-{
-	if (ns_filter_offer(&run->o->filter, it) == NS_FILTER_PASS)
-		deliver(run, it);
-}
-
-static void event_record(struct run *run, const struct ns_item *it)
-{
-	run->event_recs++;
-	if (ns_magnet_learn(&run->conns, &it->event) &&
-	    run->o->filter.nports)
-		ns_filter_release(&run->o->filter, it->event.conn, deliver, run);
-	offer(run, it);
-}
-
-/* One item of either source; false once -c is satisfied or output fails. */
-static bool consume(struct run *run, const struct ns_item *it)
-{
-	if (run->o->count && run->captured >= run->o->count)
-		return false;
-	switch (it->type) {
-	case NS_ITEM_BLOCK:
-		run->captured++;
-		offer(run, it);
-		break;
-	case NS_ITEM_LOSS:
-		ns_report_loss(&run->rep, &it->loss);
-		break;
-	case NS_ITEM_EVENT:
-		event_record(run, it);
-		break;
-	case NS_ITEM_SYSINFO:
-		ns_report_sysinfo(&run->rep, &it->sysinfo);
-		break;
-	case NS_ITEM_SKIPPED:
-		run->skipped++;
-		break;
+	/* What the kernel's filter refused was received by the filter too. */
+	if (dev && run->kfilter) {
+		if (ns_dev_filtered(dev, &refused)) {
+			note("%s: NSIOCGFILTERED: %s: \"received by filter\" lacks the blocks the kernel refused",
+			     dev->path, strerror(errno));
+		} else {
+			fprintf(stderr, "%" PRIu64 " blocks refused by the filter in the kernel\n",
+				refused);
+		}
 	}
-	if (run->writing && nsf_write_item(&run->w, it))
-		return false;
-	if (run->rep.out && ferror(run->rep.out)) {
-		/* said once, at the end: the first error, as glibc set it */
-		if (!out_errno)
-			out_errno = errno ? errno : EIO;
-		return false;
-	}
-	return !(run->o->count && run->captured >= run->o->count);
+	print_counts(run, drops, refused, src);
 }
 
-/* The items of one read(): 0, 1 once -c is satisfied, -1 on a bad item. */
-static int consume_buffer(struct run *run, struct ns_dev *dev,
-			  const unsigned char *buf, size_t n)
+/* The items of one read(), each through the pipeline. */
+static enum ns_flow consume_buffer(struct run *run, struct ns_dev *dev,
+				   const unsigned char *buf, size_t n)
 {
 	for (size_t pos = 0; pos < n; ) {
-		struct ns_item it;
 		enum ns_decode_error err;
+		enum ns_flow flow;
+		struct ns_item it;
 		char why[128];
 
 		err = ns_decode_item(buf + pos, n - pos, &it);
@@ -360,13 +526,14 @@ static int consume_buffer(struct run *run, struct ns_dev *dev,
 			ns_decode_describe(err, &it, why, sizeof(why));
 			error("%s: bad item at byte %zu of a read: %s",
 			      dev->path, pos, why);
-			return -1;
+			return NS_FLOW_FAIL;
 		}
 		pos += it.hdr.size;
-		if (!consume(run, &it))
-			return 1;
+		flow = ns_pipeline_push(&run->p, &it);
+		if (flow != NS_FLOW_MORE)
+			return flow;
 	}
-	return 0;
+	return NS_FLOW_MORE;
 }
 
 /*
@@ -376,27 +543,27 @@ static int consume_buffer(struct run *run, struct ns_dev *dev,
  * captured + dropped = emitted.  At most about a second; a second
  * signal cuts it short.
  */
-static int drain_device(struct run *run, struct ns_dev *dev,
-			unsigned char *buf, size_t cap)
+static enum ns_flow drain_device(struct run *run, struct ns_dev *dev,
+				 unsigned char *buf, size_t cap)
 {
 	static volatile sig_atomic_t no_wake;
 	uint64_t emitted = UINT64_MAX, now;
 
 	stop_flag = 0;
 	if (ns_dev_collect(dev, false))
-		return 0;
+		return NS_FLOW_DONE;
 	for (int quiet = 0; quiet < 20 && !stop_flag; ) {
 		ssize_t n = ns_dev_read(dev, buf, cap, &stop_flag, &no_wake,
 					50);
-		int ret;
+		enum ns_flow flow;
 
 		if (n < 0) {
 			error("%s", dev->err);
-			return -1;
+			return NS_FLOW_FAIL;
 		}
-		ret = consume_buffer(run, dev, buf, n);
-		if (ret)
-			return ret < 0 ? -1 : 0;
+		flow = consume_buffer(run, dev, buf, n);
+		if (flow != NS_FLOW_MORE)
+			return flow;
 		if (n)
 			continue;
 		if (ns_dev_emitted(dev, &now, NULL) || now == emitted)
@@ -404,20 +571,20 @@ static int drain_device(struct run *run, struct ns_dev *dev,
 		emitted = now;
 		quiet++;
 	}
-	return 0;
+	return NS_FLOW_DONE;
 }
 
-static int read_device(struct run *run, struct ns_dev *dev)
+static enum ns_flow read_device(struct run *run, struct ns_dev *dev)
 {
 	size_t cap = (size_t)NS_READ_BLOCKS * dev->info.block_size;
 	unsigned char *buf = malloc(cap);
-	int ret = 0;
+	enum ns_flow flow = NS_FLOW_MORE;
 
 	if (!buf) {
 		error("out of memory");
-		return -1;
+		return NS_FLOW_FAIL;
 	}
-	while (!ret) {
+	while (flow == NS_FLOW_MORE) {
 		ssize_t n = ns_dev_read(dev, buf, cap, &stop_flag, &usr1_flag,
 					NS_IDLE_MS);
 
@@ -426,24 +593,24 @@ static int read_device(struct run *run, struct ns_dev *dev)
 			print_stats(run, dev);
 		}
 		if (stop_flag) {
-			ret = drain_device(run, dev, buf, cap);
+			flow = drain_device(run, dev, buf, cap);
 			break;
 		}
 		if (n < 0) {
 			error("%s", dev->err);
-			ret = -1;
+			flow = NS_FLOW_FAIL;
 		} else if (!n) {
 			/* Idle: the event lines held for time order are due. */
-			ns_report_flush_events(&run->rep);
+			ns_pipeline_idle(&run->p);
 		} else {
-			ret = consume_buffer(run, dev, buf, n);
+			flow = consume_buffer(run, dev, buf, n);
 		}
 	}
 	free(buf);
-	return ret < 0 ? -1 : 0;
+	return flow;
 }
 
-static int read_file(struct run *run, struct nsf_reader *r)
+static enum ns_flow read_file(struct run *run, struct nsf_reader *r)
 {
 	for (;;) {
 		struct ns_item it;
@@ -453,52 +620,23 @@ static int read_file(struct run *run, struct nsf_reader *r)
 			print_stats(run, NULL);
 		}
 		if (stop_flag)
-			return 0;
+			return NS_FLOW_DONE;
 		switch (nsf_read_item(r, &it)) {
 		case NSF_OK:
-			if (!consume(run, &it))
-				return 0;
+			if (ns_pipeline_push(&run->p, &it) != NS_FLOW_MORE)
+				return NS_FLOW_DONE;
 			break;
 		case NSF_END:
-			return 0;
+			return NS_FLOW_DONE;
 		case NSF_TRUNC:
 			error("%s: truncated: %" PRIu64 " blocks read before the cut",
 			      r->name, r->blocks);
-			return -1;
+			return NS_FLOW_FAIL;
 		case NSF_ERR:
 			error("%s: %s", r->name, r->err);
-			return -1;
+			return NS_FLOW_FAIL;
 		}
 	}
-}
-
-/* -w: 0, -1 (said why), 1 if the pipe's reader is gone already. */
-static int open_output(struct run *run, const struct nsl_info *info)
-{
-	const char *name = run->o->wfile;
-	int fd = 1;
-
-	if (strcmp(name, "-")) {
-		fd = open(name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (fd < 0) {
-			error("%s: %s", name, strerror(errno));
-			return -1;
-		}
-	}
-	run->writing = true;
-	if (nsf_writer_open(&run->w, fd, name, info) ||
-	    (run->sel.n && nsf_write_events(&run->w, &run->sel)) ||
-	    (ns_calib_count(&run->calib) &&
-	     nsf_write_calib(&run->w, &run->calib))) {
-		int err = run->w.err;
-
-		if (err != EPIPE)
-			error("%s: %s; no blocks written", name, strerror(err));
-		nsf_writer_close(&run->w);
-		run->writing = false;
-		return err == EPIPE ? 1 : -1;
-	}
-	return 0;
 }
 
 /* NSIOCSEVENT + NSIOCSEMODE: the chosen events, or none (durations). */
@@ -551,32 +689,74 @@ static int calibrate_device(struct run *run, struct ns_dev *dev)
 }
 
 /*
- * NSIOCSRECORDS for -M (TCP state and IP fields) or -p (the ports): a
- * kernel without event records says so once and the capture goes on.
+ * What NSIOCSRECORDS asks for: event records for -M (TCP state and IP
+ * fields) or -p (the ports); the blocks' addresses for --addr and for
+ * any expression (whether it names hosts or not: "port 53" today,
+ * "host ..." once the kernel filters).
  */
-static int records_on(struct run *run, struct ns_dev *dev)
+static uint32_t records_wanted(const struct opts *o)
 {
-	struct opts *o = run->o;
-	uint32_t flags = NSL_REC_ON;
-	int err;
+	uint32_t flags = 0;
 
-	if (!o->magnet && !o->filter.nports)
-		return 0;
+	if (o->magnet || o->filter.nports)
+		flags |= NSL_REC_ON;
 	if (o->magnet)
 		flags |= NSL_REC_TCP | NSL_REC_IP;
-	if (o->addr || o->filter.nports)
+	if ((o->addr && o->magnet) || o->filter.nports)
 		flags |= NSL_REC_ADDR;
+	if (o->addr || ns_expr_active(&o->filter.expr))
+		flags |= NSL_REC_FLOWADDR;
+	return flags;
+}
+
+/* A kernel without event records says so once and the capture goes on. */
+static int records_on(struct run *run, struct ns_dev *dev)
+{
+	uint32_t flags = records_wanted(run->o);
+	int err;
+
+	if (!flags)
+		return 0;
 	err = ns_dev_records(dev, flags);
 	if (!err) {
 		run->records_on = true;
 		return 0;
 	}
 	if (err == EINVAL || err == ENOTTY || err == EOPNOTSUPP) {
-		error("%s: kernel does not produce event records (NSIOCSRECORDS: %s); going on without them",
-		      dev->path, strerror(err));
+		note("%s: kernel does not produce %s (NSIOCSRECORDS: %s); going on without them",
+		      dev->path, flags & NSL_REC_ON ? "event records" :
+		      "addresses in blocks", strerror(err));
 		return 0;
 	}
 	error("%s: NSIOCSRECORDS: %s", dev->path, strerror(err));
+	return -1;
+}
+
+/*
+ * The expression to the kernel as well, so that blocks of other flows
+ * never reach the ring; nsdump still applies it (same program, same
+ * packet: see NSIOCSFILTER), which also decides the event records.  An
+ * older module (ENOTTY) leaves the filtering to nsdump alone.
+ */
+static int kernel_filter_on(struct run *run, struct ns_dev *dev)
+{
+	const struct ns_expr *e = &run->o->filter.expr;
+	int err;
+
+	if (!ns_expr_active(e))
+		return 0;
+	err = ns_dev_filter(dev, e->prog.bf_insns, e->prog.bf_len);
+	if (!err) {
+		run->kfilter = true;
+		return 0;
+	}
+	if (err == ENOTTY || err == EINVAL) {
+		if (run->o->verbose || err == EINVAL)
+			note("%s: the kernel does not run the expression (NSIOCSFILTER: %s); nsdump filters alone",
+			     dev->path, strerror(err));
+		return 0;
+	}
+	error("%s: NSIOCSFILTER: %s", dev->path, strerror(err));
 	return -1;
 }
 
@@ -587,48 +767,27 @@ static void records_off(struct run *run, struct ns_dev *dev)
 	run->records_on = false;
 }
 
-/* -p's notes, once each, after the tables. */
+/* The filter's notes, once each, after the tables. */
 static void filter_notes(struct run *run)
 {
 	struct ns_filter *f = &run->o->filter;
 
-	if (!f->nports)
-		return;
-	ns_filter_finish(f);
-	if (!run->conns.with_addr) {
-		error("-p: no event record carried ports (capture with -p or -M --addr): nothing matched");
+	if (f->nports && !run->p.conns.with_addr) {
+		note("-p: no event record carried ports (capture with -p or -M --addr): nothing matched");
 		return;
 	}
 	if (f->undecided_blocks || f->undecided_events)
-		error("-p: %" PRIu64 " blocks and %" PRIu64 " event records left out: their connection's ports never appeared",
-		      f->undecided_blocks, f->undecided_events);
-}
-
-static int close_output(struct run *run)
-{
-	struct nsf_writer *w = &run->w;
-
-	if (!run->writing)
-		return 0;
-	run->writing = false;
-	if (!nsf_writer_close(w) || w->err == EPIPE)
-		return 0;
-	error("%s: %s; %" PRIu64 " blocks (%" PRIu64 " bytes) are in the file, which ends without a trailer",
-	      w->name, strerror(w->err), w->blocks, w->committed);
-	return -1;
+		note("%s: %" PRIu64 " blocks and %" PRIu64 " event records left out: their connection's %s never appeared",
+		      f->nports ? "-p" : "expression", f->undecided_blocks,
+		      f->undecided_events,
+		      f->nports ? "ports" : "flow (a block of it)");
 }
 
 /* Text on @f all written: 0, or "output: <why>" and 1 (EPIPE: 0). */
 static int finish_output(FILE *f)
 {
-	int err;
+	int err = fflush(f) == EOF ? errno : ferror(f) ? EIO : 0;
 
-	if (!f)
-		return 0;
-	/* After a failed write glibc drops the buffer: the first error wins. */
-	err = fflush(f) == EOF ? errno : ferror(f) ? EIO : 0;
-	if (out_errno)
-		err = out_errno;
 	if (!err || err == EPIPE)
 		return 0;
 	error("output: %s", strerror(err));
@@ -642,160 +801,330 @@ static void use_calibration(struct run *run, const char *none_msg)
 		return;
 	if (ns_calib_count(&run->calib))
 		run->use_calib = &run->calib;
-	else if (!run->o->calibrate)
-		error("%s: values are raw", none_msg);
+	else
+		note("%s: values are raw", none_msg);
 }
 
-static int print_calibration(struct run *run)
+/* Where the text goes: stdout; with -w, --html or --export, nowhere
+ * unless -v (then stderr if one of them is on stdout). */
+static FILE *text_output(const struct opts *o)
 {
-	const struct nsl_calib *first = ns_calib_get(&run->calib, 0);
-	const char *names[NSL_MAX_EVENTS] = { NULL };
+	if (!o->wfile && !o->html && !o->chrome)
+		return stdout;
+	if (!o->verbose)
+		return NULL;
+	return outputs_on_stdout(o) ? stderr : stdout;
+}
 
+/* --html and --export: views after the text's. */
+static int add_file_views(struct run *run, const struct nsl_info *info)
+{
+	const struct opts *o = run->o;
+	const char *source = o->dev;
+	struct ns_sink *s;
+	char why[512];
+
+	if (o->rfile)
+		source = strcmp(o->rfile, "-") ? o->rfile : "standard input";
+
+	if (o->html) {
+		s = ns_html_open(o->html, &run->p, source, info, why, sizeof(why));
+		if (!s)
+			goto fail;
+		ns_pipeline_add_view(&run->p, s);
+	}
+	if (o->chrome) {
+		s = ns_chrome_open(o->chrome, &run->p, source, info, why, sizeof(why));
+		if (!s)
+			goto fail;
+		ns_pipeline_add_view(&run->p, s);
+	}
+	return 0;
+fail:
+	error("%s", why);
+	return -1;
+}
+
+/* The stages' settings, -w as a tap and the report as a view. */
+static enum ns_flow start_pipeline(struct run *run, const struct nsl_info *info)
+{
+	struct opts *o = run->o;
+	FILE *out = text_output(o);
+	char why[512];
+
+	ns_pipeline_init(&run->p, info->tsc_khz, run->use_calib, &o->filter);
+	run->piped = true;
+	run->p.count = o->count;
+	if (o->magnet)
+		ns_pipeline_magnet(&run->p);
+	ns_acc_set_events(&run->p.acc, &run->sel);
+	ns_clock_from_info(&run->p.acc.clock, info);
+	if (o->rtt) {
+		ns_rtt_init(&run->rtt);
+		run->p.acc.rtt = &run->rtt;
+	}
+	if (o->by != NS_BY_NONE) {
+		ns_by_init(&run->by, o->by);
+		run->by.live = !o->rfile;
+		run->p.acc.by = &run->by;
+	}
+	if (o->wfile) {
+		switch (ns_writer_open(&run->wr, o->wfile, info, &run->sel,
+				       &run->calib, why, sizeof(why))) {
+		case NS_WRITER_FAILED:
+			error("%s", why);
+			return NS_FLOW_FAIL;
+		case NS_WRITER_GONE:
+			return NS_FLOW_DONE;	/* nothing to capture for */
+		case NS_WRITER_OK:
+			ns_pipeline_add_view(&run->p, &run->wr.sink);
+		}
+	}
+	if (out) {
+		ns_report_init(&run->rep, o->json ? &ns_json_printer : &ns_plain_printer,
+			       out, &run->p.acc);
+		run->rep.mag = o->magnet ? &run->p.conns : NULL;
+		run->rep.verbose = o->verbose;
+		run->rep.quiet = o->quiet;
+		ns_tstamp_init(&run->rep.ts, o->tstamp);
+		ns_pipeline_add_view(&run->p, &run->rep.sink);
+	}
+	return add_file_views(run, info) ? NS_FLOW_FAIL : NS_FLOW_MORE;
+}
+
+static void say_error(void *ctx, const char *why)
+{
+	(void)ctx;
+	error("%s", why);
+}
+
+/* After the source: the sinks' finish, -p's notes, the statistics. */
+static int finish_capture(struct run *run, struct ns_dev *dev,
+			  enum ns_flow flow)
+{
+	int ret = flow == NS_FLOW_FAIL;
+
+	if (ns_pipeline_finish(&run->p, say_error, NULL))
+		ret = 1;
+	filter_notes(run);
+	print_stats(run, dev);
+	return ret;
+}
+
+static void stop_pipeline(struct run *run)
+{
+	if (!run->piped)
+		return;
+	ns_pipeline_free(&run->p);
+	if (run->o->rtt)
+		ns_rtt_free(&run->rtt);
+	ns_by_free(&run->by);
+	run->piped = false;
+}
+
+static void close_trace(struct nsf_reader *r, int fd)
+{
+	nsf_reader_close(r);	/* frees the calibration it lent */
+	if (fd > 0)
+		close(fd);
+}
+
+/* -r: the reader, its fd; 0 or -1 (said why, nothing left open). */
+static int open_trace(const char *name, struct nsf_reader *r, int *fd)
+{
+	*fd = 0;
+	if (strcmp(name, "-")) {
+		*fd = open(name, O_RDONLY | O_CLOEXEC);
+		if (*fd < 0) {
+			error("%s: %s", name, strerror(errno));
+			return -1;
+		}
+	}
+	if (!nsf_reader_open(r, *fd, name))
+		return 0;
+	error("%s: %s", name, r->err);
+	close_trace(r, *fd);
+	return -1;
+}
+
+/* The file's EVENTS and CALIB, lent by the reader. */
+static void take_trace_header(struct run *run, struct nsf_reader *r)
+{
+	if (r->have_events)
+		run->sel = r->events;
+	if (r->have_calib) {
+		run->calib = r->calib;
+		if (!run->calib.tsc_khz)
+			run->calib.tsc_khz = r->info.tsc_khz;
+	}
+}
+
+/* --version */
+static int run_version(const struct opts *o)
+{
+	struct ns_build b;
+
+	ns_build_info(&b);
+	if (o->json) {
+		ns_json_version(stdout, &b);
+	} else {
+		printf("nsdump version %s\n", b.version);
+		printf("NetSlice ABI %u, trace file format %u\n", b.abi,
+		       b.file_format);
+		printf("libpfm4: %s\n", b.libpfm4 ? "yes" :
+		       "no (built without it: no -e, no -L)");
+		printf("json-c %s\n", b.json_c);
+		printf("zlib %s\n", b.zlib);
+	}
+	return finish_output(stdout);
+}
+
+/* -L */
+static int run_list(const struct opts *o)
+{
+	struct ns_json_lister json;
+	struct ns_event_plain plain;
+	char err[512];
+
+	ns_json_lister_init(&json, stdout);
+	ns_event_plain_init(&plain, stdout);
+	if (ns_events_list(o->json ? &json.lister : &plain.lister,
+			   &ns_event_host_real, err, sizeof(err))) {
+		error("%s", err);
+		return 1;
+	}
+	return finish_output(stdout);
+}
+
+/* --calibrate: the calibration in the file, or the kernel's. */
+static int run_calibrate(struct run *run)
+{
+	const char *names[NSL_MAX_EVENTS] = { NULL };
+	const struct nsl_calib *first;
+	struct nsf_reader reader;
+	struct ns_dev dev = { .fd = -1 };
+	int fd = 0, ret = 1;
+
+	if (run->o->rfile) {
+		if (open_trace(run->o->rfile, &reader, &fd))
+			return 1;
+		take_trace_header(run, &reader);
+	} else if (ns_dev_open(&dev, run->o->dev, run->o->rcvbuf)) {
+		error("%s", dev.err);
+		return 1;
+	} else if (set_events(run, &dev) || calibrate_device(run, &dev)) {
+		goto out;
+	}
+	first = ns_calib_get(&run->calib, 0);
 	if (!first) {
 		error("no calibration (the kernel offers none, or the file has no CALIB record)");
-		return 1;
+		goto out;
 	}
 	for (unsigned int e = 0; e < run->sel.n; e++)
 		names[e] = run->sel.name[e];
-	ns_calib_print(stdout, &run->calib, names,
-		       first->nevents > run->sel.n ? first->nevents : run->sel.n);
-	return 0;
+	(run->o->json ? ns_json_calib : ns_calib_print)(stdout, &run->calib, names,
+		first->nevents > run->sel.n ? first->nevents : run->sel.n);
+	ret = finish_output(stdout);
+out:
+	if (run->o->rfile) {
+		close_trace(&reader, fd);
+	} else {
+		ns_calib_free(&run->calib);
+		ns_dev_close(&dev);
+	}
+	return ret;
+}
+
+/* -r */
+static int run_file(struct run *run)
+{
+	struct nsf_reader reader;
+	char note[512];
+	enum ns_flow flow;
+	int fd, ret = 0;
+
+	if (open_trace(run->o->rfile, &reader, &fd))
+		return 1;
+	take_trace_header(run, &reader);
+	snprintf(note, sizeof(note), "%s: no calibration in the file",
+		 run->o->rfile);
+	use_calibration(run, note);
+	flow = start_pipeline(run, &reader.info);
+	if (flow == NS_FLOW_MORE)
+		ret = finish_capture(run, NULL, read_file(run, &reader));
+	else
+		ret = flow == NS_FLOW_FAIL;
+	stop_pipeline(run);
+	close_trace(&reader, fd);
+	return ret;
+}
+
+/* The device: --device, $NSDUMP_DEV or /dev/ns. */
+static int run_device(struct run *run)
+{
+	struct ns_dev dev = { .fd = -1 };
+	enum ns_flow flow;
+	int ret = 1;
+
+	if (ns_dev_open(&dev, run->o->dev, run->o->rcvbuf)) {
+		error("%s", dev.err);
+		return 1;
+	}
+	if (set_events(run, &dev) || calibrate_device(run, &dev) ||
+	    records_on(run, &dev) || kernel_filter_on(run, &dev))
+		goto out;
+	use_calibration(run, "no calibration from the kernel");
+	flow = start_pipeline(run, &dev.info);
+	if (flow != NS_FLOW_MORE) {
+		ret = flow == NS_FLOW_FAIL;
+		goto out;
+	}
+	if (ns_dev_start(&dev)) {
+		error("%s", dev.err);
+		goto out;	/* the file, if any, is closed whole */
+	}
+	print_listening(run, &dev);
+	flow = read_device(run, &dev);
+	records_off(run, &dev);
+	ret = finish_capture(run, &dev, flow);
+out:
+	records_off(run, &dev);
+	stop_pipeline(run);
+	ns_calib_free(&run->calib);
+	ns_dev_close(&dev);
+	return ret;
+}
+
+/* What the options asked for, once they parsed. */
+static int run_opts(struct opts *o)
+{
+	struct run run = { .o = o };
+	char err[512];
+
+	if (o->version)
+		return run_version(o);
+	if (o->list)
+		return run_list(o);
+	if (o->events && ns_events_parse(o->events, &run.sel, &ns_event_host_real,
+					 err, sizeof(err))) {
+		error("%s", err);
+		return 1;
+	}
+	set_signals();
+	if (o->calibrate)
+		return run_calibrate(&run);
+	if (o->rfile)
+		return run_file(&run);
+	return run_device(&run);
 }
 
 int main(int argc, char **argv)
 {
-	struct ns_dev dev = { .fd = -1 };
-	struct nsf_reader reader;
 	struct opts o;
-	struct run run = { .o = &o };
-	const struct nsl_info *info;
-	FILE *out = stdout;
-	char err[512];
-	int in_fd = 0, ret = 0;
+	int ret = 2;
 
-	if (parse_opts(argc, argv, &o))
-		return 2;
-	if (o.list) {
-		if (ns_events_list(stdout, &ns_event_host_real, err, sizeof(err))) {
-			error("%s", err);
-			return 1;
-		}
-		return finish_output(stdout);
-	}
-	if (o.events && ns_events_parse(o.events, &run.sel, &ns_event_host_real,
-					err, sizeof(err))) {
-		error("%s", err);
-		return 1;
-	}
-
-	set_signals();
-
-	if (o.rfile) {
-		if (strcmp(o.rfile, "-")) {
-			in_fd = open(o.rfile, O_RDONLY | O_CLOEXEC);
-			if (in_fd < 0) {
-				error("%s: %s", o.rfile, strerror(errno));
-				return 1;
-			}
-		}
-		if (nsf_reader_open(&reader, in_fd, o.rfile)) {
-			error("%s: %s", o.rfile, reader.err);
-			nsf_reader_close(&reader);
-			return 1;
-		}
-		info = &reader.info;
-		if (reader.have_events)
-			run.sel = reader.events;
-		if (reader.have_calib) {
-			run.calib = reader.calib;	/* the reader lends it */
-			if (!run.calib.tsc_khz)
-				run.calib.tsc_khz = info->tsc_khz;
-		}
-		snprintf(err, sizeof(err), "%s: no calibration in the file",
-			 o.rfile);
-		use_calibration(&run, err);
-	} else {
-		if (ns_dev_open(&dev, o.dev, o.rcvbuf)) {
-			error("%s", dev.err);
-			return 1;
-		}
-		info = &dev.info;
-		if (set_events(&run, &dev) || calibrate_device(&run, &dev) ||
-		    (!o.calibrate && records_on(&run, &dev))) {
-			ret = 1;
-			goto done;
-		}
-		use_calibration(&run, "no calibration from the kernel");
-	}
-	if (o.calibrate) {
-		ret = print_calibration(&run);
-		if (finish_output(stdout))
-			ret = 1;
-		goto done;
-	}
-
-	if (o.wfile) {
-		if (!o.verbose)
-			out = NULL;
-		else if (!strcmp(o.wfile, "-"))
-			out = stderr;
-		switch (open_output(&run, info)) {
-		case -1:
-			ret = 1;
-			goto done;
-		case 1:
-			goto done;	/* nothing to capture for */
-		}
-	}
-	if (!o.rfile && ns_dev_start(&dev)) {
-		error("%s", dev.err);
-		close_output(&run);
-		ret = 1;
-		goto done;
-	}
-	if (!o.rfile)
-		print_listening(&run, &dev);
-	ns_report_init(&run.rep, o.json ? &ns_json_printer : &ns_plain_printer,
-		       out, info->tsc_khz);
-	ns_clock_from_info(&run.rep.clock, info);
-	ns_magnet_init(&run.conns);
-	o.filter.conns = &run.conns;
-	if (o.magnet)
-		run.rep.mag = &run.conns;
-	ns_report_set_events(&run.rep, &run.sel);
-	run.rep.calib = run.use_calib;
-	run.rep.verbose = o.verbose;
-	run.rep.quiet = o.quiet;
-	if (o.rtt) {
-		ns_rtt_init(&run.rtt);
-		run.rep.rtt = &run.rtt;
-	}
-
-	if (o.rfile ? read_file(&run, &reader) : read_device(&run, &dev))
-		ret = 1;
-	if (!o.rfile)
-		records_off(&run, &dev);
-	if (close_output(&run))
-		ret = 1;
-	ns_report_table(&run.rep);
-	if (finish_output(out))
-		ret = 1;
-	filter_notes(&run);
-	print_stats(&run, o.rfile ? NULL : &dev);
-	ns_report_free(&run.rep);
-	ns_magnet_free(&run.conns);
-	if (o.rtt)
-		ns_rtt_free(&run.rtt);
-done:
-	if (o.rfile) {
-		nsf_reader_close(&reader);	/* frees run.calib's tables */
-		if (in_fd > 0)
-			close(in_fd);
-	} else {
-		records_off(&run, &dev);
-		ns_calib_free(&run.calib);
-		ns_dev_close(&dev);
-	}
-	ns_filter_free(&o.filter);
+	if (!parse_opts(argc, argv, &o))
+		ret = run_opts(&o);
+	ns_filter_free(&o.filter);	/* the compiled expression */
 	return ret;
 }

@@ -1,113 +1,29 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdlib.h>
 #include <string.h>
 #include "decode.h"
 #include "report.h"
+#include "tuple.h"
+
+static const struct ns_sink_ops report_ops;
 
 void ns_report_init(struct ns_report *r, const struct ns_printer *pr,
-		    FILE *out, uint32_t tsc_khz)
+		    FILE *out, struct ns_acc *acc)
 {
 	memset(r, 0, sizeof(*r));
+	r->sink.ops = &report_ops;
 	r->pr = pr;
 	r->out = out;
-	r->tsc_khz = tsc_khz;
-	r->ev_cycles = r->ev_instr = -1;
-	ns_evorder_init(&r->evq, (uint64_t)tsc_khz * NS_EV_HORIZON_MS);
-	for (int i = 0; i < NSL_R_MAX; i++) {
-		ns_stats_init(&r->region[i].ticks, 0);
-		for (int e = 0; e < NSL_MAX_EVENTS; e++)
-			ns_stats_init(&r->region[i].ev[e], NS_EV_STATS_LIMIT);
-	}
+	r->acc = acc;
+	ns_evorder_init(&r->lines, (uint64_t)acc->tsc_khz * NS_EV_HORIZON_MS);
+	ns_tstamp_init(&r->ts, NS_TS_TIME);
 }
 
 void ns_report_free(struct ns_report *r)
 {
-	ns_evorder_free(&r->evq);
-	for (int i = 0; i < NSL_R_MAX; i++) {
-		ns_stats_free(&r->region[i].ticks);
-		for (int e = 0; e < NSL_MAX_EVENTS; e++)
-			ns_stats_free(&r->region[i].ev[e]);
-	}
-}
-
-void ns_report_set_events(struct ns_report *r, const struct ns_evsel *sel)
-{
-	r->ev_cycles = r->ev_instr = -1;
-	for (unsigned int e = 0; e < NSL_MAX_EVENTS; e++) {
-		r->event_name[e][0] = 0;
-		if (e >= sel->n)
-			continue;
-		snprintf(r->event_name[e], sizeof(r->event_name[e]), "%s",
-			 sel->name[e]);
-		switch (ns_event_kind(&sel->ev.ev[e], sel->canon[e])) {
-		case NS_EV_CYCLES:
-			if (r->ev_cycles < 0)
-				r->ev_cycles = e;
-			break;
-		case NS_EV_INSTRUCTIONS:
-			if (r->ev_instr < 0)
-				r->ev_instr = e;
-			break;
-		case NS_EV_OTHER:
-			break;
-		}
-	}
-}
-
-/* Are cycles and instructions among the counted events? */
-static bool has_ipc(const struct ns_report *r)
-{
-	return r->ev_cycles >= 0 && r->ev_instr >= 0 &&
-	       (unsigned int)r->ev_cycles < r->nevents &&
-	       (unsigned int)r->ev_instr < r->nevents;
-}
-
-double ns_report_ipc(const struct ns_report *r, unsigned int region)
-{
-	const struct ns_region_acc *acc = &r->region[region];
-
-	if (!has_ipc(r) ||
-	    !acc->ev_n[r->ev_cycles] || acc->ev_sum[r->ev_cycles] <= 0)
-		return -1;
-	return acc->ev_sum[r->ev_instr] / acc->ev_sum[r->ev_cycles];
-}
-
-void ns_report_correction(const struct ns_report *r, char *buf, size_t len)
-{
-	char taus[128];
-
-	if (!ns_calib_get(r->calib, 0)) {
-		snprintf(buf, len, "RAW values, not corrected for macro overhead");
-		return;
-	}
-	ns_calib_summary(r->calib, taus, sizeof(taus));
-	snprintf(buf, len, "corrected for macro overhead (%s)", taus);
-}
-
-double ns_report_us(const struct ns_report *r, uint64_t ticks)
-{
-	return (double)ticks * 1000.0 / r->tsc_khz;
-}
-
-double ns_report_time_us(const struct ns_report *r, const struct nsl_block *b)
-{
-	/* blocks leave per-CPU rings out of order: times may be negative */
-	return (double)(int64_t)(b->tsc0 - r->t0) * 1000.0 / r->tsc_khz;
-}
-
-bool ns_report_summary(struct ns_report *r, unsigned int region,
-		       struct ns_summary *s)
-{
-	return ns_stats_summary(&r->region[region].ticks,
-				1000.0 / r->tsc_khz, s);
-}
-
-const char *ns_event_label(const struct ns_report *r, unsigned int e,
-			   char *buf, size_t len)
-{
-	if (r->event_name[e][0])
-		return r->event_name[e];
-	snprintf(buf, len, "ev%u", e);
-	return buf;
+	ns_evorder_free(&r->lines);
 }
 
 static void flag_names(uint32_t flags, const char *const *names, int nnames,
@@ -132,7 +48,7 @@ void ns_block_flags(uint32_t flags, char *buf, size_t len)
 {
 	static const char *const names[] = {
 		"RETRANS", "GSO", "NOXMIT", "TRUNC", "LOOPBACK", "RX", "ABSORBED",
-		"RESENT",
+		"RESENT", "FORWARDED", "COPY", "COALESCED",
 	};
 
 	flag_names(flags, names, (int)(sizeof(names) / sizeof(names[0])),
@@ -149,204 +65,218 @@ void ns_record_flags(uint32_t flags, char *buf, size_t len)
 		   buf, len);
 }
 
-/*
- * A record's own time: its (corrected) duration less that of the records
- * directly inside it (one level deeper, ns_rec_inside() whole), so that
- * the wait in sndq is not write's and the qdisc's is not link's.
- */
-static uint64_t self_ticks(const struct nsl_block *b,
-			   const struct ns_rec_corr *corr, unsigned int i)
+/* A packet or event line's time stamp, for a printer that wants one. */
+static void print_stamp(struct ns_report *r, const struct ns_evorder_ent *l)
 {
-	const struct nsl_record *p = &b->rec[i];
-	uint64_t in = 0;
+	char ts[64];
 
-	for (unsigned int j = i + 1; j < b->nrec; j++) {
-		const struct nsl_record *c = &b->rec[j];
+	if (!l->stamped || !r->pr->stamps)
+		return;
+	ns_tstamp(&r->ts, l->wall_ns, ts, sizeof(ts));
+	fputs(ts, r->out);
+}
 
-		if (c->depth == p->depth + 1 && !(c->flags & NSL_RF_OPEN) &&
-		    ns_rec_inside(b, i, j, true))
-			in += corr[j].ticks;
-	}
-	return in < corr[i].ticks ? corr[i].ticks - in : 0;
+/* One queued line: its time stamp, then the printer's text. */
+static void print_line(struct ns_report *r, const struct ns_evorder_ent *l)
+{
+	print_stamp(r, l);
+	fwrite(l->text, 1, l->len, r->out);
 }
 
 /*
- * A packet's value for a region is the sum of that region's records in
- * its block (tcp: copy in sendmsg + header build in xmit), each corrected
- * on its own.  A region with an OPEN record gives no value for that
- * block: its sum would be short; one with an INVALID record gives its
- * duration but no counter values.
+ * The first failed write, as glibc set errno then: told at the finish
+ * (EPIPE, a reader gone, is no error there).
  */
-static void accumulate(struct ns_report *r, const struct nsl_block *b,
-		       const struct ns_rec_corr *corr)
+static void note_write_error(struct ns_report *r)
 {
-	uint64_t sum[NSL_R_MAX] = { 0 }, raw[NSL_R_MAX] = { 0 };
-	uint64_t self[NSL_R_MAX] = { 0 };
-	uint64_t ev[NSL_R_MAX][NSL_MAX_EVENTS];
-	bool seen[NSL_R_MAX] = { false }, open[NSL_R_MAX] = { false };
-	bool ev_bad[NSL_R_MAX] = { false };
-
-	memset(ev, 0, sizeof(ev));
-	for (unsigned int i = 0; i < b->nrec; i++) {
-		const struct nsl_record *rec = &b->rec[i];
-		unsigned int id = rec->region;
-
-		r->region[id].records++;
-		/* One measurement: counted where it is not a copy. */
-		if (rec->flags & NSL_RF_SHARED) {
-			r->region[id].shared++;
-			r->shared++;
-			continue;
-		}
-		seen[id] = true;
-		if (rec->flags & NSL_RF_OPEN) {
-			open[id] = true;
-			r->region[id].open++;
-			continue;
-		}
-		sum[id] += corr[i].ticks;
-		raw[id] += rec->ticks;
-		self[id] += self_ticks(b, corr, i);
-		r->clamped_ticks += corr[i].ticks_clamped;
-		if (rec->flags & NSL_RF_INVALID) {
-			ev_bad[id] = true;
-			if (b->nevents) {
-				r->region[id].invalid++;
-				r->invalid++;
-			}
-			continue;
-		}
-		for (unsigned int e = 0; e < b->nevents; e++) {
-			ev[id][e] += corr[i].count[e];
-			r->clamped_counts += !!(corr[i].count_clamped & (1u << e));
-		}
-	}
-	for (unsigned int id = 0; id < NSL_R_MAX; id++) {
-		struct ns_region_acc *acc = &r->region[id];
-
-		if (!seen[id] || open[id])
-			continue;
-		ns_stats_add(&acc->ticks, sum[id]);
-		acc->raw_sum += (double)raw[id];
-		acc->self_sum += (double)self[id];
-		if (ev_bad[id])
-			continue;
-		for (unsigned int e = 0; e < b->nevents; e++) {
-			ns_stats_add(&acc->ev[e], ev[id][e]);
-			acc->ev_sum[e] += (double)ev[id][e];
-			acc->ev_n[e]++;
-		}
-	}
+	if (ferror(r->out) && !r->err)
+		r->err = errno ? errno : EIO;
 }
 
-void ns_report_block(struct ns_report *r, const struct nsl_block *b)
+static void print_due_lines(struct ns_report *r, bool flush)
 {
-	struct ns_rec_corr corr[NSL_MAX_RECORDS];
+	struct ns_evorder_ent l;
 
-	if (!r->have_t0) {
-		r->t0 = b->tsc0;
-		r->have_t0 = true;
+	while (ns_evorder_pop(&r->lines, flush, &l)) {
+		print_line(r, &l);
+		free(l.text);
 	}
-	if (b->nevents > r->nevents)
-		r->nevents = b->nevents;
-	r->blocks++;
-	ns_correct_block(r->calib, b, corr);
-	accumulate(r, b, corr);
-	if (r->rtt)
-		ns_rtt_block(r->rtt, r->calib, b);
-	if (r->out && !r->quiet)
-		r->pr->block(r, b, corr);
+	note_write_error(r);
 }
 
-void ns_report_loss(struct ns_report *r, const struct nsl_loss *l)
+/* The printer's lines for @ci on @f. */
+static void print_item(struct ns_report *r, FILE *f, const struct ns_citem *ci)
 {
-	r->lost += l->lost;
-	r->loss_items++;
-	if (r->rtt)
-		ns_rtt_loss(r->rtt, l);
-	if (r->out && !r->quiet)
-		r->pr->loss(r, l);
-}
-
-static void print_event(struct ns_report *r, const struct nsl_event_rec *ev)
-{
+	const struct ns_item *it = ci->it;
+	FILE *out = r->out;
 	char when[64];
 
-	ns_clock_format(&r->clock, ev->tsc, when, sizeof(when));
-	r->pr->event(r, ev, when);
-}
-
-static void print_due_events(struct ns_report *r, bool flush)
-{
-	struct nsl_event_rec ev;
-
-	while (ns_evorder_pop(&r->evq, flush, &ev))
-		print_event(r, &ev);
-}
-
-void ns_report_event(struct ns_report *r, const struct nsl_event_rec *ev)
-{
-	r->event_recs++;
-	if (!r->mag)
-		return;
-	ns_magnet_account(r->mag, ev);
-	if (!r->out || r->quiet)
-		return;
-	if (!ns_evorder_push(&r->evq, ev)) {
-		/* No room to wait: print it now, counted if out of order. */
-		ns_evorder_out(&r->evq, ev->tsc);
-		print_event(r, ev);
+	r->out = f;
+	switch (it->type) {
+	case NS_ITEM_BLOCK:
+		r->pr->block(r, ci);
+		break;
+	case NS_ITEM_LOSS:
+		r->pr->loss(r, &it->loss);
+		break;
+	case NS_ITEM_EVENT:
+		ns_clock_format(&r->acc->clock, it->event.tsc, when, sizeof(when));
+		r->pr->event(r, &it->event, when);
+		break;
+	case NS_ITEM_SYSINFO:
+		/* the accumulator took its clock already */
+		ns_clock_format(&r->acc->clock, it->sysinfo.ref_tsc, when,
+				sizeof(when));
+		r->pr->sysinfo(r, &it->sysinfo, when);
+		break;
+	case NS_ITEM_SKIPPED:
+		break;
 	}
-	print_due_events(r, false);
+	r->out = out;
 }
 
-void ns_report_flush_events(struct ns_report *r)
+/* When the item happened, by the TSC: what orders the lines. */
+static uint64_t item_tsc(const struct ns_item *it)
 {
-	if (r->out)
-		print_due_events(r, true);
-}
-
-void ns_report_sysinfo(struct ns_report *r, const struct nsl_sysinfo *s)
-{
-	r->sysinfos++;
-	ns_clock_from_sysinfo(&r->clock, s);
-	if (r->mag && r->out && !r->quiet) {
-		char when[64];
-
-		ns_clock_format(&r->clock, s->ref_tsc, when, sizeof(when));
-		r->pr->sysinfo(r, s, when);
+	switch (it->type) {
+	case NS_ITEM_BLOCK:
+		return it->block.tsc0;
+	case NS_ITEM_LOSS:
+		return it->loss.tsc;
+	case NS_ITEM_EVENT:
+		return it->event.tsc;
+	case NS_ITEM_SYSINFO:
+		return it->sysinfo.ref_tsc;
+	default:
+		return 0;
 	}
 }
 
-void ns_report_table(struct ns_report *r)
+/*
+ * The item's lines wait (up to NS_EV_HORIZON_MS) for older ones from
+ * other CPUs.  Its wall-clock time is taken now: a later SYSINFO may
+ * move the clock.
+ */
+static void queue_item(struct ns_report *r, const struct ns_citem *ci)
 {
-	if (r->rtt)
-		ns_rtt_finish(r->rtt);
-	if (!r->out)
-		return;
-	ns_report_flush_events(r);
+	const struct ns_item *it = ci->it;
+	struct ns_evorder_ent l = {
+		.tsc = item_tsc(it),
+		.stamped = it->type == NS_ITEM_BLOCK || it->type == NS_ITEM_EVENT,
+	};
+	FILE *m;
+
+	l.wall_ns = ns_clock_ns(&r->acc->clock, l.tsc);
+	m = open_memstream(&l.text, &l.len);
+	if (m) {
+		print_item(r, m, ci);
+		if (!fclose(m) && ns_evorder_push(&r->lines, &l)) {
+			print_due_lines(r, false);
+			return;
+		}
+		free(l.text);
+	}
+	/* No room to wait: print it now, counted if out of order. */
+	ns_evorder_out(&r->lines, l.tsc);
+	print_stamp(r, &l);
+	print_item(r, r->out, ci);
+}
+
+static enum ns_flow report_item(struct ns_sink *sink, const struct ns_citem *ci)
+{
+	struct ns_report *r = (struct ns_report *)sink;
+	enum ns_item_type type = ci->it->type;
+
+	if (r->quiet)
+		return NS_FLOW_MORE;
+	if (type == NS_ITEM_BLOCK || type == NS_ITEM_LOSS ||
+	    ((type == NS_ITEM_EVENT || type == NS_ITEM_SYSINFO) && r->mag))
+		queue_item(r, ci);
+	note_write_error(r);
+	return r->err ? NS_FLOW_DONE : NS_FLOW_MORE;
+}
+
+static void report_idle(struct ns_sink *sink)
+{
+	print_due_lines((struct ns_report *)sink, true);
+}
+
+/* The tables, then whether all of it was written (EPIPE is no error). */
+static int report_finish(struct ns_sink *sink, char *why, size_t len)
+{
+	struct ns_report *r = (struct ns_report *)sink;
+	int err;
+
+	print_due_lines(r, true);
 	r->pr->table(r);
 	if (r->mag)
 		r->pr->conns(r);
+	/* After a failed write glibc drops the buffer: the first error wins. */
+	err = fflush(r->out) == EOF ? errno : ferror(r->out) ? EIO : 0;
+	if (r->err)
+		err = r->err;
+	if (!err || err == EPIPE)
+		return 0;
+	snprintf(why, len, "output: %s", strerror(err));
+	return -1;
 }
+
+static void report_free(struct ns_sink *sink)
+{
+	ns_report_free((struct ns_report *)sink);
+}
+
+static const struct ns_sink_ops report_ops = {
+	.item	= report_item,
+	.idle	= report_idle,
+	.finish	= report_finish,
+	.free	= report_free,
+};
 
 /* ---- plain printer ---- */
 
-static void plain_block(struct ns_report *r, const struct nsl_block *b,
-			const struct ns_rec_corr *corr)
+/*
+ * "192.0.2.1:43210 > 192.0.2.2:5201 tcp" where the block has the
+ * addresses (captured with --addr or an expression); else the
+ * connection and what is known: "conn 0x2a 43210 > 5201 tcp".
+ */
+static void plain_flow(FILE *f, const struct nsl_block *b)
 {
+	struct ns_tuple t;
+	char text[128];
+	bool flow = ns_tuple_from_block(b, &t);
+
+	if (flow && ns_tuple_has_addr(&t)) {
+		ns_tuple_text(&t, text, sizeof(text));
+		fputs(text, f);
+	} else {
+		fprintf(f, "conn 0x%llx", (unsigned long long)b->conn);
+		if (flow && ns_tuple_has_ports(&t))
+			fprintf(f, " %u > %u", t.sport, t.dport);
+	}
+	if (b->proto)
+		fprintf(f, " %s", ns_proto_name(b->proto, text, sizeof(text)));
+}
+
+static void plain_block(struct ns_report *r, const struct ns_citem *ci)
+{
+	const struct nsl_block *b = &ci->it->block;
+	const struct ns_rec_corr *corr = ci->corr;
 	bool done[NSL_MAX_RECORDS] = { false };
-	bool corrected = ns_calib_get(r->calib, 0) != NULL;
+	bool corrected = ns_acc_corrected(r->acc);
 	FILE *f = r->out;
 	char fl[128];
 
-	fprintf(f, "%.3f cpu %u seq %llu %s len %u segs %u",
-		ns_report_time_us(r, b), b->hdr.cpu,
-		(unsigned long long)b->seq, b->dir == NSL_DIR_RX ? "rx" : "tx",
-		b->len, b->gso_segs);
+	plain_flow(f, b);
+	fprintf(f, " %s len %u", b->dir == NSL_DIR_RX ? "rx" : "tx", b->len);
+	if (b->proto == IPPROTO_TCP)
+		fprintf(f, " seq %u", b->tcp_seq);
+	if (b->gso_segs > 1)
+		fprintf(f, " segs %u", b->gso_segs);
 	ns_block_flags(b->flags, fl, sizeof(fl));
 	if (fl[0])
 		fprintf(f, " flags %s", fl);
+	fprintf(f, " cpu %u:", b->hdr.cpu);
 	/* regions in record order, repeated ones joined by '+' */
 	for (unsigned int i = 0; i < b->nrec; i++) {
 		if (done[i])
@@ -361,16 +291,17 @@ static void plain_block(struct ns_report *r, const struct nsl_block *b,
 			if (b->rec[j].flags & NSL_RF_OPEN)
 				fputs("open", f);
 			else
-				fprintf(f, "%.3f", ns_report_us(r, corr[j].ticks));
+				fprintf(f, "%.3f", ns_acc_us(r->acc, corr[j].ticks));
 		}
 	}
 	fputc('\n', f);
 	if (!r->verbose)
 		return;
 
-	fprintf(f, "    tsc0 %llu conn 0x%llx tcp_seq %u ifindex %u proto %u nhlen %u thlen %u mode %s nevents %u\n",
-		(unsigned long long)b->tsc0, (unsigned long long)b->conn,
-		b->tcp_seq, b->ifindex, b->proto, b->nhlen, b->thlen,
+	fprintf(f, "    seq %llu tsc0 %llu conn 0x%llx tcp_seq %u ifindex %u family %u proto %u nhlen %u thlen %u segs %u mode %s nevents %u\n",
+		(unsigned long long)b->seq, (unsigned long long)b->tsc0,
+		(unsigned long long)b->conn, b->tcp_seq, b->ifindex, b->family,
+		b->proto, b->nhlen, b->thlen, b->gso_segs,
 		b->mode == NSL_MODE_COUNT ? "count" : "duration", b->nevents);
 	for (unsigned int i = 0; i < b->nrec; i++) {
 		const struct nsl_record *rec = &b->rec[i];
@@ -391,7 +322,7 @@ static void plain_block(struct ns_report *r, const struct nsl_block *b,
 		if (fl[0])
 			fprintf(f, " flags %s", fl);
 		for (unsigned int e = 0; e < b->nevents; e++) {
-			fprintf(f, " %s %llu", ns_event_label(r, e, lbl, sizeof(lbl)),
+			fprintf(f, " %s %llu", ns_acc_event_label(r->acc, e, lbl, sizeof(lbl)),
 				(unsigned long long)rec->count[e]);
 			if (corrected && !open)
 				fprintf(f, "/%llu", (unsigned long long)corr[i].count[e]);
@@ -409,19 +340,19 @@ static void plain_loss(struct ns_report *r, const struct nsl_loss *l)
 
 static void plain_rtt(struct ns_report *r)
 {
-	struct ns_rtt *t = r->rtt;
+	struct ns_rtt *t = r->acc->rtt;
 	struct ns_summary raw, cor;
 	FILE *f = r->out;
 
 	fprintf(f, "# user-level round trip (NetSlice formula 5): tsc0 of a sender's first block to that of its next turn, one ping-pong at a time\n");
-	if (!ns_stats_summary(&t->raw, 1000.0 / r->tsc_khz, &raw)) {
+	if (!ns_stats_summary(&t->raw, 1000.0 / r->acc->tsc_khz, &raw)) {
 		fprintf(f, "rtt       n 0 (no alternating senders: not a ping-pong)\n");
 		return;
 	}
-	ns_stats_summary(&t->corrected, 1000.0 / r->tsc_khz, &cor);
+	ns_stats_summary(&t->corrected, 1000.0 / r->acc->tsc_khz, &cor);
 	fprintf(f, "rtt raw       n %llu mean %.3f p50 %.3f p99 %.3f us\n",
 		(unsigned long long)raw.n, raw.mean, raw.p50, raw.p99);
-	if (ns_calib_get(r->calib, 0))
+	if (ns_acc_corrected(r->acc))
 		fprintf(f, "rtt corrected n %llu mean %.3f p50 %.3f p99 %.3f us\n",
 			(unsigned long long)cor.n, cor.mean, cor.p50, cor.p99);
 	else
@@ -433,38 +364,92 @@ static void plain_rtt(struct ns_report *r)
 			t->oom ? "; OUT OF MEMORY: blocks missing" : "");
 }
 
+/* n and the percentiles of one region's values: a dist or a by line. */
+static void plain_percentiles(FILE *f, const struct ns_summary *s)
+{
+	char mark = s->sampled ? '~' : ' ';
+
+	fprintf(f, " %10llu %11.3f %10.3f%c %10.3f%c %10.3f%c %10.3f%c %11.3f\n",
+		(unsigned long long)s->n, s->mean, s->p50, mark, s->p90, mark,
+		s->p99, mark, s->p999, mark, s->max);
+}
+
+static void plain_dist(struct ns_report *r)
+{
+	FILE *f = r->out;
+
+	fprintf(f, "# distribution, µs: nearest-rank percentiles of the values above\n");
+	fprintf(f, "# %-3s %-8s %10s %11s %10s  %10s  %10s  %10s  %11s\n", "",
+		"region", "n", "mean", "p50", "p90", "p99", "p99.9", "max");
+	for (unsigned int id = 1; id < NSL_R_MAX; id++) {
+		struct ns_summary s;
+
+		if (!ns_acc_summary(r->acc, id, &s))
+			continue;
+		fprintf(f, "dist  %-8s", ns_region_name(id));
+		plain_percentiles(f, &s);
+	}
+}
+
+/* --by: each key's regions. */
+static void plain_by(struct ns_report *r)
+{
+	const struct ns_by *by = r->acc->by;
+	double scale = 1000.0 / r->acc->tsc_khz;
+	FILE *f = r->out;
+
+	fprintf(f, "# by %s, µs: n and mean exact, percentiles (~) from the log-linear histogram, within %.3f %%\n",
+		ns_by_name(by->what), NS_HIST_REL_ERROR * 100);
+	for (size_t i = 0; i < by->n; i++) {
+		char key[32];
+
+		ns_by_key_text(by, by->keys[i]->key, key, sizeof(key));
+		for (unsigned int id = 1; id < NSL_R_MAX; id++) {
+			struct ns_summary s;
+
+			if (!ns_stats_summary(&by->keys[i]->region[id], scale, &s))
+				continue;
+			fprintf(f, "by %s %-18s %-8s", ns_by_name(by->what), key,
+				ns_region_name(id));
+			plain_percentiles(f, &s);
+		}
+	}
+	if (by->oom)
+		fprintf(f, "# OUT OF MEMORY: some values are missing from the breakdown\n");
+}
+
 static void plain_table(struct ns_report *r)
 {
-	bool corrected = ns_calib_get(r->calib, 0) != NULL;
-	bool ipc = has_ipc(r);
+	bool corrected = ns_acc_corrected(r->acc);
+	bool ipc = ns_acc_has_ipc(r->acc);
 	FILE *f = r->out;
 	bool sampled = false;
 	char lbl[16], how[192];
 
-	ns_report_correction(r, how, sizeof(how));
+	ns_acc_correction(r->acc, how, sizeof(how));
 	fprintf(f, "# per-layer latency, µs, over %llu blocks (%llu lost): %s\n",
-		(unsigned long long)r->blocks, (unsigned long long)r->lost, how);
+		(unsigned long long)r->acc->blocks, (unsigned long long)r->acc->lost, how);
 	fprintf(f, "# TSC read with rdtsc (not serialising), tsc_khz %u; a packet's value for a region sums its records in the block; regions with an OPEN record are excluded (open column); self-mean leaves out the regions nested inside\n",
-		r->tsc_khz);
+		r->acc->tsc_khz);
 	fprintf(f, "%-8s %10s %11s %10s  %10s  %11s %11s %7s %8s",
 		"region", "n", "mean", "p50", "p99", "min", "max", "CV", "open");
 	if (corrected)
 		fprintf(f, " %11s", "raw-mean");
 	fprintf(f, " %11s", "self-mean");
-	for (unsigned int e = 0; e < r->nevents; e++)
-		fprintf(f, " %14s %10s %10s", ns_event_label(r, e, lbl, sizeof(lbl)),
+	for (unsigned int e = 0; e < r->acc->nevents; e++)
+		fprintf(f, " %14s %10s %10s", ns_acc_event_label(r->acc, e, lbl, sizeof(lbl)),
 			"p50", "p99");
 	if (ipc)
 		fprintf(f, " %6s", "IPC");
 	fputc('\n', f);
 
 	for (unsigned int id = 1; id < NSL_R_MAX; id++) {
-		struct ns_region_acc *acc = &r->region[id];
+		struct ns_region_acc *acc = &r->acc->region[id];
 		struct ns_summary s;
 
 		if (!acc->records)
 			continue;
-		if (!ns_report_summary(r, id, &s)) {
+		if (!ns_acc_summary(r->acc, id, &s)) {
 			fprintf(f, "%-8s %10d %11s %11s %11s %11s %11s %7s %8llu\n",
 				ns_region_name(id), 0, "-", "-", "-", "-", "-",
 				"-", (unsigned long long)acc->open);
@@ -477,9 +462,9 @@ static void plain_table(struct ns_report *r)
 			s.sampled ? '~' : ' ', s.min, s.max, s.cv,
 			(unsigned long long)acc->open);
 		if (corrected)
-			fprintf(f, " %11.3f", ns_report_us(r, 1) * acc->raw_sum / s.n);
-		fprintf(f, " %11.3f", ns_report_us(r, 1) * acc->self_sum / s.n);
-		for (unsigned int e = 0; e < r->nevents; e++) {
+			fprintf(f, " %11.3f", ns_acc_us(r->acc, 1) * acc->raw_sum / s.n);
+		fprintf(f, " %11.3f", ns_acc_us(r->acc, 1) * acc->self_sum / s.n);
+		for (unsigned int e = 0; e < r->acc->nevents; e++) {
 			struct ns_summary c;
 
 			if (ns_stats_summary(&acc->ev[e], 1, &c))
@@ -488,7 +473,7 @@ static void plain_table(struct ns_report *r)
 				fprintf(f, " %14s %10s %10s", "-", "-", "-");
 		}
 		if (ipc) {
-			double x = ns_report_ipc(r, id);
+			double x = ns_acc_ipc(r->acc, id);
 
 			if (x >= 0)
 				fprintf(f, " %6.2f", x);
@@ -498,20 +483,26 @@ static void plain_table(struct ns_report *r)
 		fputc('\n', f);
 	}
 	if (sampled)
-		fprintf(f, "# ~: percentile from a uniform sample of %u values per region (memory bound)\n",
-			NS_STATS_LIMIT);
-	if (r->nevents)
+		fprintf(f, "# ~: percentile from the log-linear histogram (past %u values per region), within %.3f %% of the true one\n",
+			NS_STATS_LIMIT, NS_HIST_REL_ERROR * 100);
+	if (r->acc->nevents)
 		fprintf(f, "# counter columns: mean, p50, p99 of the delta per packet%s; %llu invalid counter readings excluded\n",
 			ipc ? ", IPC = sum instructions / sum cycles" : "",
-			(unsigned long long)r->invalid);
-	if (r->shared)
+			(unsigned long long)r->acc->invalid);
+	if (r->acc->shared)
 		fprintf(f, "# %llu records measured before their skb was split are counted once, in the first part's block\n",
-			(unsigned long long)r->shared);
+			(unsigned long long)r->acc->shared);
 	if (corrected)
 		fprintf(f, "# %llu durations and %llu counter values clamped to 0 by the correction\n",
-			(unsigned long long)r->clamped_ticks,
-			(unsigned long long)r->clamped_counts);
-	if (r->rtt)
+			(unsigned long long)r->acc->clamped_ticks,
+			(unsigned long long)r->acc->clamped_counts);
+	if (r->lines.late)
+		fprintf(f, "# %llu lines (blocks, event records) arrived more than %d ms after a later one and were printed out of time order\n",
+			(unsigned long long)r->lines.late, NS_EV_HORIZON_MS);
+	plain_dist(r);
+	if (r->acc->by)
+		plain_by(r);
+	if (r->acc->rtt)
 		plain_rtt(r);
 }
 
@@ -524,7 +515,8 @@ static void plain_event(struct ns_report *r, const struct nsl_event_rec *ev,
 	FILE *f = r->out;
 	char buf[64];
 
-	fprintf(f, "%s cpu %u conn 0x%llx %s %u bytes", when, ev->hdr.cpu,
+	(void)when;	/* the line's time stamp says it */
+	fprintf(f, "cpu %u conn 0x%llx %s %u bytes", ev->hdr.cpu,
 		(unsigned long long)ev->conn, ns_event_type_name(ev->type),
 		ev->bytes);
 	if (ev->flags & NSL_EVF_TSO)
@@ -593,7 +585,7 @@ static void plain_conns(struct ns_report *r)
 			unsigned int type = ns_magnet_order[k];
 			struct ns_layer_summary s;
 
-			if (!ns_magnet_layer(&c->layer[type], r->clock.tsc_khz, &s))
+			if (!ns_magnet_layer(&c->layer[type], r->acc->clock.tsc_khz, &s))
 				continue;
 			fprintf(f, "  %-17s %8llu %10.1f %8u %8u", ns_event_type_name(type),
 				(unsigned long long)s.n, s.bytes_mean, s.bytes_min,
@@ -609,14 +601,12 @@ static void plain_conns(struct ns_report *r)
 	if (tso)
 		fprintf(f, "# TSO: %llu events were TSO/GSO super-segments, each several wire segments: their size is not what the wire carried\n",
 			(unsigned long long)tso);
-	if (r->evq.late)
-		fprintf(f, "# %llu event records arrived more than %d ms after a later one and were printed out of time order\n",
-			(unsigned long long)r->evq.late, NS_EV_HORIZON_MS);
 	if (m->oom)
 		fprintf(f, "# OUT OF MEMORY: some event records are missing from the spacing\n");
 }
 
 const struct ns_printer ns_plain_printer = {
+	.stamps	= true,
 	.block	= plain_block,
 	.loss	= plain_loss,
 	.table	= plain_table,

@@ -4,10 +4,13 @@
 # The `make check` aggregator: builds, host tests, ABI test, checkpatch and
 # the in-VM tests, as one TAP stream ending in "N passed, N failed, N skipped".
 #
-#   tests/run-tests.sh [build] [host] [checkpatch] [vm]    (default: all)
+#   tests/run-tests.sh [build] [host] [checkpatch] [vm] [debug]  (default: all)
 #
 # Environment:
 #   TESTS=t_boot.sh,t_x.sh   only these VM tests (default every tests/vm/t_*.sh)
+#   DEBUG_TESTS=...          the VM tests the debug phase boots on the debug
+#                            kernel (default t_ioctl.sh,t_paths.sh,t_stress.sh;
+#                            none when TESTS is given)
 #   V=1                      print every test's output, not just failures'
 #   ALLOW_MISSING=1          a suite that does not exist yet is a skip, not a
 #                            failure (never in CI)
@@ -15,8 +18,10 @@
 #
 # Suites other people provide, and how they are found:
 #   nsdump unit tests    `make -C nsdump test`
+#   fuzz corpus replay   `make -C tests/fuzz replay`
 #   host tests           tests/host/Makefile (target check, else test, else
-#                        default) and/or executable tests/host/t_*
+#                        default) and/or executable tests/host/t_* (exit 0
+#                        pass, 1 fail, 4 skip with a last line "SKIP: why")
 #   ABI header test      tests/abi/Makefile (same targets) or tests/abi/run.sh
 #   VM tests             executable tests/vm/t_*.sh, run as PID 1's command in
 #                        a fresh VM each; exit 0 pass, 1 fail, 4 skip (print
@@ -65,14 +70,20 @@ missing() {
 	fi
 }
 
-# run_logged <name> <log> <command...>: one TAP line from an exit status.
+# run_logged <name> <log> <command...>: one TAP line from an exit status;
+# 4 is a skip (a host test that cannot run here), its reason the last
+# "SKIP" line of the log, as for the VM tests.
 run_logged() {
-	local name=$1 log=$2 rc
+	local name=$1 log=$2 rc reason
 	shift 2
 	"$@" >"$log" 2>&1
 	rc=$?
 	if ((rc == 0)); then
 		ok "$name"
+		[[ $V == 1 ]] && show_log "$log"
+	elif ((rc == 4)); then
+		reason=$(grep -E '^(# )?SKIP' "$log" | tail -n1)
+		skip "$name" "${reason#*SKIP}"
 		[[ $V == 1 ]] && show_log "$log"
 	else
 		not_ok "$name" "exit $rc, log $log"
@@ -130,6 +141,12 @@ phase_host() {
 	if [[ -f bench/Makefile ]]; then
 		run_logged "host: bench self-test (make -C bench test)" \
 			"$LOGS/host-bench.log" make -s --no-print-directory -C bench test
+	fi
+	# The fuzz targets' corpus and crash inputs, replayed without clang.
+	if [[ -f tests/fuzz/Makefile ]]; then
+		run_logged "host: fuzz corpus replay (make -C tests/fuzz replay)" \
+			"$LOGS/host-fuzz-replay.log" \
+			make -s --no-print-directory -C tests/fuzz replay
 	fi
 	if [[ -f kernel/ns_module/selftest/host/Makefile ]]; then
 		run_logged "host: ns_module ring in user space (selftest/host)" \
@@ -192,10 +209,6 @@ phase_checkpatch() {
 
 phase_vm() {
 	local kimage=${KIMAGE:-$REPO/build/linux-${FLAVOUR:-netslice}/arch/x86/boot/bzImage}
-	if [[ ! -f $kimage ]]; then
-		not_ok "vm: kernel image $kimage" "missing, run make kernel"
-		return
-	fi
 	local tests=() t
 	if [[ -n ${TESTS:-} ]]; then
 		IFS=', ' read -r -a tests <<<"$TESTS"
@@ -205,6 +218,44 @@ phase_vm() {
 		done
 	fi
 	((${#tests[@]})) || { missing "vm: tests" "no executable tests/vm/t_*.sh"; return; }
+	# The module built for this kernel (build-kernel.sh keeps a copy beside
+	# it: kernel/ns_module's may be another flavour's by now).
+	local ko=$REPO/build/linux-${FLAVOUR:-netslice}/netslice.ko
+	[[ -f $ko ]] || ko=
+	run_vm_tests vm "$kimage" "$ko" "${tests[@]}"
+}
+
+# The debug kernel (KASAN, lockdep, kmemleak, DEBUG_ATOMIC_SLEEP: see
+# kernel/ns_core/config/debug.config) built beside the other one, and a
+# subset of the VM tests booted on it: run-vm.sh fails a test on any
+# splat in the console, and init.sh scans kmemleak after the test, so an
+# unreferenced object fails it too.  DEBUG_TESTS picks the subset.
+# With TESTS= given and DEBUG_TESTS not, no debug run (a developer's
+# quick check).
+DEBUG_TESTS=${DEBUG_TESTS-$([[ -n ${TESTS:-} ]] || echo t_ioctl.sh,t_paths.sh,t_stress.sh)}
+phase_debug() {
+	local kobj=$REPO/build/linux-debug tests=()
+	[[ -n $DEBUG_TESTS ]] || return 0
+	if ! run_logged "build: debug kernel and module (make module FLAVOUR=debug)" \
+			"$LOGS/build-debug.log" make -s --no-print-directory module \
+			FLAVOUR=debug KOBJ="$kobj" KIMAGE="$kobj/arch/x86/boot/bzImage"; then
+		return
+	fi
+	IFS=', ' read -r -a tests <<<"$DEBUG_TESTS"
+	# KASAN under TCG runs the same test several times slower.
+	VM_TIMEOUT=${DEBUG_VM_TIMEOUT:-2400} \
+		run_vm_tests "vm(debug)" "$kobj/arch/x86/boot/bzImage" \
+		"$kobj/netslice.ko" "${tests[@]}"
+}
+
+# run_vm_tests <label> <kernel image> <module or ""> <test...>: one VM each.
+run_vm_tests() {
+	local label=$1 kimage=$2 module=$3 t
+	shift 3
+	if [[ ! -f $kimage ]]; then
+		not_ok "$label: kernel image $kimage" "missing, run make kernel"
+		return
+	fi
 	# Host-built helpers of VM tests (the guest cannot compile into the
 	# read-only root): each tests/vm/*.mk is run with make -f first.
 	local mk
@@ -213,36 +264,38 @@ phase_vm() {
 		run_logged "build: $mk" "$LOGS/build-${mk##*/}.log" \
 			make -s --no-print-directory -f "$mk"
 	done
-	for t in "${tests[@]}"; do
+	for t in "$@"; do
 		local name=${t%.sh} dir rc reason t0=$SECONDS
+		[[ $label == vm ]] || name=$name-debug
 		dir=$LOGS/$name
 		rm -rf "$dir"
 		mkdir -p "$dir/scratch"
 		if [[ ! -x tests/vm/$t ]]; then
-			not_ok "vm: $t" "not an executable in tests/vm/"
+			not_ok "$label: $t" "not an executable in tests/vm/"
 			continue
 		fi
-		KIMAGE=$kimage VM_SCRATCH=$dir/scratch VM_CONSOLE_LOG=$dir/console.log \
+		KIMAGE=$kimage VM_MODULE=${module:-$REPO/kernel/ns_module/netslice.ko} \
+		VM_SCRATCH=$dir/scratch VM_CONSOLE_LOG=$dir/console.log \
 		VM_OUTPUT_LOG=$dir/output.log \
 			tests/vm/run-vm.sh "$REPO/tests/vm/$t" >"$dir/stdout.log" 2>"$dir/harness.log"
 		rc=$?
 		case $rc in
 		0)
-			ok "vm: $t ($((SECONDS - t0)) s)"
+			ok "$label: $t ($((SECONDS - t0)) s)"
 			[[ $V == 1 ]] && show_log "$dir/output.log"
 			;;
 		4)
 			reason=$(grep -E '^(# )?SKIP' "$dir/output.log" | tail -n1)
 			[[ -n $reason ]] || reason=$(grep -v '^[[:space:]]*$' "$dir/output.log" | tail -n1)
 			reason=${reason#\# }
-			skip "vm: $t" "${reason#SKIP}"
+			skip "$label: $t" "${reason#SKIP}"
 			[[ $V == 1 ]] && show_log "$dir/output.log"
 			;;
 		*)
-			not_ok "vm: $t" "exit $rc, logs in $dir/"
+			not_ok "$label: $t" "exit $rc, logs in $dir/"
 			show_log "$dir/output.log"
 			show_log "$dir/harness.log" 60
-			failed_subtests "vm: $t" "$dir/output.log"
+			failed_subtests "$label: $t" "$dir/output.log"
 			;;
 		esac
 	done
@@ -276,11 +329,11 @@ summary() {
 }
 
 phases=("$@")
-((${#phases[@]})) || phases=(build host checkpatch vm)
+((${#phases[@]})) || phases=(build host checkpatch vm debug)
 for ph in "${phases[@]}"; do
 	case $ph in
-	build|host|checkpatch|vm) "phase_$ph" ;;
-	*) echo "run-tests: unknown phase '$ph' (build host checkpatch vm)" >&2; exit 2 ;;
+	build|host|checkpatch|vm|debug) "phase_$ph" ;;
+	*) echo "run-tests: unknown phase '$ph' (build host checkpatch vm debug)" >&2; exit 2 ;;
 	esac
 done
 summary

@@ -10,6 +10,7 @@
 #include <linux/bitops.h>
 #include <linux/capability.h>
 #include <linux/cpumask.h>
+#include <linux/cred.h>
 #include <linux/err.h>
 #include <linux/fs.h>
 #include <linux/irqflags.h>
@@ -27,6 +28,7 @@
 #endif
 
 #include "device.h"
+#include "filter.h"
 #include "receiver.h"
 #include "ring.h"
 
@@ -62,6 +64,7 @@ static int nslm_open(struct inode *inode, struct file *file)
 	mutex_lock(&nslm_ring_mutex);
 	nslm_rings_reset();
 	mutex_unlock(&nslm_ring_mutex);
+	nslm_filter_reset();
 
 	file->private_data = reader;
 	return stream_open(inode, file);
@@ -73,12 +76,13 @@ err_reader:
 	return -ENOMEM;
 }
 
-/* What a reader chose dies with it: counters and event records. */
+/* What a reader chose dies with it: filter, counters and event records. */
 static void nslm_reader_choices_reset(void)
 {
 	static const struct nsl_record_opts no_records;
 	static const struct nsl_events no_events;
 
+	nslm_filter_reset();
 	nsl_records_set(&no_records);
 	nsl_counters_set_mode(NSL_MODE_DURATION);
 	nsl_counters_set(&no_events);
@@ -173,9 +177,16 @@ static ssize_t drain(struct nslm_reader *reader, char __user *buf,
 	return done;
 }
 
+/* Anything at all to read: what O_NONBLOCK takes. */
 static bool readable(const struct nslm_reader *reader)
 {
 	return READ_ONCE(reader->sysinfo_due) || nslm_rings_have_items();
+}
+
+/* Worth waking for: a batch, or items that waited wakeup_us (ring.c). */
+static bool batch_ready(const struct nslm_reader *reader)
+{
+	return READ_ONCE(reader->sysinfo_due) || nslm_rings_ready();
 }
 
 static ssize_t nslm_read(struct file *file, char __user *buf, size_t count,
@@ -189,11 +200,12 @@ static ssize_t nslm_read(struct file *file, char __user *buf, size_t count,
 		return -EINVAL;
 
 	do {
-		if (!readable(reader)) {
-			if (file->f_flags & O_NONBLOCK)
+		if (file->f_flags & O_NONBLOCK) {
+			if (!readable(reader))
 				return -EAGAIN;
+		} else if (!batch_ready(reader)) {
 			ret = wait_event_interruptible(nslm_ring_wait,
-						       readable(reader));
+						       batch_ready(reader));
 			if (ret)
 				return ret;
 		}
@@ -210,6 +222,7 @@ static ssize_t nslm_read(struct file *file, char __user *buf, size_t count,
 			if (len >= 0 || !ret)
 				ret += len;
 		}
+		nslm_rings_read_done();
 		mutex_unlock(&nslm_ring_mutex);
 	} while (!ret);	/* another thread of ours took the items */
 
@@ -219,7 +232,7 @@ static ssize_t nslm_read(struct file *file, char __user *buf, size_t count,
 static __poll_t nslm_poll(struct file *file, poll_table *wait)
 {
 	poll_wait(file, &nslm_ring_wait, wait);
-	return readable(file->private_data) ? EPOLLIN | EPOLLRDNORM : 0;
+	return batch_ready(file->private_data) ? EPOLLIN | EPOLLRDNORM : 0;
 }
 
 static int set_rcvbuf(void __user *argp)
@@ -251,6 +264,30 @@ static int set_state(void __user *argp)
 	return 0;
 }
 
+/*
+ * The caller may count these events (set_events() checked), but perf
+ * hands out a CPU-wide counter only to a caller with CAP_PERFMON while
+ * kernel.perf_event_paranoid > 0 (perf_allow_cpu()): software events,
+ * which need CAP_NET_ADMIN alone, would fail with EACCES.  The counters
+ * are asked for with the caller's credentials plus CAP_PERFMON.
+ */
+static int counters_set(const struct nsl_events *evs)
+{
+	const struct cred *old;
+	struct cred *cred;
+	int ret;
+
+	cred = prepare_creds();
+	if (unlikely(!cred))
+		return -ENOMEM;
+	cap_raise(cred->cap_effective, CAP_PERFMON);
+	old = override_creds(cred);
+	ret = nsl_counters_set(evs);
+	revert_creds(old);
+	put_cred(cred);
+	return ret;
+}
+
 static int set_events(void __user *argp)
 {
 	struct nsl_events evs;
@@ -272,7 +309,7 @@ static int set_events(void __user *argp)
 			return -EPERM;
 	}
 
-	return nsl_counters_set(&evs);
+	return counters_set(&evs);
 }
 
 static int set_mode(void __user *argp)
@@ -347,6 +384,22 @@ static int get_info(void __user *argp)
 	return copy_to_user(argp, &info, sizeof(info)) ? -EFAULT : 0;
 }
 
+static int set_filter(void __user *argp)
+{
+	struct nsl_filter f;
+
+	if (copy_from_user(&f, argp, sizeof(f)))
+		return -EFAULT;
+	return nslm_filter_set(&f);
+}
+
+static int get_filtered(void __user *argp)
+{
+	struct nsl_count c = { .count = nslm_filter_rejected() };
+
+	return copy_to_user(argp, &c, sizeof(c)) ? -EFAULT : 0;
+}
+
 static int get_packets(void __user *argp)
 {
 	return get_count(argp, false);
@@ -388,6 +441,12 @@ static long nslm_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		break;
 	case NSIOCSRECORDS:
 		handler = set_records;
+		break;
+	case NSIOCSFILTER:
+		handler = set_filter;
+		break;
+	case NSIOCGFILTERED:
+		handler = get_filtered;
 		break;
 	default:
 		/* Not ours, whoever asks. */

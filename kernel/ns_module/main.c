@@ -9,6 +9,7 @@
 #include <linux/moduleparam.h>
 
 #include "device.h"
+#include "filter.h"
 #include "receiver.h"
 #include "ring.h"
 
@@ -51,6 +52,7 @@ static void __exit nslm_mod_exit(void)
 {
 	nslm_device_uninit();
 	nslm_receiver_uninit();
+	nslm_filter_reset();
 	nslm_rings_uninit();
 }
 

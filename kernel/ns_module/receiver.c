@@ -14,10 +14,12 @@
 #include <linux/netslice.h>
 #include <linux/rcupdate.h>
 
+#include "filter.h"
 #include "receiver.h"
 #include "ring.h"
 
 static const struct nsl_receiver receiver = {
+	.admit = nslm_filter_admit,
 	.deliver = nslm_ring_deliver,
 };
 

@@ -22,6 +22,16 @@
  *	packets == items read + drops + items still in the rings
  *
  * where packets counts the items offered and loss markers are not items.
+ *
+ * Wake-ups are batched: a sleeping reader is woken when a ring reaches
+ * wakeup_items items, or wakeup_us after items came while it slept, so a
+ * stream costs a wake-up per batch and a trickle one per wakeup_us, not
+ * one per packet.  The producer only queues the irq_work when its ring
+ * goes from empty to one item or is at the watermark or past it; the irq_work
+ * wakes the reader or arms the flush timer, whose expiry makes whatever
+ * is queued readable.  A reader about to sleep with items below the
+ * watermark arms the timer itself.  O_NONBLOCK reads take whatever is
+ * there.
  */
 
 #include <linux/build_bug.h>
@@ -30,9 +40,11 @@
 #include <linux/errno.h>
 #include <linux/irq_work.h>
 #include <linux/lockdep.h>
+#include <linux/jiffies.h>
 #include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/percpu.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -64,13 +76,66 @@ static u32 ring_slots;		/* slots in every ring; nslm_ring_mutex */
 DEFINE_MUTEX(nslm_ring_mutex);
 DECLARE_WAIT_QUEUE_HEAD(nslm_ring_wait);
 
+static unsigned int wakeup_items = 64;
+module_param(wakeup_items, uint, 0644);
+MODULE_PARM_DESC(wakeup_items, "Wake a sleeping reader when a ring holds this many items (default 64; 1: every item)");
+
+static unsigned int wakeup_us = 5000;
+module_param(wakeup_us, uint, 0644);
+MODULE_PARM_DESC(wakeup_us, "... or this long after items came (default 5000 us; 0: at once)");
+
+/* Set by the flush timer, cleared by a read that empties the rings. */
+static bool flush_due;		/* READ_ONCE/WRITE_ONCE */
+
+/* The watermark, at most half a ring (a reader must get room in time). */
+static u32 watermark(void)
+{
+	u32 wm = READ_ONCE(wakeup_items);
+
+	return clamp_t(u32, wm, 1, max_t(u32, READ_ONCE(ring_slots) / 2, 1));
+}
+
+static void flush_expired(struct timer_list *t)
+{
+	WRITE_ONCE(flush_due, true);
+	wake_up_interruptible(&nslm_ring_wait);
+}
+
+static DEFINE_TIMER(flush_timer, flush_expired);
+
+static bool rings_at_watermark(void)
+{
+	u32 wm = watermark();
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu)
+		if (READ_ONCE(per_cpu_ptr(&nslm_rings, cpu)->count) >= wm)
+			return true;
+	return false;
+}
+
+bool nslm_rings_ready(void)
+{
+	unsigned int us = READ_ONCE(wakeup_us);
+
+	if (!nslm_rings_have_items())
+		return false;
+	if (!us || READ_ONCE(flush_due) || rings_at_watermark())
+		return true;
+	/* Items below the watermark: readable once the timer has run. */
+	if (!timer_pending(&flush_timer))
+		mod_timer(&flush_timer, jiffies + usecs_to_jiffies(us));
+	return false;
+}
+
 /*
  * deliver() may run where taking the wait queue's lock is not safe (an skb
  * freed under a scheduler or printk lock), so the wake-up is deferred.
  */
 static void wake_readers(struct irq_work *work)
 {
-	wake_up_interruptible(&nslm_ring_wait);
+	if (nslm_rings_ready())
+		wake_up_interruptible(&nslm_ring_wait);
 }
 
 static DEFINE_IRQ_WORK(wake_work, wake_readers);
@@ -151,12 +216,12 @@ static bool item_is_sane(const struct nsl_item_hdr *item)
 	}
 }
 
-/* Returns whether @item was queued (as opposed to dropped). */
-static bool ring_offer(struct nslm_ring *ring, const struct nsl_item_hdr *item)
+/* Returns the items in the ring once @item was queued; 0: dropped. */
+static u32 ring_offer(struct nslm_ring *ring, const struct nsl_item_hdr *item)
 {
 	struct nsl_item_hdr *dst;
 	unsigned long flags;
-	bool queued = false;
+	u32 queued = 0;
 	u64 seq;
 
 	spin_lock_irqsave(&ring->lock, flags);
@@ -170,7 +235,7 @@ static bool ring_offer(struct nslm_ring *ring, const struct nsl_item_hdr *item)
 		dst->cpu = ring->cpu;
 		*item_seq(dst) = seq;
 		ring->counted++;
-		queued = true;
+		queued = ring->count;
 	} else {
 		ring_drop(ring, seq);
 	}
@@ -181,9 +246,22 @@ static bool ring_offer(struct nslm_ring *ring, const struct nsl_item_hdr *item)
 void nslm_ring_deliver(const struct nsl_item_hdr *item, void *priv)
 {
 	/* Preemption may move us; the lock, not the CPU, guards the ring. */
-	if (ring_offer(raw_cpu_ptr(&nslm_rings), item) &&
+	u32 count = ring_offer(raw_cpu_ptr(&nslm_rings), item);
+
+	/*
+	 * The first item starts the flush timer; at the watermark and past
+	 * it (a loss marker and its item add two) a sleeping reader is woken.
+	 */
+	if ((count == 1 || count >= watermark()) &&
 	    wq_has_sleeper(&nslm_ring_wait))
 		irq_work_queue(&wake_work);
+}
+
+/* After a read: what is left waits for the watermark or the timer. */
+void nslm_rings_read_done(void)
+{
+	WRITE_ONCE(flush_due, false);
+	nslm_rings_ready();
 }
 
 static size_t ring_peek(struct nslm_ring *ring, void *buf, size_t space,
@@ -421,6 +499,7 @@ void nslm_rings_uninit(void)
 	unsigned int cpu;
 
 	irq_work_sync(&wake_work);
+	timer_shutdown_sync(&flush_timer);
 	for_each_possible_cpu(cpu) {
 		ring = per_cpu_ptr(&nslm_rings, cpu);
 		kvfree(ring->slots);

@@ -29,7 +29,7 @@ struct nslm_totals {
 
 /* Serialises the consumer side: peek/consume, resize, reset. */
 extern struct mutex nslm_ring_mutex;
-/* Woken (from irq_work) when a ring gets items while someone waits. */
+/* Woken (irq_work, flush timer) when there is a batch to read. */
 extern struct wait_queue_head nslm_ring_wait;
 
 int nslm_rings_init(u64 bytes);
@@ -37,6 +37,12 @@ void nslm_rings_uninit(void);
 int nslm_rings_resize(u64 bytes);
 void nslm_rings_reset(void);
 bool nslm_rings_have_items(void);
+/*
+ * Worth a wake-up: a ring at the watermark, or the flush timer ran since
+ * the last read; else, with items queued, the timer is armed.
+ */
+bool nslm_rings_ready(void);
+void nslm_rings_read_done(void);
 void nslm_rings_totals(struct nslm_totals *t);
 u64 nslm_rings_bytes(void);
 u64 nslm_rings_max_bytes(void);

@@ -110,7 +110,7 @@ int ioctl(int fd, unsigned long req, ...)
 			return -1;
 		}
 		if (o->pad || (o->flags & ~NSL_REC_ALL) ||
-		    (o->flags && !(o->flags & NSL_REC_ON))) {
+		    ((o->flags & ~NSL_REC_FLOWADDR) && !(o->flags & NSL_REC_ON))) {
 			errno = EINVAL;
 			return -1;
 		}

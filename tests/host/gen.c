@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <arpa/inet.h>
+#include <netinet/in.h>
 #include <stdio.h>
+#include <sys/socket.h>
 #include <stdlib.h>
 #include <string.h>
 #include "decode.h"
@@ -81,6 +83,52 @@ static void rec(struct nsl_block *b, unsigned int region, uint64_t start,
 		r->count[e] = ticks / 10 + e;
 }
 
+const struct gen_flow gen_flows[GEN_NFLOWS] = {
+	{ AF_INET, IPPROTO_TCP, "192.0.2.1", "192.0.2.2", 43210, 5201,
+	  NSL_DIR_TX, 1, 1500, 0x10 },
+	{ AF_INET, IPPROTO_TCP, "192.0.2.2", "192.0.2.1", 5201, 43210,
+	  NSL_DIR_RX, 1, 52, 0x10 },
+	{ AF_INET, IPPROTO_UDP, "192.0.2.1", "192.0.2.53", 40000, 53,
+	  NSL_DIR_TX, 2, 60, 0x11 },
+	{ AF_INET, IPPROTO_UDP, "192.0.2.53", "192.0.2.1", 53, 40000,
+	  NSL_DIR_RX, 2, 200, 0x11 },
+	{ AF_INET6, IPPROTO_TCP, "2001:db8::1", "2001:db8::2", 43211, 80,
+	  NSL_DIR_TX, 2, 1500, 0x12 },
+	{ AF_INET6, IPPROTO_TCP, "2001:db8::2", "2001:db8::1", 80, 43211,
+	  NSL_DIR_RX, 2, 1440, 0x12 },
+	{ AF_INET6, IPPROTO_UDP, "2001:db8::1", "ff02::fb", 5353, 5353,
+	  NSL_DIR_TX, 1, 120, 0x13 },
+	{ AF_INET, IPPROTO_TCP, "10.1.2.3", "192.0.2.1", 80, 43212,
+	  NSL_DIR_RX, 3, 1000, 0x14 },
+	{ AF_INET, IPPROTO_ICMP, "192.0.2.1", "198.51.100.7", 0, 0,
+	  NSL_DIR_TX, 2, 84, 0 },
+	{ 0, 0, NULL, NULL, 0, 0, NSL_DIR_TX, 0, 42, 0 },
+	{ AF_INET6, IPPROTO_ICMPV6, "2001:db8::1", "2001:db8::2", 0, 0,
+	  NSL_DIR_TX, 2, 104, 0 },
+	{ AF_INET, IPPROTO_TCP, "10.9.8.7", "10.1.2.3", 5201, 43213,
+	  NSL_DIR_TX, 3, 1448, 0x15 },
+};
+
+/* Block @b takes flow @f (the addresses unless @no_addr). */
+static void set_flow(struct nsl_block *b, const struct gen_flow *f,
+		     bool no_addr)
+{
+	b->family = f->family;
+	b->proto = f->proto;
+	b->sport = f->sport;
+	b->dport = f->dport;
+	b->dir = f->dir;
+	b->ifindex = f->ifindex;
+	b->len = f->len;
+	b->conn = f->conn;
+	b->nhlen = f->family == AF_INET6 ? 40 : f->family ? 20 : 0;
+	b->thlen = f->proto == IPPROTO_TCP ? 32 : f->proto == IPPROTO_UDP ? 8 : 0;
+	if (no_addr || !f->family)
+		return;
+	inet_pton(f->family, f->saddr, b->saddr);
+	inet_pton(f->family, f->daddr, b->daddr);
+}
+
 size_t gen_block(const struct gen_opts *g, unsigned int i, void *buf)
 {
 	struct nsl_block b;
@@ -103,6 +151,8 @@ size_t gen_block(const struct gen_opts *g, unsigned int i, void *buf)
 	b.nevents = g->nevents;
 	b.mode = g->nevents ? NSL_MODE_COUNT : NSL_MODE_DURATION;
 	b.tcp_seq = 1000 + i * 1448;
+	if (g->flows)
+		set_flow(&b, &gen_flows[i % GEN_NFLOWS], g->no_addr);
 	rec(&b, NSL_R_WRITE, 0, 3000ull * (i % 10 + 1), 0);
 	rec(&b, NSL_R_TCP, 10, 300, 1);
 	rec(&b, NSL_R_TCP, 400, 120, 1);
@@ -218,18 +268,22 @@ static void mevent(struct mlist *l, uint64_t conn, uint32_t cpu,
 	it->size = gen_event(cpu, 0, tsc, type, bytes, flags, it->b);
 	memcpy(&e, it->b, sizeof(e));
 	e.conn = conn;
+	/* a socket event has the socket's addresses, local first (.1 > .2) */
 	if (conn == GEN_CONN_B && (flags & NSL_EVF_ADDR)) {
 		e.tcp.sport = 43211;
-		e.ip.saddr = htonl(0xc0000202);		/* 192.0.2.2 > .1 */
-		e.ip.daddr = htonl(0xc0000201);
+		if (type != NSL_EV_SOCK_RECV) {
+			e.ip.saddr = htonl(0xc0000202);	/* a packet's: .2 > .1 */
+			e.ip.daddr = htonl(0xc0000201);
+		}
 	}
 	if (type != NSL_EV_SOCK_SEND && type != NSL_EV_SOCK_RECV)
 		e.tcp.tcp_flags = 0x18;		/* PSH|ACK */
 	memcpy(it->b, &e, sizeof(e));
 }
 
-static void mblock(struct mlist *l, uint64_t conn, uint32_t cpu,
-		   uint64_t tsc0, uint8_t dir, uint32_t len, uint16_t segs)
+static void mblock(struct mlist *l, const struct gen_magnet *m, uint64_t conn,
+		   uint32_t cpu, uint64_t tsc0, uint8_t dir, uint32_t len,
+		   uint16_t segs)
 {
 	static const struct { uint8_t region; uint64_t ticks; } tx[] = {
 		{ NSL_R_TCP, 600 }, { NSL_R_IP, 600 }, { NSL_R_NIC, 3000 },
@@ -254,6 +308,15 @@ static void mblock(struct mlist *l, uint64_t conn, uint32_t cpu,
 	b.nhlen = 20;
 	b.thlen = 32;
 	b.dir = dir;
+	b.family = AF_INET;
+	b.sport = dir == NSL_DIR_TX ? 43210 : 5201;
+	b.dport = dir == NSL_DIR_TX ? 5201 : 43211;
+	if (m->addr) {
+		uint32_t local = htonl(0xc0000201), remote = htonl(0xc0000202);
+
+		memcpy(b.saddr, dir == NSL_DIR_TX ? &local : &remote, 4);
+		memcpy(b.daddr, dir == NSL_DIR_TX ? &remote : &local, 4);
+	}
 	b.flags = segs > 1 ? NSL_BF_GSO : 0;
 	if (dir == NSL_DIR_RX)
 		b.flags |= NSL_BF_RX;
@@ -300,7 +363,7 @@ static void magnet_items(const struct gen_magnet *m, struct mlist *l)
 			       tso | NSL_EVF_IP);
 			mevent(l, GEN_CONN_A, 0, ts + GEN_US, NSL_EV_DEV_SEND,
 			       pay + 52, tso | NSL_EVF_IP);
-			mblock(l, GEN_CONN_A, 0, ts, NSL_DIR_TX, pay + 52,
+			mblock(l, m, GEN_CONN_A, 0, ts, NSL_DIR_TX, pay + 52,
 			       m->tso ? 8 : 1);
 		}
 	}
@@ -310,7 +373,7 @@ static void magnet_items(const struct gen_magnet *m, struct mlist *l)
 		for (unsigned int j = 0; j < 3; j++) {
 			uint64_t ts = t + j * 12 * GEN_US;
 
-			mblock(l, GEN_CONN_B, 1, ts, NSL_DIR_RX, 1500, 1);
+			mblock(l, m, GEN_CONN_B, 1, ts, NSL_DIR_RX, 1500, 1);
 			mevent(l, GEN_CONN_B, 1, ts, NSL_EV_DEV_RECV, 1500,
 			       NSL_EVF_IP);
 			mevent(l, GEN_CONN_B, 1, ts + GEN_US, NSL_EV_IP_RECV,
@@ -419,11 +482,7 @@ static int to_mem(void *ctx, const void *item, size_t size)
 	return 0;
 }
 
-typedef int (*walker)(const void *opts,
-		      int (*fn)(void *ctx, const void *item, size_t size),
-		      void *ctx);
-
-static unsigned char *collect(walker w, const void *opts, size_t *len)
+static unsigned char *collect(gen_walker w, const void *opts, size_t *len)
 {
 	struct membuf m = { 0 };
 
@@ -459,9 +518,15 @@ static int trace_head(struct nsf_writer *w, const struct gen_opts *g,
 		      const struct nsl_info *info)
 {
 	if (g->named) {
+		static const char *const nasty[NSL_MAX_EVENTS] = {
+			GEN_NASTY_EVENT0, GEN_NASTY_EVENT1, GEN_NASTY_EVENT2,
+			GEN_NASTY_EVENT3,
+		};
 		struct ns_evsel sel;
 
 		gen_events(g->nevents, &sel);
+		for (unsigned int e = 0; g->nasty && e < sel.n; e++)
+			snprintf(sel.name[e], sizeof(sel.name[e]), "%s", nasty[e]);
 		nsf_write_events(w, &sel);
 	}
 	if (g->calib) {
@@ -471,7 +536,8 @@ static int trace_head(struct nsf_writer *w, const struct gen_opts *g,
 		if (ns_calib_alloc(&cs, info->ncpus))
 			return -1;
 		cs.tsc_khz = info->tsc_khz;
-		snprintf(cs.model, sizeof(cs.model), "Synthetic CPU @ 3.00GHz");
+		snprintf(cs.model, sizeof(cs.model), "%s", g->nasty ?
+			 GEN_NASTY_MODEL : "Synthetic CPU @ 3.00GHz");
 		for (uint32_t cpu = 0; cpu < info->ncpus; cpu++) {
 			gen_calib(cpu, g->nevents, &c);
 			ns_calib_put(&cs, &c);
@@ -482,12 +548,8 @@ static int trace_head(struct nsf_writer *w, const struct gen_opts *g,
 	return 0;
 }
 
-/*
- * A trace file of gen_info() and the items of @walk_items, after @head's
- * EVENTS and CALIB if @head is not NULL; 0 or -1.
- */
-static int trace_file(walker walk_items, const void *opts,
-		      const struct gen_opts *head, int fd)
+int gen_trace_file(gen_walker walk_items, const void *opts,
+		   const struct gen_opts *head, int fd)
 {
 	struct nsf_writer w;
 	struct nsl_info info;
@@ -508,10 +570,10 @@ static int trace_file(walker walk_items, const void *opts,
 
 int gen_magnet_file(const struct gen_magnet *m, int fd)
 {
-	return trace_file(magnet_walk, m, NULL, fd);
+	return gen_trace_file(magnet_walk, m, NULL, fd);
 }
 
 int gen_file(const struct gen_opts *g, int fd)
 {
-	return trace_file(walk, g, g, fd);
+	return gen_trace_file(walk, g, g, fd);
 }

@@ -10,7 +10,10 @@
  * every open_every blocks, an INVALID ip record every invalid_every, the
  * first tcp record SHARED (a split's copy) every shared_every, a
  * loss item (lost 5) before every loss_every-th block, counter deltas
- * ticks / 10 + e when nevents > 0.
+ * ticks / 10 + e when nevents > 0.  No flow (family 0, proto 6, conn 42)
+ * unless flows: then block i has gen_flows[i % GEN_NFLOWS]'s flow,
+ * direction, length, ifindex and connection, its addresses zero with
+ * no_addr (a capture without NSL_REC_FLOWADDR).
  *
  * The calibration (gen_calib, the same on every CPU): tau_o 30 ticks
  * (10 ns), tau_beta 60 (20 ns), NSI 90, NSS 45, NST 45, NSE 300;
@@ -41,7 +44,40 @@ struct gen_opts {
 	bool calib;		/* gen_file: write a CALIB record */
 	bool named;		/* gen_file: EVENTS record (gen_events) */
 	bool pingpong;		/* conn 'A' and 'B' in turn, not 42 */
+	bool nasty;		/* gen_file: GEN_NASTY_* names (with named, calib) */
+	bool flows;		/* gen_flows[] in turn */
+	bool no_addr;		/* with flows: addresses left zero */
 };
+
+/*
+ * Known flows, IPv4 and IPv6, TCP, UDP, ICMP and one without IP, over
+ * several hosts, ports and interfaces (mkblocks -D lists them per
+ * block, for the tests to count matches on their own).
+ */
+struct gen_flow {
+	uint16_t family;	/* AF_INET, AF_INET6, 0 */
+	uint8_t proto;
+	const char *saddr, *daddr;	/* inet_pton's text */
+	uint16_t sport, dport;
+	uint8_t dir;
+	uint32_t ifindex, len;
+	uint64_t conn;
+};
+
+#define GEN_NFLOWS	12
+extern const struct gen_flow gen_flows[GEN_NFLOWS];
+
+/*
+ * Names no printer may pass on as they are: quotes, backslashes, control
+ * characters, ill-formed UTF-8 of every kind (a bad lead byte, a cut
+ * sequence, a surrogate, above U+10FFFF, overlong), and well-formed
+ * multibyte characters and DEL, which must come through unchanged.
+ */
+#define GEN_NASTY_EVENT0	"cyc\"les\\"
+#define GEN_NASTY_EVENT1	"in\x01st\x1f\n\t"
+#define GEN_NASTY_EVENT2	"\xff\xfe bad \xc3( \xed\xa0\x80 \xf4\x90\x80\x80 \xc0\xaf \xe2\x82"
+#define GEN_NASTY_EVENT3	"ok \xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \x7f"
+#define GEN_NASTY_MODEL		"Model \"X\" \\ \x1b[31m \xc0\xaf\xf8"
 
 #define GEN_TAU_O	30
 #define GEN_TAU_BETA	60
@@ -88,7 +124,9 @@ size_t gen_sysinfo(void *buf);
  * (rx-nic 0.1 us, rx-ip 0.2 us, rx-tcp 0.3 us); SOCK_RECV 4344 at
  * + 40 us.
  *
- * Socket events carry TCP state, the others IP fields (TCP_* both);
+ * Every block has its flow (IPv4, TCP, the packet's ports; addresses
+ * 192.0.2.1 local, .2 remote with addr).  Socket events carry TCP
+ * state, the others IP fields (TCP_* both);
  * with addr every SOCK_* event also carries NSL_EVF_ADDR and only
  * those, so a receiver's blocks come before its ports are known.  A
  * SYSINFO item first (sysinfo), a loss item of 5 after item loss_at
@@ -107,6 +145,17 @@ struct gen_magnet {
 
 unsigned char *gen_magnet_stream(const struct gen_magnet *m, size_t *len);
 int gen_magnet_file(const struct gen_magnet *m, int fd);
+
+/* What hands a generator's items, one by one, to @fn; 0 or -1. */
+typedef int (*gen_walker)(const void *opts,
+			  int (*fn)(void *ctx, const void *item, size_t size),
+			  void *ctx);
+/*
+ * A trace file of gen_info(), @head's EVENTS and CALIB records (NULL:
+ * none) and the items of @walk; 0 or -1.
+ */
+int gen_trace_file(gen_walker walk, const void *opts,
+		   const struct gen_opts *head, int fd);
 
 /* The whole stream (raw ABI items) into malloc'd memory. */
 unsigned char *gen_stream(const struct gen_opts *g, size_t *len);

@@ -16,7 +16,9 @@
 #include "gen.h"
 #include "report.h"
 #include "tap.h"
+#include "rtt.h"
 #include "tests.h"
+#include "tpipe.h"
 
 /* the tables leave trailing fields (counters, retrans) zero */
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
@@ -141,16 +143,15 @@ static void formulas(void)
 	cs.cpu[1].cost[NSL_C_NSO].ticks = 100;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		unsigned int clamped = 0;
-		struct ns_report rep;
+		struct tpipe t;
 		bool ok = true;
 
 		make_block(&b, 0, cases[i].rec, cases[i].n);
 		ns_correct_block(&cs, &b, corr);
-		ns_report_init(&rep, &ns_plain_printer, NULL, GEN_TSC_KHZ);
-		rep.calib = &cs;
-		ns_report_block(&rep, &b);
+		tpipe_init(&t, &cs, NULL);
+		tpipe_block(&t, &b);
 		for (unsigned int j = 0; j < cases[i].n; j++) {
-			double self = rep.region[b.rec[j].region].self_sum;
+			double self = t.p.acc.region[b.rec[j].region].self_sum;
 
 			clamped += corr[j].ticks_clamped;
 			if (corr[j].k != cases[i].k[j] ||
@@ -163,7 +164,7 @@ static void formulas(void)
 				ok = false;
 			}
 		}
-		ns_report_free(&rep);
+		tpipe_free(&t);
 		tap_ok(ok && clamped == cases[i].clamped, "correct: %s",
 		       cases[i].row);
 	}
@@ -190,14 +191,14 @@ static void formulas(void)
 	       "correct: without calibration the values stay raw");
 }
 
-static void feed(struct ns_report *r, const struct gen_opts *g)
+static void feed(struct tpipe *t, const struct gen_opts *g)
 {
 	unsigned char item[sizeof(struct nsl_block)];
 	struct ns_item it;
 
 	for (unsigned int i = 0; i < g->n; i++) {
 		ns_decode_item(item, gen_block(g, i, item), &it);
-		ns_report_block(r, &it.block);
+		tpipe_push(t, &it);
 	}
 }
 
@@ -206,59 +207,56 @@ static void report(void)
 	struct gen_opts g = { .n = 20, .nevents = 2, .invalid_every = 4 };
 	struct ns_calib_set cs;
 	struct ns_evsel sel;
-	struct ns_report r;
+	struct tpipe t;
+	struct ns_acc *r = &t.p.acc;
 	struct ns_summary s;
 
 	/* raw: IPC and INVALID exclusion */
-	ns_report_init(&r, &ns_plain_printer, NULL, GEN_TSC_KHZ);
+	tpipe_init(&t, NULL, NULL);
 	gen_events(2, &sel);
-	ns_report_set_events(&r, &sel);
-	feed(&r, &g);
-	TAP_NEAR(ns_report_ipc(&r, NSL_R_TCP), 44.0 / 42.0, "report: raw IPC tcp 44/42");
-	tap_ok(r.invalid == 5 && r.region[NSL_R_IP].invalid == 5 &&
-	       r.region[NSL_R_IP].ev_n[0] == 15 && r.region[NSL_R_IP].ev[1].n == 15 &&
-	       r.region[NSL_R_IP].ticks.n == 20,
+	ns_acc_set_events(r, &sel);
+	feed(&t, &g);
+	TAP_NEAR(ns_acc_ipc(r, NSL_R_TCP), 44.0 / 42.0, "report: raw IPC tcp 44/42");
+	tap_ok(r->invalid == 5 && r->region[NSL_R_IP].invalid == 5 &&
+	       r->region[NSL_R_IP].ev_n[0] == 15 && r->region[NSL_R_IP].ev[1].n == 15 &&
+	       r->region[NSL_R_IP].ticks.n == 20,
 	       "report: 5 INVALID ip records: counters over 15 blocks, durations over 20");
-	TAP_NEAR(r.region[NSL_R_IP].ev[0].mean, 60, "report: invalid readings not averaged in (ip ev0 60)");
-	ns_report_free(&r);
+	TAP_NEAR(r->region[NSL_R_IP].ev[0].mean, 60, "report: invalid readings not averaged in (ip ev0 60)");
+	tpipe_free(&t);
 
 	/* corrected */
 	calib_set(&cs, 2, 2);
-	ns_report_init(&r, &ns_plain_printer, NULL, GEN_TSC_KHZ);
-	ns_report_set_events(&r, &sel);
-	r.calib = &cs;
-	feed(&r, &g);
-	ns_report_summary(&r, NSL_R_WRITE, &s);
+	tpipe_init(&t, &cs, NULL);
+	ns_acc_set_events(r, &sel);
+	feed(&t, &g);
+	ns_acc_summary(r, NSL_R_WRITE, &s);
 	TAP_NEAR(s.mean, 5.41, "report: corrected write mean 5.5 - 0.09 us (K 4)");
-	ns_report_summary(&r, NSL_R_TCP, &s);
+	ns_acc_summary(r, NSL_R_TCP, &s);
 	TAP_NEAR(s.mean, 0.12, "report: corrected tcp 360 ticks, two leaf records");
-	TAP_NEAR(ns_report_ipc(&r, NSL_R_TCP), 1.0, "report: corrected IPC tcp 38/38");
-	TAP_NEAR(ns_report_ipc(&r, NSL_R_WRITE), 32480.0 / 32560.0,
+	TAP_NEAR(ns_acc_ipc(r, NSL_R_TCP), 1.0, "report: corrected IPC tcp 38/38");
+	TAP_NEAR(ns_acc_ipc(r, NSL_R_WRITE), 32480.0 / 32560.0,
 		 "report: corrected IPC write (33000-520)/(33000-440)");
-	TAP_NEAR(r.region[NSL_R_WRITE].raw_sum / 20, 16500, "report: raw mean kept beside");
-	tap_ok(r.clamped_ticks == 0 && r.clamped_counts == 0, "report: nothing clamped");
+	TAP_NEAR(r->region[NSL_R_WRITE].raw_sum / 20, 16500, "report: raw mean kept beside");
+	tap_ok(r->clamped_ticks == 0 && r->clamped_counts == 0, "report: nothing clamped");
 
 	/* a block whose records clamp: counted, said in the footer */
 	static const struct r tiny[] = {
 		{ 0, 1, 0, 0, 0, 10, 1, 1 }, { 1, 1, 0, 0, 1, 5, 1, 100 },
 	};
 	struct nsl_block b;
-	char *text = NULL;
-	size_t size;
+	char *text;
 
 	make_block(&b, 2, tiny, 2);
-	ns_report_block(&r, &b);
-	tap_ok(r.clamped_ticks == 2 && r.clamped_counts == 3,
+	tpipe_block(&t, &b);
+	tap_ok(r->clamped_ticks == 2 && r->clamped_counts == 3,
 	       "report: 2 durations and 3 counter values clamped");
-	r.out = open_memstream(&text, &size);
-	ns_report_table(&r);
-	fclose(r.out);
+	text = tpipe_table(&t, &ns_plain_printer);
 	tap_ok(strstr(text, ": corrected for macro overhead (tau_o=10.0ns, tau_beta=20.0ns)\n") &&
 	       strstr(text, "\n# 2 durations and 3 counter values clamped to 0 by the correction\n") &&
 	       strstr(text, " cycles        p50        p99   instructions        p50        p99    IPC\n"),
 	       "report: header says corrected with the taus, footer the clamps");
 	free(text);
-	ns_report_free(&r);
+	tpipe_free(&t);
 	ns_calib_free(&cs);
 }
 
@@ -492,7 +490,7 @@ static void rtt(void)
 		for (unsigned int j = rows[i].n; j-- > 0; ) {
 			rtt_block(&b, rows[i].b[j].tsc0, rows[i].b[j].conn,
 				  rows[i].b[j].retrans);
-			ns_rtt_block(&t, &cs, &b);
+			ns_rtt_block(&t, &b, ns_block_overhead(&cs, &b));
 		}
 		if (rows[i].loss_tsc) {
 			struct nsl_loss l = { .lost = 1, .tsc = rows[i].loss_tsc };

@@ -7,7 +7,7 @@
 #include "tests.h"
 
 static const struct gen_opts six = { .n = 1 };	/* block 0: 6 records */
-#define GOOD_SIZE	(64 + 6 * 56)
+#define GOOD_SIZE	NSL_BLOCK_SIZE(6)
 
 typedef size_t (*mutate_fn)(unsigned char *buf);	/* returns len */
 
@@ -32,7 +32,7 @@ static size_t size_mismatch(unsigned char *b)
 	return sizeof(struct nsl_block);
 }
 
-static size_t size_odd(unsigned char *b) { good(b); set_size(b, 396); return GOOD_SIZE; }
+static size_t size_odd(unsigned char *b) { good(b); set_size(b, GOOD_SIZE - 4); return GOOD_SIZE; }
 static size_t size_zero(unsigned char *b) { good(b); set_size(b, 0); return GOOD_SIZE; }
 static size_t size_past_end(unsigned char *b) { good(b); set_size(b, GOOD_SIZE + 8); return GOOD_SIZE; }
 static size_t truncated(unsigned char *b) { good(b); return GOOD_SIZE - 8; }
@@ -82,8 +82,8 @@ static size_t zero_records(unsigned char *b)
 {
 	good(b);
 	b[offsetof(struct nsl_block, nrec)] = 0;
-	set_size(b, 64);
-	return 64;
+	set_size(b, NSL_BLOCK_SIZE(0));
+	return NSL_BLOCK_SIZE(0);
 }
 
 #define EV_SIZE		sizeof(struct nsl_event_rec)
@@ -158,10 +158,10 @@ static const struct {
 	uint64_t bad;		/* it.bad (error) */
 } rows[] = {
 	{ "good block",		good,		NS_DEC_OK, NS_ITEM_BLOCK, GOOD_SIZE, 0 },
-	{ "block, 0 records",	zero_records,	NS_DEC_OK, NS_ITEM_BLOCK, 64, 0 },
+	{ "block, 0 records",	zero_records,	NS_DEC_OK, NS_ITEM_BLOCK, NSL_BLOCK_SIZE(0), 0 },
 	{ "nrec 17",		nrec_17,	NS_DEC_NREC, 0, 0, 17 },
 	{ "size != BLOCK_SIZE(nrec)", size_mismatch, NS_DEC_BLOCK_SIZE, 0, 0, GOOD_SIZE + 56 },
-	{ "size not multiple of 8", size_odd,	NS_DEC_BAD_SIZE, 0, 0, 396 },
+	{ "size not multiple of 8", size_odd,	NS_DEC_BAD_SIZE, 0, 0, GOOD_SIZE - 4 },
 	{ "size 0",		size_zero,	NS_DEC_BAD_SIZE, 0, 0, 0 },
 	{ "size past the end",	size_past_end,	NS_DEC_TRUNCATED, 0, 0, GOOD_SIZE + 8 },
 	{ "truncated buffer",	truncated,	NS_DEC_TRUNCATED, 0, 0, GOOD_SIZE },
@@ -242,7 +242,7 @@ static void values(void)
 	region_max(buf);
 	ns_decode_describe(ns_decode_item(buf, GOOD_SIZE, &it), &it, msg,
 			   sizeof(msg));
-	tap_ok(!strcmp(msg, "block record 3 has region id 16 (valid 1..15)"),
+	tap_ok(!strcmp(msg, "block record 3 has region id 18 (valid 1..17)"),
 	       "decode: reason text '%s'", msg);
 
 	TAP_EQ(EV_SIZE, 120, "decode: struct nsl_event_rec is 120 bytes");

@@ -212,16 +212,28 @@ static void kinds(void)
 	       "events: cycles and instructions recognised, generic and raw");
 }
 
+/* -L's plain text with @host. */
+static int list_text(const struct ns_event_host *host, char **text)
+{
+	struct ns_event_plain plain;
+	char err[256];
+	size_t size;
+	FILE *out = open_memstream(text, &size);
+	int ret;
+
+	ns_event_plain_init(&plain, out);
+	ret = ns_events_list(&plain.lister, host, err, sizeof(err));
+	fclose(out);
+	return ret;
+}
+
 static void listing(void)
 {
 	struct fake f = { ENOENT, 0, false, 2, 0 };
 	struct ns_event_host host = { fake_probe, fake_pmu, fake_paranoid, &f };
-	char *text = NULL, err[256];
-	size_t size;
-	FILE *out = open_memstream(&text, &size);
-	int ret = ns_events_list(out, &host, err, sizeof(err));
+	char *text = NULL;
+	int ret = list_text(&host, &text);
 
-	fclose(out);
 	tap_ok(!ret && strstr(text, "Software events (kernel perf):\n  cpu-clock ") &&
 	       strstr(text, "\n  context-switches OR cs ") &&
 	       strstr(text, "\nNo hardware PMU found") && !strstr(text, "  cycles"),
@@ -229,9 +241,7 @@ static void listing(void)
 	free(text);
 
 	f = (struct fake){ 0, 0, true, 2, 0 };
-	out = open_memstream(&text, &size);
-	ret = ns_events_list(out, &host, err, sizeof(err));
-	fclose(out);
+	ret = list_text(&host, &text);
 	tap_ok(!ret && strstr(text, "\nHardware events, generic (kernel perf):\n  cycles OR cpu-cycles ") &&
 	       strstr(text, "\n  LLC-load-misses ") && !strstr(text, "No hardware PMU"),
 	       "events: -L with a PMU lists the generic hardware events");

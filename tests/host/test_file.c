@@ -8,7 +8,6 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "crc32.h"
 #include "file.h"
 #include "gen.h"
 #include "tap.h"
@@ -55,7 +54,7 @@ static unsigned char *make_file(const struct gen_opts *g, size_t *len)
 
 struct outcome {
 	enum nsf_status status;	/* NSF_ERR also when open failed */
-	bool opened;
+	bool opened, cut;
 	uint64_t blocks, lost;
 	char err[256];
 };
@@ -74,6 +73,7 @@ static struct outcome read_all(const void *p, size_t len)
 	}
 	o.blocks = r.blocks;
 	o.lost = r.lost;
+	o.cut = r.cut;
 	memcpy(o.err, r.err, sizeof(o.err));
 	nsf_reader_close(&r);
 	close(fd);
@@ -102,10 +102,7 @@ void recrc(unsigned char *p, size_t off)
 	struct nsf_rec_hdr h;
 
 	memcpy(&h, p + off, sizeof(h));
-	h.crc = 0;
-	memcpy(p + off, &h, sizeof(h));
-	h.crc = ns_crc32(ns_crc32(0, &h, sizeof(h)), p + off + sizeof(h),
-			 h.len - sizeof(h));
+	h.crc = nsf_record_crc(&h, p + off + sizeof(h), h.len - sizeof(h));
 	memcpy(p + off, &h, sizeof(h));
 }
 
@@ -196,6 +193,114 @@ static void truncation(void)
 	o = read_all(p, at[3] + 20);
 	tap_ok(o.status == NSF_ERR &&
 	       strstr(o.err, "cut at offset") != NULL, "truncation: '%s'", o.err);
+	free(p);
+}
+
+/*
+ * Where each item of the generator's stream ends in trace file @p: the
+ * items fill the DATA records in stream order.  Found from the stream's
+ * item sizes and the file's record headers, without the reader.  The
+ * number of items, or 0 if the DATA records do not add up.
+ */
+static size_t item_ends(const unsigned char *stream, size_t slen,
+			const unsigned char *p, size_t len, size_t *end,
+			bool *block, size_t max)
+{
+	size_t at[64], nb = boundaries(p, len, at, 64), pos = 0, n = 0;
+
+	for (size_t k = 0; k + 1 < nb; k++) {
+		struct nsf_rec_hdr h;
+		size_t in_rec = 0;
+
+		memcpy(&h, p + at[k], sizeof(h));
+		if (h.kind != NSF_DATA)
+			continue;
+		while (in_rec < h.len - sizeof(h) && pos < slen && n < max) {
+			struct nsl_item_hdr ih;
+
+			memcpy(&ih, stream + pos, sizeof(ih));
+			in_rec += ih.size;
+			pos += ih.size;
+			end[n] = at[k] + sizeof(h) + in_rec;
+			block[n++] = ih.kind == NSL_ITEM_BLOCK;
+		}
+		if (in_rec != h.len - sizeof(h))
+			return 0;
+	}
+	return pos == slen ? n : 0;
+}
+
+/*
+ * A capture cut inside a DATA record gives every whole item before the
+ * cut, then an error saying where the file ends.  At every 13th byte
+ * from the first DATA record on (so every offset in an item, modulo 8,
+ * is met) the blocks read must be those of the stream that end at or
+ * before the cut; a cut at a record boundary is a clean truncation, one
+ * inside a record header an error that recovers nothing more.
+ */
+static void cut_data(void)
+{
+	struct gen_opts g = { .n = 200, .loss_every = 7, .open_every = 3 };
+	size_t len, slen, nitems, at[8], nb, wrong = 0, cuts = 0, data;
+	unsigned char *p = make_file(&g, &len);
+	unsigned char *stream = gen_stream(&g, &slen);
+	size_t end[256], whole = 100, cut;
+	bool block[256];
+	uint64_t blocks = 0;
+	struct outcome o;
+	char want[256];
+
+	nitems = item_ends(stream, slen, p, len, end, block, 256);
+	nb = boundaries(p, len, at, 8);
+	data = at[3];		/* INFO, FIELDS, XFIELDS, then DATA */
+	if (!tap_ok(nb == 7 && nitems == 200 + 200 / 7 &&
+		    end[nitems - 1] == at[5] && end[whole] < at[4],
+		    "cut DATA: %zu items in two DATA records", nitems))
+		goto out;
+	for (cut = data + sizeof(struct nsf_rec_hdr); cut < at[5]; cut += 13) {
+		bool boundary = cut == at[4];
+		bool in_header = cut > at[4] && cut < at[4] + sizeof(struct nsf_rec_hdr);
+		uint64_t want_blocks = 0;
+
+		o = read_all(p, cut);
+		for (size_t i = 0; i < nitems; i++)
+			want_blocks += block[i] && end[i] <= cut;
+		if (o.blocks != want_blocks ||
+		    o.status != (boundary ? NSF_TRUNC : NSF_ERR) ||
+		    o.cut != (!boundary && !in_header)) {
+			if (!wrong++)
+				printf("# cut at %zu: %llu blocks, want %llu: %s\n",
+				       cut, (unsigned long long)o.blocks,
+				       (unsigned long long)want_blocks, o.err);
+		}
+		cuts++;
+	}
+	TAP_EQ(wrong, 0, "cut DATA: at %zu offsets, the blocks read are those wholly before the cut",
+	       cuts);
+
+	/* inside the first record, 100 items and part of one more before */
+	for (size_t i = 0; i < whole; i++)
+		blocks += block[i];
+	cut = end[whole - 1] + 123;
+	o = read_all(p, cut);
+	snprintf(want, sizeof(want), "truncated: DATA record at offset %zu (%zu bytes) cut at offset %zu: its %zu whole items before the cut read (%llu blocks), unchecked by its CRC; %llu blocks in all",
+		 data, at[4] - data, cut, whole, (unsigned long long)blocks,
+		 (unsigned long long)blocks);
+	tap_ok(o.status == NSF_ERR && o.blocks == blocks && !strcmp(o.err, want),
+	       "cut DATA: %llu blocks, then '%s'", (unsigned long long)o.blocks,
+	       o.err);
+
+	/* five bytes into the second record's header */
+	blocks = 0;
+	for (size_t i = 0; i < nitems; i++)
+		blocks += block[i] && end[i] <= at[4];
+	o = read_all(p, at[4] + 5);
+	snprintf(want, sizeof(want), "truncated: the file ends at offset %zu, in the middle of a record header at offset %zu: %llu blocks read",
+		 at[4] + 5, at[4], (unsigned long long)blocks);
+	tap_ok(o.status == NSF_ERR && o.blocks == blocks && !strcmp(o.err, want),
+	       "cut DATA: '%s'", o.err);
+out:
+	free(stream);
 	free(p);
 }
 
@@ -602,9 +707,9 @@ static void magnet_file(void)
 	memcpy(&h1, file + at[1], sizeof(h1));
 	memcpy(&h2, file + at[2], sizeof(h2));
 	tap_ok(nb > 4 && h1.kind == NSF_FIELDS && h1.len == 16 + 32 * nbase &&
-	       nbase == 37 && h2.kind == NSF_XFIELDS &&
+	       nbase == 45 && h2.kind == NSF_XFIELDS &&
 	       h2.len == 16 + 32 * next,
-	       "file: FIELDS unchanged (37 entries), events described in XFIELDS");
+	       "file: FIELDS as ABI 2 has them (45 entries), events described in XFIELDS");
 
 	/* the trailer's event count is checked */
 	{
@@ -718,10 +823,24 @@ static void full_disk(void)
 	close(pipefd[0]);
 	close(pipefd[1]);
 
-	size_t len;
+	size_t len, at[4];
 	unsigned char *p = fd_bytes(fd, &len);
 	struct outcome o = read_all(p, len);
+	/*
+	 * Every block there was room for: after the head (INFO, FIELDS,
+	 * XFIELDS), whole DATA records of as many blocks (of six records)
+	 * as 64 KiB takes, then one record of the blocks that fit in what
+	 * is left.
+	 */
+	size_t bsize = NSL_BLOCK_SIZE(6), per = NSF_DATA_TARGET / bsize;
+	size_t rec = sizeof(struct nsf_rec_hdr) + per * bsize, left, fit;
 
+	boundaries(p, len, at, 4);
+	left = (150000 - at[3]) % rec;
+	fit = left > sizeof(struct nsf_rec_hdr) ?
+	      (left - sizeof(struct nsf_rec_hdr)) / bsize : 0;
+	TAP_EQ(counts[1], (150000 - at[3]) / rec * per + fit,
+	       "full disk: the file keeps every block there was room for");
 	tap_ok(counts[0] == EFBIG && counts[1] > 0 && counts[1] < 1000,
 	       "full disk: write fails after %llu blocks", (unsigned long long)counts[1]);
 	tap_ok(len == counts[2], "full disk: file cut back to its %llu committed bytes",
@@ -742,6 +861,7 @@ void test_file(void)
 {
 	round_trip();
 	truncation();
+	cut_data();
 	corrupt();
 	bad_sizes();
 	header_records();

@@ -16,8 +16,10 @@
 #include "filter.h"
 #include "gen.h"
 #include "report.h"
+#include "rtt.h"
 #include "tap.h"
 #include "tests.h"
+#include "tpipe.h"
 
 #define ITERATIONS	3000
 
@@ -195,18 +197,6 @@ static size_t mutate_record(unsigned char *p, size_t len, size_t cap)
 	return len;
 }
 
-static void report_item(struct ns_report *rep, const struct ns_item *it)
-{
-	if (it->type == NS_ITEM_BLOCK)
-		ns_report_block(rep, &it->block);
-	else if (it->type == NS_ITEM_LOSS)
-		ns_report_loss(rep, &it->loss);
-	else if (it->type == NS_ITEM_EVENT)
-		ns_report_event(rep, &it->event);
-	else if (it->type == NS_ITEM_SYSINFO)
-		ns_report_sysinfo(rep, &it->sysinfo);
-}
-
 /*
  * Two files, every record kind among them: blocks with CALIB and EVENTS
  * (corrected as -r does: with the file's calibration, --rtt too), and
@@ -243,7 +233,7 @@ static void fuzz_records(void)
 		size_t n = len[i % 2];
 		struct nsf_reader r;
 		struct ns_calib_set calib;
-		struct ns_report rep;
+		struct tpipe t;
 		struct ns_rtt rtt;
 		struct ns_item it;
 		enum nsf_status st = NSF_ERR;
@@ -253,20 +243,21 @@ static void fuzz_records(void)
 		for (unsigned int k = 1 + rnd(2); k--; )
 			n = mutate_record(p, n, cap);
 		fd = mem_fd(p, n);
-		ns_report_init(&rep, i % 4 < 2 ? &ns_plain_printer : &ns_json_printer,
-			       null, GEN_TSC_KHZ);
 		ns_rtt_init(&rtt);
-		rep.rtt = &rtt;
-		rep.verbose = 1;
 		if (!nsf_reader_open(&r, fd, "fuzz")) {
-			ns_clock_from_info(&rep.clock, &r.info);
-			if (r.have_events)
-				ns_report_set_events(&rep, &r.events);
 			calib = r.calib;	/* lent, as main() takes it */
-			rep.calib = r.have_calib ? &calib : NULL;
+			tpipe_init_to(&t, r.have_calib ? &calib : NULL,
+				      i % 4 < 2 ? &ns_plain_printer : &ns_json_printer,
+				      null);
+			t.p.acc.rtt = &rtt;
+			t.r.verbose = 1;
+			ns_clock_from_info(&t.p.acc.clock, &r.info);
+			if (r.have_events)
+				ns_acc_set_events(&t.p.acc, &r.events);
 			while ((st = nsf_read_item(&r, &it)) == NSF_OK)
-				report_item(&rep, &it);
-			ns_report_table(&rep);
+				tpipe_push(&t, &it);
+			tpipe_finish(&t);
+			tpipe_free(&t);
 		}
 		/* a copied DATA record is read up to the trailer's count */
 		too_many += r.blocks > n / NSL_BLOCK_SIZE(0) ||
@@ -283,7 +274,6 @@ static void fuzz_records(void)
 			else
 				other++;
 		}
-		ns_report_free(&rep);
 		ns_rtt_free(&rtt);
 		nsf_reader_close(&r);
 		close(fd);
@@ -335,24 +325,15 @@ static void fuzz_stream(void)
 	free(good);
 }
 
-static void magnet_emit(void *ctx, const struct ns_item *it)
+/* -M -p @ports: the pipeline nsdump builds for them, printing to @out. */
+static void magnet_pipe(struct tpipe *t, const char *ports, bool json,
+			FILE *out)
 {
-	if (it->type == NS_ITEM_BLOCK)
-		ns_report_block(ctx, &it->block);
-	else
-		ns_report_event(ctx, &it->event);
-}
-
-static void magnet_item(struct ns_report *rep, struct ns_magnet *mag,
-			struct ns_filter *f, const struct ns_item *it)
-{
-	if (it->type == NS_ITEM_SYSINFO)
-		ns_report_sysinfo(rep, &it->sysinfo);
-	if (it->type == NS_ITEM_EVENT && ns_magnet_learn(mag, &it->event))
-		ns_filter_release(f, it->event.conn, magnet_emit, rep);
-	if ((it->type == NS_ITEM_BLOCK || it->type == NS_ITEM_EVENT) &&
-	    ns_filter_offer(f, it) == NS_FILTER_PASS)
-		magnet_emit(rep, it);
+	tpipe_init_to(t, NULL, json ? &ns_json_printer : &ns_plain_printer,
+		      out);
+	ns_filter_add_ports(&t->f, ports);
+	ns_pipeline_magnet(&t->p);
+	t->r.mag = &t->p.conns;
 }
 
 /* A raw stream of event records, mutated, through -M -p's printers. */
@@ -366,35 +347,23 @@ static void fuzz_magnet_stream(void)
 	int bad = 0;
 
 	for (int i = 0; i < ITERATIONS; i++) {
-		struct ns_report rep;
-		struct ns_magnet mag;
-		struct ns_filter f;
-		struct nsl_info info;
+		struct tpipe t;
 		size_t n, pos = 0;
 
 		memcpy(p, good, len);
 		n = mutate(p, len, len + 4096);
-		gen_info(&info);
-		ns_magnet_init(&mag);
-		ns_filter_init(&f, &mag);
-		ns_filter_add_ports(&f, "43211.0");
-		ns_report_init(&rep, i % 2 ? &ns_json_printer : &ns_plain_printer,
-			       null, GEN_TSC_KHZ);
-		ns_clock_from_info(&rep.clock, &info);
-		rep.mag = &mag;
+		magnet_pipe(&t, "43211.0", i % 2, null);
 		while (pos < n) {
 			struct ns_item it;
 
 			if (ns_decode_item(p + pos, n - pos, &it))
 				break;
 			pos += it.hdr.size;
-			magnet_item(&rep, &mag, &f, &it);
+			tpipe_push(&t, &it);
 		}
 		bad += pos > n;
-		ns_filter_finish(&f);
-		ns_report_table(&rep);
-		ns_report_free(&rep);
-		ns_magnet_free(&mag);
+		tpipe_finish(&t);
+		tpipe_free(&t);
 	}
 	TAP_EQ(bad, 0, "fuzz: %d mutated raw streams of event records through -M -p",
 	       ITERATIONS);
@@ -419,31 +388,22 @@ static void fuzz_magnet(void)
 	p = malloc(len + 4096);
 	for (int i = 0; i < ITERATIONS; i++) {
 		struct nsf_reader r;
-		struct ns_report rep;
-		struct ns_magnet mag;
-		struct ns_filter f;
+		struct tpipe t;
 		struct ns_item it;
 		size_t n;
 
 		memcpy(p, good, len);
 		n = mutate(p, len, len + 4096);
 		fd = mem_fd(p, n);
-		ns_magnet_init(&mag);
-		ns_filter_init(&f, &mag);
-		ns_filter_add_ports(&f, "0.5201");
-		ns_report_init(&rep, i % 2 ? &ns_json_printer : &ns_plain_printer,
-			       null, GEN_TSC_KHZ);
-		rep.mag = &mag;
+		magnet_pipe(&t, "0.5201", i % 2, null);
 		if (!nsf_reader_open(&r, fd, "fuzz")) {
-			ns_clock_from_info(&rep.clock, &r.info);
+			ns_clock_from_info(&t.p.acc.clock, &r.info);
 			while (nsf_read_item(&r, &it) == NSF_OK)
-				magnet_item(&rep, &mag, &f, &it);
+				tpipe_push(&t, &it);
 			too_many += r.event_recs > 60 || r.blocks > 19;
 		}
-		ns_filter_finish(&f);
-		ns_report_table(&rep);
-		ns_report_free(&rep);
-		ns_magnet_free(&mag);
+		tpipe_finish(&t);
+		tpipe_free(&t);
 		nsf_reader_close(&r);
 		close(fd);
 	}

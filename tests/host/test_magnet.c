@@ -13,6 +13,7 @@
 #include "report.h"
 #include "tap.h"
 #include "tests.h"
+#include "tpipe.h"
 
 static void clock_conversion(void)
 {
@@ -61,76 +62,36 @@ static void clock_conversion(void)
 	tap_ok(!strcmp(s, "+0.000001000"), "clock: no wall clock known: '%s'", s);
 }
 
-/* The report's text for the items of @m, through nsdump's own path. */
+/* The report's text for the items of @m, through nsdump's own pipeline. */
 struct fed {
+	struct tpipe t;
+	struct ns_filter f;	/* -p, --dir: set between fed_init() and feed() */
 	char *text;
-	size_t size;
-	struct ns_report r;
-	struct ns_magnet mag;
-	struct ns_filter f;
 };
 
-static void emit(void *ctx, const struct ns_item *it)
-{
-	struct ns_report *r = ctx;
-
-	if (it->type == NS_ITEM_BLOCK)
-		ns_report_block(r, &it->block);
-	else
-		ns_report_event(r, &it->event);
-}
-
-/* As main.c's consume(): learn, release, offer. */
 static void feed(struct fed *x, const unsigned char *p, size_t len,
 		 const struct ns_printer *pr, bool quiet)
 {
-	FILE *f = open_memstream(&x->text, &x->size);
-	struct nsl_info info;
-
-	gen_info(&info);
-	ns_report_init(&x->r, pr, f, GEN_TSC_KHZ);
-	ns_clock_from_info(&x->r.clock, &info);
-	x->r.quiet = quiet;
-	x->r.mag = &x->mag;
-	x->f.conns = &x->mag;
-	for (size_t pos = 0; pos < len; ) {
-		struct ns_item it;
-
-		if (ns_decode_item(p + pos, len - pos, &it))
-			break;
-		pos += it.hdr.size;
-		if (it.type == NS_ITEM_SYSINFO) {
-			ns_report_sysinfo(&x->r, &it.sysinfo);
-			continue;
-		}
-		if (it.type == NS_ITEM_LOSS) {
-			ns_report_loss(&x->r, &it.loss);
-			continue;
-		}
-		if (it.type == NS_ITEM_EVENT &&
-		    ns_magnet_learn(&x->mag, &it.event) && x->f.nports)
-			ns_filter_release(&x->f, it.event.conn, emit, &x->r);
-		if (ns_filter_offer(&x->f, &it) == NS_FILTER_PASS)
-			emit(&x->r, &it);
-	}
-	ns_filter_finish(&x->f);
-	ns_report_table(&x->r);
-	fclose(f);
+	tpipe_init(&x->t, NULL, pr);
+	x->t.f = x->f;
+	x->t.f.conns = &x->t.p.conns;
+	ns_pipeline_magnet(&x->t.p);
+	x->t.r.quiet = quiet;
+	x->t.r.mag = &x->t.p.conns;
+	tpipe_bytes(&x->t, p, len);
+	tpipe_finish(&x->t);
+	x->text = x->t.text;
 }
 
 static void fed_free(struct fed *x)
 {
-	ns_report_free(&x->r);
-	ns_magnet_free(&x->mag);
-	ns_filter_free(&x->f);
-	free(x->text);
+	tpipe_free(&x->t);
 }
 
 static void fed_init(struct fed *x)
 {
 	memset(x, 0, sizeof(*x));
-	ns_magnet_init(&x->mag);
-	ns_filter_init(&x->f, &x->mag);
+	ns_filter_init(&x->f, NULL);
 }
 
 /* fed_init() and feed() of the FTP example @m, no per-packet lines. */
@@ -175,13 +136,13 @@ static void event_lines(void)
 	len += gen_event(1, 7, GEN_EV_T0, NSL_EV_SOCK_SEND, 10240,
 			 NSL_EVF_TCP | NSL_EVF_IP | NSL_EVF_ADDR, buf + len);
 	report_starts(buf, len, &ns_plain_printer,
-		"-- SYSINFO cpu 0 abi 1 tsc_khz 3000000 ncpus 2: tsc 1000000000 is 2026-11-21 23:41:07.000000000 --\n"
-		"2026-11-21 23:41:07.123456789 cpu 1 conn 0x2a MAGNET_SOCK_SEND 10240 bytes "
+		"-- SYSINFO cpu 0 abi 2 tsc_khz 3000000 ncpus 2: tsc 1000000000 is 2026-11-21 23:41:07.000000000 --\n"
+		"23:41:07.123456 cpu 1 conn 0x2a MAGNET_SOCK_SEND 10240 bytes "
 		"[tcp cwnd 10 ssthresh 2147483647 srtt 120us rto 201000us out 3 retr 0/0 snd_wnd 65535 rcv_wnd 65483 wseq 11240 cseq 5000 mss 1448 state ESTABLISHED] "
 		"[ip v4 tos 0 ttl 64 id 1234 frag 0x4000 proto 6] [192.0.2.1:43210 > 192.0.2.2:5201]\n",
 		"magnet: SYSINFO line and a full event line, exact");
 	report_starts(buf, len, &ns_json_printer,
-		"{\"type\":\"sysinfo\",\"cpu\":0,\"abi_version\":1,\"tsc_khz\":3000000,\"ncpus\":2,\"ref_tsc\":1000000000,\"ref_realtime_ns\":1795304467000000000,\"time\":\"2026-11-21 23:41:07.000000000\"}\n"
+		"{\"type\":\"sysinfo\",\"cpu\":0,\"abi_version\":2,\"tsc_khz\":3000000,\"ncpus\":2,\"ref_tsc\":1000000000,\"ref_realtime_ns\":1795304467000000000,\"time\":\"2026-11-21 23:41:07.000000000\"}\n"
 		"{\"type\":\"event\",\"time\":\"2026-11-21 23:41:07.123456789\",\"time_ns\":1795304467123456789,\"cpu\":1,\"seq\":7,\"tsc\":1370370367,\"conn\":42,\"event\":\"MAGNET_SOCK_SEND\",\"bytes\":10240,\"flags\":[\"TCP\",\"IP\",\"ADDR\"],"
 		"\"tcp\":{\"snd_cwnd\":10,\"snd_ssthresh\":2147483647,\"srtt_us\":120,\"rto_us\":201000,\"packets_out\":3,\"retrans_out\":0,\"total_retrans\":0,\"snd_wnd\":65535,\"rcv_wnd\":65483,\"write_seq\":11240,\"copied_seq\":5000,\"mss\":1448,\"state\":\"ESTABLISHED\",\"ca_state\":0,\"tcp_flags\":0},"
 		"\"ip\":{\"version\":4,\"tos\":0,\"ttl\":64,\"id\":1234,\"frag_off\":16384,\"protocol\":6},"
@@ -195,8 +156,8 @@ static void event_lines(void)
 			 NSL_EVF_ADDR, buf + len);
 	memset(buf + len - sizeof(struct nsl_ip_fields) + 8, 0, 8);
 	report_starts(buf, len, &ns_plain_printer,
-		"2023-11-14 22:13:20.123456789 cpu 0 conn 0x2a MAGNET_TCP_SEND 10240 bytes TSO\n"
-		"2023-11-14 22:13:20.123456789 cpu 0 conn 0x2a MAGNET_SOCK_RECV 4344 bytes [*:5201 > *:43210]\n",
+		"22:13:20.123456 cpu 0 conn 0x2a MAGNET_TCP_SEND 10240 bytes TSO\n"
+		"22:13:20.123456 cpu 0 conn 0x2a MAGNET_SOCK_RECV 4344 bytes [*:5201 > *:43210]\n",
 		"magnet: no optional data, no brackets; TSO; receive: remote > local, unknown addresses *");
 }
 
@@ -233,9 +194,9 @@ static void table_three(void)
 	       "magnet: Table III of the FTP example, exact rows");
 	if (tap_failed)
 		printf("%s", after(x.text, "# application vs wire"));
-	TAP_EQ(x.r.blocks, 92, "magnet: 80 + 12 blocks in the latency table");
-	TAP_EQ(x.mag.events, 290, "magnet: 250 + 40 event records counted");
-	tap_ok(ns_magnet_layer(&x.mag.conn[0].layer[NSL_EV_TCP_SEND],
+	TAP_EQ(x.t.p.acc.blocks, 92, "magnet: 80 + 12 blocks in the latency table");
+	TAP_EQ(x.t.p.conns.events, 290, "magnet: 250 + 40 event records counted");
+	tap_ok(ns_magnet_layer(&x.t.p.conns.conn[0].layer[NSL_EV_TCP_SEND],
 			       GEN_TSC_KHZ, &s) && s.gaps == 79 &&
 	       s.bytes_mean == 1280 && s.bytes_min == 104,
 	       "magnet: TCP_SEND summary: 79 gaps, mean 1280 bytes");
@@ -298,9 +259,9 @@ static void time_order(void)
 		{ 0, 2000 }, { 1, 1 },
 	};
 	static const char *const want[] = {
-		"20.000000000 cpu 0", "20.005000000 cpu 1", "20.010000000 cpu 0",
-		"20.015000000 cpu 1", "20.020000000 cpu 0", "20.001000000 cpu 1",
-		"22.000000000 cpu 0",
+		"20.000000 cpu 0", "20.005000 cpu 1", "20.010000 cpu 0",
+		"20.015000 cpu 1", "20.020000 cpu 0", "20.001000 cpu 1",
+		"22.000000 cpu 0",
 	};
 	unsigned char buf[8 * sizeof(struct nsl_event_rec)];
 	const char *at = NULL;
@@ -322,8 +283,8 @@ static void time_order(void)
 		at = p ? p : at;
 	}
 	tap_ok(ordered, "magnet: event lines in tsc order across CPUs, the late one where it arrived");
-	TAP_EQ(x.r.evq.late, 1, "magnet: one record later than the horizon, counted");
-	tap_ok(strstr(x.text, "# 1 event records arrived more than 500 ms after a later one and were printed out of time order\n") != NULL,
+	TAP_EQ(x.t.r.lines.late, 1, "magnet: one record later than the horizon, counted");
+	tap_ok(strstr(x.text, "# 1 lines (blocks, event records) arrived more than 500 ms after a later one and were printed out of time order\n") != NULL,
 	       "magnet: the report says so");
 	if (tap_failed)
 		printf("# %s", x.text);
@@ -341,9 +302,9 @@ static void filtering(void)
 	fed_init(&x);
 	ns_filter_add_ports(&x.f, "43210.5201");
 	feed(&x, p, len, &ns_plain_printer, true);
-	tap_ok(x.r.blocks == 80 && x.mag.events == 250 && x.mag.conn[0].accounted &&
-	       !x.mag.conn[1].accounted && x.r.region[NSL_R_RX_TCP].records == 0 &&
-	       x.r.lost == GEN_LOST,
+	tap_ok(x.t.p.acc.blocks == 80 && x.t.p.conns.events == 250 && x.t.p.conns.conn[0].accounted &&
+	       !x.t.p.conns.conn[1].accounted && x.t.p.acc.region[NSL_R_RX_TCP].records == 0 &&
+	       x.t.p.acc.lost == GEN_LOST,
 	       "filter: -p 43210.5201: the sender's 80 blocks and 250 events, no rx, loss kept");
 	tap_ok(!strstr(x.text, "conn 0x2b"), "filter: the other connection is not in Table III");
 	fed_free(&x);
@@ -352,9 +313,9 @@ static void filtering(void)
 	fed_init(&x);
 	ns_filter_add_ports(&x.f, "43211.5201");
 	feed(&x, p, len, &ns_plain_printer, false);
-	tap_ok(x.r.blocks == 12 && x.mag.events == 40 &&
-	       x.r.region[NSL_R_RX_TCP].records == 12 &&
-	       x.r.region[NSL_R_TCP].records == 0 && !x.f.undecided_blocks,
+	tap_ok(x.t.p.acc.blocks == 12 && x.t.p.conns.events == 40 &&
+	       x.t.p.acc.region[NSL_R_RX_TCP].records == 12 &&
+	       x.t.p.acc.region[NSL_R_TCP].records == 0 && !x.t.f.undecided_blocks,
 	       "filter: -p 43211.5201: 12 rx blocks and 40 events, released when SOCK_RECV named the ports");
 	const char *held = strstr(x.text, "cpu 1 conn 0x2b MAGNET_TCP_RECV 1448 bytes");
 	const char *named = strstr(x.text, "cpu 1 conn 0x2b MAGNET_SOCK_RECV 4344 bytes");
@@ -367,14 +328,14 @@ static void filtering(void)
 	ns_filter_add_ports(&x.f, "0.5201");
 	ns_filter_add_ports(&x.f, "1.2");
 	feed(&x, p, len, &ns_plain_printer, true);
-	tap_ok(x.r.blocks == 92 && x.mag.events == 290,
+	tap_ok(x.t.p.acc.blocks == 92 && x.t.p.conns.events == 290,
 	       "filter: -p 0.5201 -p 1.2: any local port, either pair");
 	fed_free(&x);
 
 	fed_init(&x);
 	ns_filter_set_dir(&x.f, "rx");
 	feed(&x, p, len, &ns_plain_printer, true);
-	tap_ok(x.r.blocks == 12 && x.mag.events == 40,
+	tap_ok(x.t.p.acc.blocks == 12 && x.t.p.conns.events == 40,
 	       "filter: --dir rx: 12 blocks, 40 events");
 	fed_free(&x);
 
@@ -382,7 +343,7 @@ static void filtering(void)
 	ns_filter_set_dir(&x.f, "tx");
 	ns_filter_add_ports(&x.f, "43211.5201");
 	feed(&x, p, len, &ns_plain_printer, true);
-	tap_ok(x.r.blocks == 0 && x.mag.events == 0,
+	tap_ok(x.t.p.acc.blocks == 0 && x.t.p.conns.events == 0,
 	       "filter: --dir tx -p 43211.5201: nothing");
 	fed_free(&x);
 	free(p);
@@ -393,8 +354,8 @@ static void filtering(void)
 	fed_init(&x);
 	ns_filter_add_ports(&x.f, "43210.5201");
 	feed(&x, p, len, &ns_plain_printer, true);
-	tap_ok(x.r.blocks == 0 && x.mag.with_addr == 0 &&
-	       x.f.undecided_blocks == 92 && x.f.undecided_events == 290,
+	tap_ok(x.t.p.acc.blocks == 0 && x.t.p.conns.with_addr == 0 &&
+	       x.t.f.undecided_blocks == 92 && x.t.f.undecided_events == 290,
 	       "filter: no NSL_EVF_ADDR: 92 blocks and 290 events undecided");
 	fed_free(&x);
 	free(p);
@@ -409,14 +370,78 @@ static void filtering(void)
 	       "filter: malformed -p and --dir refused");
 }
 
+/* fed_init() and feed() of @p with the expression @expr. */
+static void feed_expr(struct fed *x, const unsigned char *p, size_t len,
+		      const char *expr)
+{
+	char err[256];
+
+	fed_init(x);
+	if (ns_expr_compile(&x->f.expr, expr, err, sizeof(err)))
+		printf("# %s: %s\n", expr, err);
+	feed(x, p, len, &ns_plain_printer, true);
+}
+
+/*
+ * An expression matches event records as packets of their connection,
+ * whose flow its blocks tell: conn 0x2a's SOCK_SEND comes 5 us before
+ * its first block, and is held until then.  Without addresses in the
+ * blocks (a capture without --addr) ports still match, hosts never.
+ */
+static void expression(void)
+{
+	static const struct {
+		const char *expr;
+		bool addr;
+		uint64_t blocks, events;
+		const char *row;
+	} rows[] = {
+		{ "tcp port 43210", true, 80, 250, "the sender's blocks and records" },
+		{ "src port 5201 or src host 192.0.2.2", true, 12, 40,
+		  "what came from the peer: receive records, SOCK_RECV's too" },
+		{ "ip6", true, 0, 0, "nothing" },
+		{ "port 43211", false, 12, 40, "no addresses: ports still" },
+		{ "host 192.0.2.1", false, 0, 0, "no addresses: no host" },
+	};
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct gen_magnet m = { .writes = 10, .reads = 4, .addr = rows[i].addr };
+		size_t len;
+		unsigned char *p = gen_magnet_stream(&m, &len);
+		struct fed x;
+
+		feed_expr(&x, p, len, rows[i].expr);
+		tap_ok(x.t.p.acc.blocks == rows[i].blocks &&
+		       x.t.p.conns.events == rows[i].events &&
+		       !x.t.f.undecided_events && !x.t.f.undecided_blocks,
+		       "expr: '%s': %llu blocks, %llu event records, none left out: %s",
+		       rows[i].expr, (unsigned long long)rows[i].blocks,
+		       (unsigned long long)rows[i].events, rows[i].row);
+		fed_free(&x);
+		free(p);
+	}
+
+	/* event records whose connection never shows a block */
+	unsigned char buf[3 * sizeof(struct nsl_event_rec)];
+	size_t len = 0;
+	struct fed x;
+
+	for (int i = 0; i < 3; i++)
+		len += gen_event(0, i, GEN_EV_T0 + i, NSL_EV_SOCK_SEND, 100,
+				 NSL_EVF_ADDR, buf + len);
+	feed_expr(&x, buf, len, "tcp");
+	tap_ok(x.t.p.conns.events == 0 && x.t.f.undecided_events == 3,
+	       "expr: event records of a connection without blocks: held, left out, counted");
+	fed_free(&x);
+}
+
 void test_magnet(void)
 {
-	setenv("TZ", "UTC", 1);
-	tzset();
 	clock_conversion();
 	event_lines();
 	table_three();
 	spacing_sorted();
 	time_order();
 	filtering();
+	expression();
 }

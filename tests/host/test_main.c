@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Host unit tests of nsdump's pieces; TAP on stdout. */
+#include <stdlib.h>
+#include <time.h>
 #include "tap.h"
 #include "tests.h"
 
@@ -24,6 +26,10 @@ bool tap_ok(bool cond, const char *fmt, ...)
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* wall-clock times print in local time: UTC for exact text */
+	setenv("TZ", "UTC", 1);
+	tzset();
+	test_crc();
 	test_decode();
 	test_stats();
 	test_report();
@@ -32,5 +38,7 @@ int main(void)
 	test_events();
 	test_calib();
 	test_magnet();
+	test_expr();
+	test_views();
 	return tap_failed ? 1 : 0;
 }

@@ -6,88 +6,138 @@
 #include "report.h"
 #include "tap.h"
 #include "tests.h"
+#include "tpipe.h"
+#include "utf8.h"
 
-static void feed(struct ns_report *r, const struct gen_opts *g)
+static void feed(struct tpipe *t, const struct gen_opts *g)
 {
-	size_t len, pos = 0;
+	size_t len;
 	unsigned char *p = gen_stream(g, &len);
 
-	while (pos < len) {
-		struct ns_item it;
-
-		if (ns_decode_item(p + pos, len - pos, &it))
-			break;
-		if (it.type == NS_ITEM_BLOCK)
-			ns_report_block(r, &it.block);
-		else if (it.type == NS_ITEM_LOSS)
-			ns_report_loss(r, &it.loss);
-		pos += it.hdr.size;
-	}
+	tpipe_bytes(t, p, len);
 	free(p);
 }
 
 static void lines(void)
 {
 	struct gen_opts g = { .n = 4, .loss_every = 2, .open_every = 4 };
-	struct ns_report r;
-	char *text = NULL;
-	size_t size;
-	FILE *f = open_memstream(&text, &size);
+	struct tpipe t;
+	char *text;
 
-	ns_report_init(&r, &ns_plain_printer, f, GEN_TSC_KHZ);
-	feed(&r, &g);
-	fclose(f);
+	tpipe_init(&t, NULL, &ns_plain_printer);
+	feed(&t, &g);
+	ns_pipeline_idle(&t.p);		/* what waits for time order */
+	fflush(t.out);
+	text = t.text;
 	tap_ok(!strcmp(text,
-		"0.000 cpu 0 seq 0 tx len 1448 segs 1 write 1.000 tcp 0.100+0.040 ip 0.200 link 0.500 nic 10.000\n"
+		"22:13:20.000000 conn 0x2a tcp tx len 1448 seq 1000 cpu 0: write 1.000 tcp 0.100+0.040 ip 0.200 link 0.500 nic 10.000\n"
 		"-- 5 items lost here (cpu 1, first seq 100001) --\n"
-		"1.000 cpu 1 seq 0 tx len 1448 segs 1 write 2.000 tcp 0.100+0.040 ip 0.200 link 0.500 nic 10.000\n"
-		"2.000 cpu 0 seq 1 tx len 1448 segs 1 write 3.000 tcp 0.100+0.040 ip 0.200 link 0.500 nic 10.000\n"
+		"22:13:20.000001 conn 0x2a tcp tx len 1448 seq 2448 cpu 1: write 2.000 tcp 0.100+0.040 ip 0.200 link 0.500 nic 10.000\n"
+		"22:13:20.000002 conn 0x2a tcp tx len 1448 seq 3896 cpu 0: write 3.000 tcp 0.100+0.040 ip 0.200 link 0.500 nic 10.000\n"
 		"-- 5 items lost here (cpu 1, first seq 100003) --\n"
-		"3.000 cpu 1 seq 1 tx len 1448 segs 1 write 4.000 tcp 0.100+0.040 ip 0.200 link 0.500 nic open\n"),
+		"22:13:20.000003 conn 0x2a tcp tx len 1448 seq 5344 cpu 1: write 4.000 tcp 0.100+0.040 ip 0.200 link 0.500 nic open\n"),
 	       "report: per-packet and loss lines, exact text");
 	if (tap_failed)
 		printf("# %s", text);
-	tap_ok(r.blocks == 4 && r.lost == 10 && r.loss_items == 2,
+	tap_ok(t.p.acc.blocks == 4 && t.p.acc.lost == 10 &&
+	       t.p.acc.loss_items == 2,
 	       "report: 4 blocks, 10 lost in 2 loss items");
-	ns_report_free(&r);
-	free(text);
+	tpipe_free(&t);
+}
+
+/* gen.h's flows: addresses and ports, or the connection without them. */
+static void flow_lines(void)
+{
+	struct gen_opts g = { .n = 12, .flows = true };
+	static const char *const want[] = {
+		"22:13:20.000000 192.0.2.1:43210 > 192.0.2.2:5201 tcp tx len 1500 seq 1000 cpu 0: write 1.000 ",
+		"22:13:20.000003 192.0.2.53:53 > 192.0.2.1:40000 udp rx len 200 cpu 1: write 4.000 ",
+		"22:13:20.000005 [2001:db8::2]:80 > [2001:db8::1]:43211 tcp rx len 1440 seq 8240 cpu 1: ",
+		"22:13:20.000008 192.0.2.1 > 198.51.100.7 icmp tx len 84 cpu 0: ",
+		"22:13:20.000009 conn 0x0 tx len 42 cpu 1: ",
+		"22:13:20.000010 2001:db8::1 > 2001:db8::2 icmp6 tx len 104 cpu 0: ",
+	};
+	struct tpipe t;
+	bool all = true;
+
+	tpipe_init(&t, NULL, &ns_plain_printer);
+	feed(&t, &g);
+	tpipe_finish(&t);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		all &= strstr(t.text, want[i]) != NULL;
+	tap_ok(all, "report: flows with addresses, IPv6 bracketed, ICMP without ports, none without IP");
+	tpipe_free(&t);
+
+	g.no_addr = true;
+	tpipe_init(&t, NULL, &ns_plain_printer);
+	feed(&t, &g);
+	tpipe_finish(&t);
+	tap_ok(strstr(t.text, "\n22:13:20.000001 conn 0x10 5201 > 43210 tcp rx len 52 seq 2448 cpu 1: ") &&
+	       strstr(t.text, "\n22:13:20.000008 conn 0x0 icmp tx len 84 cpu 0: "),
+	       "report: no addresses: the connection, the ports where there are some");
+	tpipe_free(&t);
+}
+
+/*
+ * Blocks reach their rings when freed, not in tsc0 order: the lines come
+ * out in time order all the same, -ttt's deltas never negative.
+ */
+static void time_order(void)
+{
+	static const unsigned int order[] = { 2, 0, 3, 1, 5, 4 };
+	static const char first[] =
+		" 00:00:00.000000 conn 0x2a tcp tx len 1448 seq 1000 cpu 0: write 1.000 ";
+	struct gen_opts g = { .n = 6 };
+	unsigned char buf[sizeof(struct nsl_block)];
+	struct tpipe t;
+
+	tpipe_init(&t, NULL, &ns_plain_printer);
+	ns_tstamp_init(&t.r.ts, NS_TS_DELTA);
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+		tpipe_bytes(&t, buf, gen_block(&g, order[i], buf));
+	tpipe_finish(&t);
+	tap_ok(!strncmp(t.text, first, strlen(first)) &&
+	       strstr(t.text, "\n 00:00:00.000001 conn 0x2a tcp tx len 1448 seq 2448 cpu 1: write 2.000 ") &&
+	       strstr(t.text, "\n 00:00:00.000001 conn 0x2a tcp tx len 1448 seq 8240 cpu 1: write 6.000 ") &&
+	       !strstr(t.text, "-00:") && t.r.lines.late == 0,
+	       "report: blocks out of order come out in time order, -ttt 1 us apart");
+	if (tap_failed)
+		printf("# %s", t.text);
+	tpipe_free(&t);
 }
 
 static void table(void)
 {
 	struct gen_opts g = { .n = 20, .open_every = 4, .nevents = 2 };
-	struct ns_report r;
+	struct tpipe t;
+	struct ns_acc *r = &t.p.acc;
 	struct ns_summary s;
 
-	ns_report_init(&r, &ns_plain_printer, NULL, GEN_TSC_KHZ);
-	feed(&r, &g);
+	tpipe_init(&t, NULL, NULL);
+	feed(&t, &g);
 
 	/* write: 1..10 us twice over */
-	ns_report_summary(&r, NSL_R_WRITE, &s);
+	ns_acc_summary(r, NSL_R_WRITE, &s);
 	tap_ok(s.n == 20 && s.mean == 5.5 && s.p50 == 5 && s.p99 == 10 &&
 	       s.min == 1 && s.max == 10, "table: write n 20 mean 5.5 p50 5 p99 10");
 	/* tcp: two records per block summed: 420 ticks = 0.14 us */
-	ns_report_summary(&r, NSL_R_TCP, &s);
+	ns_acc_summary(r, NSL_R_TCP, &s);
 	TAP_NEAR(s.mean, 0.14, "table: tcp sums its two records per block");
-	tap_ok(s.n == 20 && r.region[NSL_R_TCP].records == 40 && s.cv == 0,
+	tap_ok(s.n == 20 && r->region[NSL_R_TCP].records == 40 && s.cv == 0,
 	       "table: tcp n 20 from 40 records, CV 0");
 	/* nic: OPEN in blocks 3, 7, 11, 15, 19 */
-	ns_report_summary(&r, NSL_R_NIC, &s);
-	tap_ok(s.n == 15 && r.region[NSL_R_NIC].open == 5 && s.mean == 10,
+	ns_acc_summary(r, NSL_R_NIC, &s);
+	tap_ok(s.n == 15 && r->region[NSL_R_NIC].open == 5 && s.mean == 10,
 	       "table: nic excludes 5 OPEN records, n 15 mean 10");
 	/* counters: ticks/10 + e per record; tcp = 30 + 12 + 2e */
-	TAP_NEAR(r.region[NSL_R_TCP].ev_sum[1] / r.region[NSL_R_TCP].ev_n[1], 44,
+	TAP_NEAR(r->region[NSL_R_TCP].ev_sum[1] / r->region[NSL_R_TCP].ev_n[1], 44,
 		 "table: tcp ev1 mean 44 (summed per block)");
-	TAP_EQ(r.region[NSL_R_NIC].ev_n[0], 15, "table: nic counter mean over 15 closed blocks");
-	tap_ok(r.nevents == 2 && !r.region[NSL_R_RX_TCP].records,
+	TAP_EQ(r->region[NSL_R_NIC].ev_n[0], 15, "table: nic counter mean over 15 closed blocks");
+	tap_ok(r->nevents == 2 && !r->region[NSL_R_RX_TCP].records,
 	       "table: nevents 2, absent regions empty");
 
-	char *text = NULL;
-	size_t size;
+	char *text = tpipe_table(&t, &ns_plain_printer);
 
-	r.out = open_memstream(&text, &size);
-	ns_report_table(&r);
-	fclose(r.out);
 	tap_ok(strstr(text, "RAW values, not corrected for macro overhead") &&
 	       strstr(text, "rdtsc (not serialising)") &&
 	       strstr(text, "\nwrite            20       5.500      5.000      10.000        1.000      10.000   0.522        0       4.660         1650.0       1500       3000         1651.0       1501       3001\n") &&
@@ -98,14 +148,11 @@ static void table(void)
 		printf("# %s", text);
 	free(text);
 
-	r.out = open_memstream(&text, &size);
-	r.pr = &ns_json_printer;
-	ns_report_table(&r);
-	fclose(r.out);
-	tap_ok(strstr(text, "{\"region\":\"tcp\",\"open\":0,\"invalid\":0,\"shared\":0,\"n\":20,\"mean\":0.140,\"p50\":0.140,\"p99\":0.140,\"min\":0.140,\"max\":0.140,\"cv\":0.0000,\"sampled\":false,\"raw_mean\":0.140,\"self_mean\":0.140,\"event_mean\":[42.0,44.0],\"event_p50\":[42,44],\"event_p99\":[42,44]}") != NULL,
+	text = tpipe_table(&t, &ns_json_printer);
+	tap_ok(strstr(text, "{\"region\":\"tcp\",\"open\":0,\"invalid\":0,\"shared\":0,\"n\":20,\"mean\":0.140,\"p50\":0.140,\"p90\":0.140,\"p99\":0.140,\"p999\":0.140,\"min\":0.140,\"max\":0.140,\"cv\":0.0000,\"sampled\":false,\"raw_mean\":0.140,\"self_mean\":0.140,\"event_mean\":[42.0,44.0],\"event_p50\":[42,44],\"event_p99\":[42,44]}") != NULL,
 	       "table: JSON region object exact");
 	free(text);
-	ns_report_free(&r);
+	tpipe_free(&t);
 }
 
 /*
@@ -117,40 +164,64 @@ static void shared(void)
 {
 	struct gen_opts g = { .n = 20, .shared_every = 5, .nevents = 1 };
 	struct ns_region_acc *tcp;
-	struct ns_report r;
+	struct tpipe t;
+	struct ns_acc *r = &t.p.acc;
 	struct ns_summary s;
-	char *text = NULL;
-	size_t size;
+	char *text;
 
-	ns_report_init(&r, &ns_plain_printer, NULL, GEN_TSC_KHZ);
-	feed(&r, &g);
-	tcp = &r.region[NSL_R_TCP];
-	ns_report_summary(&r, NSL_R_TCP, &s);
+	tpipe_init(&t, NULL, NULL);
+	feed(&t, &g);
+	tcp = &r->region[NSL_R_TCP];
+	ns_acc_summary(r, NSL_R_TCP, &s);
 	tap_ok(s.n == 20 && tcp->records == 40 && tcp->shared == 4 &&
-	       r.shared == 4, "shared: tcp 40 records, 4 SHARED, n 20");
+	       r->shared == 4, "shared: tcp 40 records, 4 SHARED, n 20");
 	/* 16 blocks of 420 ticks and 4 of 120: 7200 ticks = 2.4 us */
 	TAP_NEAR(s.mean * 20, 2.4, "shared: tcp time sums each measurement once");
 	/* counts: 42 per 300+120 block, 12 per SHARED block: 720 */
 	TAP_NEAR(tcp->ev_sum[0], 16 * 42 + 4 * 12, "shared: tcp counts sum each measurement once");
-	r.out = open_memstream(&text, &size);
-	ns_report_table(&r);
-	fclose(r.out);
+	text = tpipe_table(&t, &ns_plain_printer);
 	tap_ok(strstr(text, "\n# 4 records measured before their skb was split are counted once, in the first part's block\n") != NULL,
 	       "shared: the table says how many");
 	free(text);
-	r.out = open_memstream(&text, &size);
-	r.pr = &ns_json_printer;
-	ns_report_table(&r);
-	fclose(r.out);
+	text = tpipe_table(&t, &ns_json_printer);
 	tap_ok(strstr(text, "\"shared\":4,") && strstr(text, "{\"region\":\"tcp\",\"open\":0,\"invalid\":0,\"shared\":4,"),
 	       "shared: JSON total and per region");
 	free(text);
-	ns_report_free(&r);
+	tpipe_free(&t);
+}
+
+/* JSON's strings: ill-formed UTF-8 replaced, as Python's "replace" does. */
+static void utf8(void)
+{
+	static const struct { const char *in, *out, *row; } rows[] = {
+		{ "plain \x7f", "plain \x7f", "ASCII and DEL unchanged" },
+		{ "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80",
+		  "2-, 3- and 4-byte characters unchanged" },
+		{ "a\xff" "b", "a\xef\xbf\xbd" "b", "a byte that starts nothing" },
+		{ "\xe2\x82", "\xef\xbf\xbd", "a cut sequence: one U+FFFD" },
+		{ "\xf0\x9f\x98" "x", "\xef\xbf\xbdx", "cut before an ASCII byte" },
+		{ "\xed\xa0\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd", "a surrogate: three" },
+		{ "\xf4\x90\x80\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd",
+		  "above U+10FFFF: four (glibc's iconv takes it)" },
+		{ "\xc0\xaf", "\xef\xbf\xbd\xef\xbf\xbd", "an overlong '/': two" },
+		{ "\xe0\x80\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd", "an overlong 3-byte NUL" },
+	};
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		char out[NS_UTF8_REPAIRED(16)];
+		size_t n = ns_utf8_repair(rows[i].in, out);
+
+		tap_ok(n == strlen(rows[i].out) && !strcmp(out, rows[i].out),
+		       "utf8: %s", rows[i].row);
+	}
 }
 
 void test_report(void)
 {
+	utf8();
 	lines();
+	flow_lines();
+	time_order();
 	table();
 	shared();
 }

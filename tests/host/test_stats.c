@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <math.h>
+#include <stdlib.h>
 #include "stats.h"
 #include "tap.h"
 #include "tests.h"
@@ -8,6 +9,65 @@ static void add_all(struct ns_stats *s, const uint64_t *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		ns_stats_add(s, v[i]);
+}
+
+/*
+ * The histogram against the exact nearest rank, over values that span
+ * 1 to 2^40: every percentile within NS_HIST_REL_ERROR below the true
+ * one, never above; memory a bucket per power of two used.
+ */
+static void hist(void)
+{
+	enum { N = 200000 };
+	static const uint32_t ppm[] = { 1, 500000, 900000, 990000, 999000, 1000000 };
+	uint64_t *v = malloc(N * sizeof(*v)), x = 0x9E3779B97F4A7C15ull;
+	struct ns_stats exact;
+	struct ns_hist h;
+	double worst = 0;
+	bool below = true;
+
+	ns_hist_init(&h);
+	ns_stats_init(&exact, N);
+	for (int i = 0; i < N; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		/* log-uniform: as many small values as large */
+		v[i] = (x >> 24) >> (x % 40);
+		ns_hist_add(&h, v[i]);
+		ns_stats_add(&exact, v[i]);
+	}
+	for (size_t i = 0; i < sizeof(ppm) / sizeof(ppm[0]); i++) {
+		uint64_t want = ns_stats_ppm(&exact, ppm[i]);
+		uint64_t got = ns_hist_percentile(&h, ppm[i]);
+		double err = want ? (double)(want - got) / want : 0;
+
+		below &= got <= want;
+		if (err > worst)
+			worst = err;
+	}
+	printf("# histogram: worst relative error %.6f over p0..p100 of %d values, bound %.6f\n",
+	       worst, N, NS_HIST_REL_ERROR);
+	tap_ok(below && worst < NS_HIST_REL_ERROR,
+	       "hist: every percentile at most %.3f %% below the exact one, never above",
+	       NS_HIST_REL_ERROR * 100);
+	tap_ok(ns_stats_ppm(&exact, 1000000) == ns_hist_percentile(&h, 1000000) &&
+	       h.min == ns_stats_ppm(&exact, 0),
+	       "hist: max and min exact");
+	TAP_EQ(ns_hist_buckets_used(&h), 40 - NS_HIST_BITS + 1,
+	       "hist: memory: bucket 0 and one per power of two from 2^11 to 2^39");
+	ns_hist_free(&h);
+	ns_stats_free(&exact);
+
+	/* exact below 2^11; a value just past it, kept at its counter's low end */
+	ns_hist_init(&h);
+	ns_hist_add(&h, 2047);
+	ns_hist_add(&h, 4097);
+	ns_hist_add(&h, 5000);
+	TAP_EQ(ns_hist_percentile(&h, 1), 2047, "hist: 2047 exact");
+	TAP_EQ(ns_hist_percentile(&h, 500000), 4096,
+	       "hist: 4097 is its counter's 4096 (width 4 from 4096)");
+	TAP_EQ(ns_hist_percentile(&h, 1000000), 5000, "hist: the max, exact");
+	ns_hist_free(&h);
+	free(v);
 }
 
 void test_stats(void)
@@ -74,15 +134,16 @@ void test_stats(void)
 	       "stats: 64-bit values kept exactly");
 	ns_stats_free(&s);
 
-	/* memory bound: 100 stored of 1000, n/mean/min/max still exact */
+	/* memory bound: past 100 values the store goes, the histogram answers */
 	ns_stats_init(&s, 100);
 	for (uint64_t v = 1; v <= 1000; v++)
 		ns_stats_add(&s, v);
 	ns_stats_summary(&s, 1, &m);
 	tap_ok(m.n == 1000 && m.mean == 500.5 && m.min == 1 && m.max == 1000 &&
-	       m.sampled && s.stored == 100 && s.cap == 100,
-	       "stats: past the limit a 100-value reservoir, exact n/mean/min/max");
-	tap_ok(m.p50 > 300 && m.p50 < 700, "stats: reservoir p50 %.0f plausible",
-	       m.p50);
+	       m.sampled && !s.v && s.stored == 0,
+	       "stats: past the limit no values stored, exact n/mean/min/max");
+	tap_ok(m.p50 == 500 && m.p90 == 900 && m.p99 == 990 && m.p999 == 999,
+	       "stats: below 2048 the histogram is exact: p50 500 p90 900 p99 990 p99.9 999");
 	ns_stats_free(&s);
+	hist();
 }

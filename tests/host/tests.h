@@ -12,6 +12,9 @@ void test_fuzz(void);
 void test_events(void);
 void test_calib(void);
 void test_magnet(void);
+void test_crc(void);
+void test_expr(void);
+void test_views(void);
 
 /* A memfd holding @len bytes of @p, offset 0. */
 int mem_fd(const void *p, size_t len);

@@ -154,3 +154,73 @@ capture_stop() { # <pid> <log> <pcap> <iface>
 	grep -q "^0 packets dropped by kernel" "$2" || return 1
 	[[ $4 != lo ]] || ((2 * cap == rcv))
 }
+
+# ---- UDP traffic counted against the kernel (t_paths, t_filter)
+
+# snmp <Proto> <Field>: a counter of /proc/net/snmp (this namespace)
+snmp() {
+	awk -v p="$1:" -v f="$2" '$1 == p {
+		if (!h) { for (i = 2; i <= NF; i++) if ($i == f) c = i; h = 1 }
+		else print $c }' /proc/net/snmp
+}
+# snmp6 <Field>: a counter of /proc/net/snmp6
+snmp6() { awk -v f="$1" '$1 == f { print $2 }' /proc/net/snmp6; }
+udp_out() { if [[ $1 == 6 ]]; then snmp6 Udp6OutDatagrams; else snmp Udp OutDatagrams; fi; }
+udp_in() { if [[ $1 == 6 ]]; then snmp6 Udp6InDatagrams; else snmp Udp InDatagrams; fi; }
+
+# A UDP receiver: binds <addr> <port>, reads <n> datagrams (30 s at most),
+# prints how many it read once it is done.  Ready when the port is bound.
+udp_recv() { # <addr> <port> <n> <out>
+	python3 - "$@" <<-'PY' &
+	import socket, sys
+	addr, port, n, out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+	fam = socket.AF_INET6 if ":" in addr else socket.AF_INET
+	s = socket.socket(fam, socket.SOCK_DGRAM)
+	s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)
+	s.bind((addr, port))
+	open(out + ".ready", "w").close()
+	# The first datagram may come minutes later (nsdump's start calibrates
+	# every CPU: slow on a debug kernel); then they come back to back.
+	s.settimeout(600)
+	got = 0
+	try:
+	    while got < n:
+	        s.recv(2048)
+	        got += 1
+	        s.settimeout(30)
+	except socket.timeout:
+	    pass
+	open(out, "w").write("%d\n" % got)
+	PY
+	rpid=$!
+	local i
+	for ((i = 0; i < 300; i++)); do
+		[[ -e $4.ready ]] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+# udp_send <addr> <port> <n>: n datagrams of 500 bytes, 1 ms apart.
+udp_send() {
+	python3 - "$@" <<-'PY'
+	import socket, sys, time
+	addr, port, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+	fam = socket.AF_INET6 if ":" in addr else socket.AF_INET
+	s = socket.socket(fam, socket.SOCK_DGRAM)
+	for i in range(n):
+	    s.sendto(b"%04d" % i + b"x" * 496, (addr, port))
+	    time.sleep(0.001)
+	PY
+}
+
+# IPv6 on both e1000s with fixed addresses (no DAD wait), $LOCAL6 and
+# $PEER6; ARP and ND resolved before any counting.
+ipv6_up() {
+	LOCAL6=2001:db8::1 PEER6=2001:db8::2
+	sysctl -qw net.ipv6.conf.all.disable_ipv6=0 net.ipv6.conf.default.disable_ipv6=0
+	peer sysctl -qw net.ipv6.conf.all.disable_ipv6=0 net.ipv6.conf.default.disable_ipv6=0
+	ip addr add "$LOCAL6/64" dev "$NS_LOCAL_IF" nodad || die "ip addr add $LOCAL6"
+	peer ip addr add "$PEER6/64" dev "$NS_PEER_IF" nodad || die "ip addr add $PEER6"
+	ping -q -c 2 -i 0.2 "$NS_PEER_IP" >/dev/null || die "ping $NS_PEER_IP"
+	ping -q -c 2 -i 0.2 "$PEER6" >/dev/null || die "ping $PEER6"
+}

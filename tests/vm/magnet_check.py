@@ -314,15 +314,26 @@ def state(a, path):
           "probe record total_retrans %d == ss %d"
           % (pt["total_retrans"], ss["total_retrans"]))
     # The last data record precedes the ACKs of its packets_out segments;
-    # without loss each ACKed segment grows cwnd by at most one.
+    # without loss each ACKed segment grows cwnd by at most one.  After a
+    # recovery, an undo (the retransmissions found spurious by DSACK or
+    # timestamps) puts back the cwnd from before the recovery without a
+    # further retransmission: the bound is then that cwnd, the largest
+    # any earlier record showed, plus the packets out.
     grow = ss["cwnd"] - last["snd_cwnd"]
-    if ss["total_retrans"] == last["total_retrans"]:
+    if ss["total_retrans"] != last["total_retrans"]:
+        note("a retransmission after the last data record: cwnd not compared")
+    elif ss["total_retrans"] == 0:
         check(0 <= grow <= last["packets_out"],
               "last data record cwnd %d: ss cwnd %d is %+d, within "
               "[0, packets_out %d] (ACKs after it)"
               % (last["snd_cwnd"], ss["cwnd"], grow, last["packets_out"]))
     else:
-        note("a retransmission after the last data record: cwnd not compared")
+        peak = max(e["tcp"]["snd_cwnd"] for e in data)
+        top = max(peak, last["snd_cwnd"]) + last["packets_out"]
+        check(last["snd_cwnd"] <= ss["cwnd"] <= top,
+              "last data record cwnd %d: ss cwnd %d within [it, largest "
+              "cwnd before %d + packets_out %d] (recovery undone after it)"
+              % (last["snd_cwnd"], ss["cwnd"], peak, last["packets_out"]))
     check(abs(last["srtt_us"] - ss["srtt_us"]) <= 0.5 * ss["srtt_us"],
           "last data record srtt %d us within 50%% of ss %d us"
           % (last["srtt_us"], ss["srtt_us"]))

@@ -34,12 +34,13 @@ DEV = os.environ.get("NSDUMP_DEV", "/dev/ns")
 NSL_IOC_MAGIC = 0xB9
 NSL_REC_ON, NSL_REC_TCP, NSL_REC_IP, NSL_REC_ADDR = 1, 2, 4, 8
 NSL_REC_ALL = 0xF
+NSL_REC_FLOWADDR = 0x10
 NSL_ITEM_BLOCK, NSL_ITEM_LOSS, NSL_ITEM_EVENT, NSL_ITEM_SYSINFO = 1, 2, 3, 4
 NSL_EV_MAX = 9
 NSL_EVF_ALL = 0xF
 NSL_MAX_RECORDS = 16
 REC_SIZE = 24 + 4 * 8			# struct nsl_record
-BLOCK_HDR = 8 + 8 * 3 + 4 * 3 + 2 * 4 + 4 + 4 + 4	# up to rec[]
+BLOCK_HDR = 8 + 8 * 3 + 4 * 3 + 2 * 4 + 4 + 4 + 2 * 4 + 4 + 32	# up to rec[]
 EVENT_SIZE = 8 + 8 * 3 + 4 * 4 + (12 * 4 + 2 * 2 + 2 + 2) + 16
 SYSINFO_SIZE = 8 + 4 * 4 + 8 * 2
 LOSS_SIZE = 8 + 8 * 3
@@ -69,7 +70,7 @@ def set_records(fd, flags, pad=0):
 def einval(a):
     fd = os.open(DEV, os.O_RDONLY)
     print("# NSIOCSRECORDS = 0x%08x" % NSIOCSRECORDS)
-    bad = [(0x10, 0, "unknown flag 0x10"),
+    bad = [(0x20, 0, "unknown flag 0x20"),
            (0x80000000, 0, "unknown flag 0x80000000"),
            (NSL_REC_ALL | 0x100, 0, "known flags plus unknown 0x100"),
            (NSL_REC_ON, 1, "pad 1"),
@@ -77,12 +78,14 @@ def einval(a):
            (NSL_REC_TCP, 0, "TCP without ON"),
            (NSL_REC_IP, 0, "IP without ON"),
            (NSL_REC_ADDR, 0, "ADDR without ON"),
-           (NSL_REC_TCP | NSL_REC_IP | NSL_REC_ADDR, 0, "all state without ON")]
+           (NSL_REC_TCP | NSL_REC_IP | NSL_REC_ADDR, 0, "all state without ON"),
+           (NSL_REC_FLOWADDR | NSL_REC_TCP, 0, "TCP state with block addresses, without ON")]
     for flags, pad, what in bad:
         e = set_records(fd, flags, pad)
         check(e == errno.EINVAL, "NSIOCSRECORDS %s (flags 0x%x pad 0x%x): %s"
               % (what, flags, pad, errno.errorcode.get(e, e) if e else "accepted"))
-    for flags in (NSL_REC_ON, NSL_REC_ON | NSL_REC_TCP, NSL_REC_ALL, 0):
+    for flags in (NSL_REC_ON, NSL_REC_ON | NSL_REC_TCP, NSL_REC_ALL,
+                  NSL_REC_FLOWADDR, NSL_REC_ALL | NSL_REC_FLOWADDR, 0):
         e = set_records(fd, flags)
         check(e == 0, "NSIOCSRECORDS flags 0x%x accepted (%s)"
               % (flags, os.strerror(e) if e else "ok"))

@@ -16,6 +16,8 @@
 #
 # Environment:
 #   KIMAGE          kernel image (default build/linux-netslice/.../bzImage)
+#   VM_MODULE       netslice.ko the tests load (NS_MODULE in the guest;
+#                   default kernel/ns_module/netslice.ko)
 #   VM_TIMEOUT      seconds before the VM is killed (default 600)
 #   VM_SCRATCH      host dir shared read-write, guest /mnt/scratch
 #                   (default build/vm-scratch)
@@ -88,7 +90,7 @@ cat >"$CTL/env" <<EOF
 export NS_REPO='$REPO'
 export NS_SCRATCH=/mnt/scratch
 export NS_NSDUMP='$REPO/nsdump/nsdump'
-export NS_MODULE='$REPO/kernel/ns_module/netslice.ko'
+export NS_MODULE='${VM_MODULE:-$REPO/kernel/ns_module/netslice.ko}'
 export NS_PEER_NS=peer
 export NS_LOCAL_IF=eth0 NS_PEER_IF=eth1
 export NS_LOCAL_IP=192.0.2.1 NS_PEER_IP=192.0.2.2

@@ -120,9 +120,9 @@ bool __init nslm_ring_selftest(void)
 	ring.nslots = NSLM_RING_MIN_SLOTS;
 
 	/* Whole items of every size, nothing lost. */
-	CHECK(ring_offer(&ring, selftest_block(0)));
-	CHECK(ring_offer(&ring, selftest_block(1)));
-	CHECK(ring_offer(&ring, selftest_block(NSL_MAX_RECORDS)));
+	CHECK(ring_offer(&ring, selftest_block(0)) == 1);
+	CHECK(ring_offer(&ring, selftest_block(1)) == 2);
+	CHECK(ring_offer(&ring, selftest_block(NSL_MAX_RECORDS)) == 3);
 	CHECK(ring.count == 3);
 	/* Too small for the first item: nothing, not a partial item. */
 	CHECK(selftest_read(&ring, &st, NSL_BLOCK_SIZE(0) - 8));
@@ -134,9 +134,9 @@ bool __init nslm_ring_selftest(void)
 	CHECK(st.blocks == 3 && ring.count == 0 && !ring.lost);
 	CHECK(selftest_balanced(&ring, &st));
 
-	/* Overflow: 4 kept, 3 dropped. */
+	/* Overflow: 4 kept (each offer says how many are queued), 3 dropped. */
 	for (i = 0; i < 7; i++)
-		CHECK(ring_offer(&ring, selftest_block(i)) == (i < 4));
+		CHECK(ring_offer(&ring, selftest_block(i)) == (i < 4 ? i + 1 : 0));
 	CHECK(ring.lost == 3 && ring.dropped == 3);
 	CHECK(selftest_balanced(&ring, &st));
 	/* Reading one frees a slot: the reader places the loss marker. */

@@ -21,8 +21,11 @@ struct sock;
 /*
  * A receiver gets every item (finished blocks, event records) in any
  * context, on the CPU that produced it; item->size says how much to copy.
+ * admit(), if set, is asked first about each block, with its addresses
+ * still in it: a block it refuses is not delivered.
  */
 struct nsl_receiver {
+	bool (*admit)(const struct nsl_block *blk, void *priv);
 	void (*deliver)(const struct nsl_item_hdr *item, void *priv);
 	void *priv;
 };
@@ -76,6 +79,11 @@ void __nsl_gso_segmented(struct sk_buff *orig, struct sk_buff *segs);
 void __nsl_rx(struct sk_buff *skb);
 void __nsl_rx_sock(struct sk_buff *skb, struct sock *sk);
 void __nsl_sock_event(struct sock *sk, int type, int bytes);
+void __nsl_dgram(struct sk_buff *skb, struct sock *sk);
+void __nsl_forward(struct sk_buff *skb);
+void __nsl_ext_reset(struct sk_buff *skb);
+bool __nsl_has_block(const struct sk_buff *skb);
+void __nsl_coalesced(struct sk_buff *skb);
 void nsl_ext_release(struct skb_ext *ext, void *blk);
 void nsl_ext_cow(const struct sk_buff *skb, void *new, void *old);
 
@@ -84,6 +92,15 @@ void nsl_ext_cow(const struct sk_buff *skb, void *new, void *old);
 		if (static_branch_unlikely(&nsl_active))	\
 			call;					\
 	} while (0)
+
+/*
+ * Where the stack drops an skb's extensions: all but the block go (one
+ * call, at places -- a namespace crossing -- that cost far more).
+ */
+#define NET_SLICE_EXT_RESET(skb)	__nsl_ext_reset(skb)
+/* Whether @skb carries a block (UDP then keeps its extensions). */
+#define NET_SLICE_HAS_BLOCK(skb)				\
+	(static_branch_unlikely(&nsl_active) && __nsl_has_block(skb))
 
 #else /* !CONFIG_NETSLICE */
 
@@ -103,6 +120,17 @@ static inline void __nsl_gso_segmented(struct sk_buff *orig,
 static inline void __nsl_rx(struct sk_buff *skb) {}
 static inline void __nsl_rx_sock(struct sk_buff *skb, struct sock *sk) {}
 static inline void __nsl_sock_event(struct sock *sk, int type, int bytes) {}
+static inline void __nsl_dgram(struct sk_buff *skb, struct sock *sk) {}
+static inline void __nsl_forward(struct sk_buff *skb) {}
+static inline void __nsl_coalesced(struct sk_buff *skb) {}
+
+static inline bool __nsl_has_block(const struct sk_buff *skb)
+{
+	return false;
+}
+
+#define NET_SLICE_EXT_RESET(skb)	skb_ext_reset(skb)
+#define NET_SLICE_HAS_BLOCK(skb)	__nsl_has_block(skb)
 
 /* Compiled out: the calls below are empty inlines. */
 #define NSL_HOOK(call)			call
@@ -130,6 +158,17 @@ static inline void __nsl_sock_event(struct sock *sk, int type, int bytes) {}
 #define NET_SLICE_SK(skb, sk)		NSL_HOOK(__nsl_rx_sock(skb, sk))
 /* The application wrote or read @bytes (MAGNeT socket events). */
 #define NET_SLICE_SOCK(sk, type, bytes)	NSL_HOOK(__nsl_sock_event(sk, type, bytes))
+
+/* A datagram's first skb (UDP, IPv4 or IPv6): its block, write opens. */
+#define NET_SLICE_DGRAM(skb, sk)	NSL_HOOK(__nsl_dgram(skb, sk))
+/* A device's xmit hands @skb to a receive path (veth): nic ends. */
+#define NET_SLICE_FORWARD(skb)		NSL_HOOK(__nsl_forward(skb))
+
+/*
+ * A received skb's data joined another skb (tcp_try_coalesce(), the
+ * socket backlog's tail): freed next, it has no queue or copy of its own.
+ */
+#define NET_SLICE_COALESCED(skb)	NSL_HOOK(__nsl_coalesced(skb))
 
 /* Block size is fixed at build time; NET_SLICE_CONF names it. */
 #define NET_SLICE_CONF			NSL_MAX_RECORDS

@@ -23,7 +23,9 @@
 #include <linux/mutex.h>
 #include <linux/export.h>
 #include <linux/ip.h>
+#include <linux/ipv6.h>
 #include <linux/tcp.h>
+#include <linux/udp.h>
 #include <linux/timex.h>
 #include <net/tcp.h>
 #ifdef CONFIG_X86_TSC
@@ -415,7 +417,121 @@ void __nsl_eat(struct sk_buff *dst, const struct sk_buff *src)
 }
 EXPORT_SYMBOL_GPL(__nsl_eat);
 
-/* @skb enters the driver of @dev: the stack's part is over. */
+/*
+ * Does [@p, @p + @len) lie in @skb's linear data?  Headers are read only
+ * there (a block's flow is worth no pull).
+ */
+static bool nsl_linear(const struct sk_buff *skb, const void *p,
+		       unsigned int len)
+{
+	return (const u8 *)p >= skb->head &&
+	       (const u8 *)p + len <= skb_tail_pointer(skb);
+}
+
+/*
+ * The flow of @skb from its network and transport headers: family,
+ * protocol, header lengths, ports, addresses, and the TCP sequence.
+ * Headers not in the linear data leave their fields as they were.  An
+ * IPv6 packet with extension headers is taken with the first next-header
+ * as its protocol (no ports): the stack's own parsing is not repeated.
+ */
+static void nsl_flow(struct nsl_block *blk, const struct sk_buff *skb)
+{
+	const u8 *th = NULL;
+
+	if (skb->protocol == htons(ETH_P_IP)) {
+		const struct iphdr *iph = ip_hdr(skb);
+
+		if (!nsl_linear(skb, iph, sizeof(*iph)) || iph->version != 4)
+			return;
+		blk->family = AF_INET;
+		blk->proto = iph->protocol;
+		blk->nhlen = iph->ihl * 4;
+		memcpy(blk->saddr, &iph->saddr, 4);
+		memcpy(blk->daddr, &iph->daddr, 4);
+		if (!(iph->frag_off & htons(IP_OFFSET)))
+			th = (const u8 *)iph + blk->nhlen;
+	} else if (skb->protocol == htons(ETH_P_IPV6)) {
+		const struct ipv6hdr *ip6 = ipv6_hdr(skb);
+
+		if (!nsl_linear(skb, ip6, sizeof(*ip6)) || ip6->version != 6)
+			return;
+		blk->family = AF_INET6;
+		blk->proto = ip6->nexthdr;
+		blk->nhlen = sizeof(*ip6);
+		memcpy(blk->saddr, &ip6->saddr, 16);
+		memcpy(blk->daddr, &ip6->daddr, 16);
+		th = (const u8 *)(ip6 + 1);
+	} else {
+		return;
+	}
+	if (!th)
+		return;
+	if (blk->proto == IPPROTO_TCP &&
+	    nsl_linear(skb, th, sizeof(struct tcphdr))) {
+		const struct tcphdr *t = (const struct tcphdr *)th;
+
+		blk->sport = ntohs(t->source);
+		blk->dport = ntohs(t->dest);
+		blk->thlen = t->doff * 4;
+		blk->tcp_seq = ntohl(t->seq);
+	} else if ((blk->proto == IPPROTO_UDP ||
+		    blk->proto == IPPROTO_UDPLITE) &&
+		   nsl_linear(skb, th, sizeof(struct udphdr))) {
+		const struct udphdr *u = (const struct udphdr *)th;
+
+		blk->sport = ntohs(u->source);
+		blk->dport = ntohs(u->dest);
+		blk->thlen = sizeof(*u);
+	}
+}
+
+/*
+ * @skb is a copy of a packet whose block went to another driver already
+ * (a bridge's flooded clone, a tc mirror): its own block from here on.
+ * What was measured before the copy is counted in the other block
+ * (SHARED); a nic region the other transmission left running is its, not
+ * this one's, and is closed here as shared.
+ */
+static struct nsl_skb_block *nsl_copy_for(struct sk_buff *skb)
+{
+	struct nsl_skb_block *b = skb_ext_add(skb, SKB_EXT_NETSLICE);
+	unsigned int i;
+
+	if (unlikely(!b)) {
+		this_cpu_inc(nsl_nomem_count);
+		return NULL;
+	}
+	for (i = 0; i < b->blk.nrec; i++) {
+		struct nsl_record *r = &b->blk.rec[i];
+
+		if (r->region != NSL_R_NIC || !(r->flags & NSL_RF_OPEN))
+			continue;
+		r->flags &= ~NSL_RF_OPEN;
+		r->ticks = 0;
+		if (b->nopen)
+			b->nopen--;
+	}
+	nsl_mark_shared(&b->blk);
+	b->blk.flags |= NSL_BF_COPY;
+	b->state = BIT(NSL_ST_ELIGIBLE);
+	b->owner = NULL;
+	return b;
+}
+
+/*
+ * @skb enters the driver of @dev: the stack's part is over.  Besides the
+ * plain case:
+ *  - the skb that reached a driver comes again to the same device: it was
+ *    requeued (NETDEV_TX_BUSY) and keeps its first nic START;
+ *  - it comes to another device with its nic region running: an upper
+ *    device (vlan, bond, bridge) handed it down, and the upper's nic ends
+ *    here, the lower device's link having run inside it;
+ *  - another skb than the one that reached a driver first: a copy, with a
+ *    block of its own (nsl_copy_for());
+ *  - a received packet (or one that crossed a veth) sent on: its receive
+ *    path's link region ends here (bridging, forwarding).
+ */
 void __nsl_xmit(struct sk_buff *skb, struct net_device *dev)
 {
 	u64 now = nsl_now();
@@ -425,23 +541,29 @@ void __nsl_xmit(struct sk_buff *skb, struct net_device *dev)
 
 	if (!b || !test_bit(NSL_ST_ELIGIBLE, &b->state))
 		return;
+	if (b->owner && b->owner != skb) {
+		b = nsl_copy_for(skb);
+		if (!b)
+			return;
+	} else if (b->owner == skb && nsl_open_record(b, NSL_R_NIC)) {
+		if (b->blk.ifindex == dev->ifindex)
+			return;
+		nsl_stop_block(b, NSL_R_QDISC, now);
+		nsl_stop_block(b, NSL_R_LINK, now);
+		nsl_stop_block(b, NSL_R_NIC, now);
+	}
 	blk = &b->blk;
-	/* A requeued skb (NETDEV_TX_BUSY) keeps its first nic START. */
-	if (b->owner == skb && nsl_open_record(b, NSL_R_NIC))
-		return;
 	nsl_stop_block(b, NSL_R_QDISC, now);
 	nsl_stop_block(b, NSL_R_LINK, now);
 	nsl_stop_block(b, NSL_R_WRITE, now);
+	nsl_stop_block(b, NSL_R_RX_LINK, now);
 	b->owner = skb;
 	blk->ifindex = dev->ifindex;
 	/* From the network header on, as a received packet's length is. */
 	off = skb_network_offset(skb);
 	blk->len = off > 0 && off < skb->len ? skb->len - off : skb->len;
 	blk->gso_segs = skb_is_gso(skb) ? skb_shinfo(skb)->gso_segs : 1;
-	if (skb_transport_header_was_set(skb))
-		blk->nhlen = skb_network_header_len(skb);
-	if (skb_transport_header_was_set(skb) && blk->proto == IPPROTO_TCP)
-		blk->thlen = tcp_hdrlen(skb);
+	nsl_flow(blk, skb);
 	if (dev->flags & IFF_LOOPBACK)
 		blk->flags |= NSL_BF_LOOPBACK;
 	if (unlikely(nsl_records_on()) && blk->conn)
@@ -520,7 +642,102 @@ void __nsl_rx(struct sk_buff *skb)
 }
 EXPORT_SYMBOL_GPL(__nsl_rx);
 
-void nsl_deliver(const struct nsl_item_hdr *item)
+/*
+ * A device's xmit hands @skb to a receive path (veth, dev_forward_skb):
+ * the skb goes on, its block with it, as over loopback; the driver's part
+ * (nic) ends here, and __nsl_rx() opens the receive side.
+ */
+void __nsl_forward(struct sk_buff *skb)
+{
+	u64 now = nsl_now();
+	struct nsl_skb_block *b = nsl_block_of(skb);
+
+	if (!b || b->owner != skb)
+		return;
+	nsl_stop_block(b, NSL_R_NIC, now);
+	b->blk.flags |= NSL_BF_FORWARDED;
+}
+EXPORT_SYMBOL_GPL(__nsl_forward);
+
+/*
+ * skb_ext_reset() where the stack scrubs an skb for another namespace or
+ * a tunnel: every extension but the block goes, so that the block follows
+ * its packet across the crossing.
+ */
+void __nsl_ext_reset(struct sk_buff *skb)
+{
+	int id;
+
+	if (!static_branch_unlikely(&nsl_active) ||
+	    !skb_ext_exist(skb, SKB_EXT_NETSLICE)) {
+		skb_ext_reset(skb);
+		return;
+	}
+	for (id = 0; id < SKB_EXT_NUM; id++)
+		if (id != SKB_EXT_NETSLICE && skb_ext_exist(skb, id))
+			__skb_ext_del(skb, id);
+}
+EXPORT_SYMBOL_GPL(__nsl_ext_reset);
+
+void __nsl_coalesced(struct sk_buff *skb)
+{
+	struct nsl_skb_block *b = nsl_block_of(skb);
+
+	if (b && b->owner == skb)
+		b->blk.flags |= NSL_BF_COALESCED;
+}
+EXPORT_SYMBOL_GPL(__nsl_coalesced);
+
+bool __nsl_has_block(const struct sk_buff *skb)
+{
+	return skb_ext_exist(skb, SKB_EXT_NETSLICE);
+}
+EXPORT_SYMBOL_GPL(__nsl_has_block);
+
+/*
+ * The first skb of a datagram (UDP over IPv4 or IPv6; its later fragments,
+ * if any, travel in its frag_list): a block that is emitted itself -- no
+ * write queue, no template -- with write open from here to the driver.
+ */
+void __nsl_dgram(struct sk_buff *skb, struct sock *sk)
+{
+	struct nsl_skb_block *b;
+
+	if (sk->sk_protocol != IPPROTO_UDP && sk->sk_protocol != IPPROTO_UDPLITE)
+		return;
+	__nsl_init(skb, NSL_DIR_TX);
+	b = nsl_block_of(skb);
+	if (!b)
+		return;
+	b->blk.conn = sock_gen_cookie(sk);
+	b->blk.proto = sk->sk_protocol;
+	b->state = BIT(NSL_ST_ELIGIBLE);
+	nsl_start_block(b, NSL_R_WRITE, b->blk.tsc0);
+}
+EXPORT_SYMBOL_GPL(__nsl_dgram);
+
+/*
+ * A block meets the receiver's filter with its whole flow, and leaves with
+ * its addresses only when the reader asked for them.
+ */
+static bool nsl_admit(const struct nsl_receiver *rcv,
+		      struct nsl_item_hdr *item)
+{
+	struct nsl_block *blk;
+
+	if (item->kind != NSL_ITEM_BLOCK)
+		return true;
+	blk = container_of(item, struct nsl_block, hdr);
+	if (rcv->admit && !rcv->admit(blk, rcv->priv))
+		return false;
+	if (!nsl_flow_addr_on()) {
+		memset(blk->saddr, 0, sizeof(blk->saddr));
+		memset(blk->daddr, 0, sizeof(blk->daddr));
+	}
+	return true;
+}
+
+void nsl_deliver(struct nsl_item_hdr *item)
 {
 	const struct nsl_receiver *rcv;
 
@@ -528,7 +745,8 @@ void nsl_deliver(const struct nsl_item_hdr *item)
 	rcv = rcu_dereference(nsl_rcv);
 	if (rcv) {
 		this_cpu_inc(nsl_emit_count);
-		rcv->deliver(item, rcv->priv);
+		if (nsl_admit(rcv, item))
+			rcv->deliver(item, rcv->priv);
 	}
 	rcu_read_unlock();
 }
@@ -567,7 +785,8 @@ static void nsl_rx_absorbed(struct nsl_skb_block *b, u64 now,
 
 /*
  * A received packet freed in a backlog (dropped, or coalesced into the one
- * before it) ends there; one TCP consumes itself (an ACK) ends in tcp.
+ * before it) ends there; one TCP consumes itself (an ACK) ends in tcp, one
+ * UDP drops (a full receive buffer) in udp.
  */
 static void nsl_rx_ends(struct nsl_skb_block *b, u64 now)
 {
@@ -576,24 +795,7 @@ static void nsl_rx_ends(struct nsl_skb_block *b, u64 now)
 	nsl_stop_block(b, NSL_R_BACKLOG, now);
 	nsl_stop_block(b, NSL_R_SK_BACKLOG, now);
 	nsl_stop_block(b, NSL_R_RX_TCP, now);
-}
-
-/* What a received packet was, read from its headers as it is freed. */
-static void nsl_rx_headers(struct nsl_block *blk, const struct sk_buff *skb)
-{
-	const struct iphdr *iph;
-
-	if (skb->protocol != htons(ETH_P_IP))
-		return;
-	iph = ip_hdr(skb);
-	blk->proto = iph->protocol;
-	blk->nhlen = iph->ihl * 4;
-	if (iph->protocol == IPPROTO_TCP && skb_transport_header_was_set(skb) &&
-	    skb_transport_header(skb) + sizeof(struct tcphdr) <=
-	    skb_tail_pointer(skb)) {
-		blk->thlen = tcp_hdrlen(skb);
-		blk->tcp_seq = ntohl(tcp_hdr(skb)->seq);
-	}
+	nsl_stop_block(b, NSL_R_RX_UDP, now);
 }
 
 /* NSE: the skb is being freed. */
@@ -607,8 +809,9 @@ void __nsl_exit(struct sk_buff *skb)
 	nsl_stop_block(b, NSL_R_NIC, now);
 	nsl_rx_ends(b, now);
 	nsl_rx_absorbed(b, now, skb);
+	/* What a received packet was, read from its headers as it goes. */
 	if (b->blk.dir == NSL_DIR_RX)
-		nsl_rx_headers(&b->blk, skb);
+		nsl_flow(&b->blk, skb);
 	nsl_emit(b);
 }
 EXPORT_SYMBOL_GPL(__nsl_exit);

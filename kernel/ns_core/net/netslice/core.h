@@ -23,10 +23,12 @@ static inline u64 nsl_now(void)
 }
 
 /* Hands @item to the registered receiver, if any. */
-void nsl_deliver(const struct nsl_item_hdr *item);
+void nsl_deliver(struct nsl_item_hdr *item);
 
 /* Event records (events.c). */
 bool nsl_records_on(void);
+/* Blocks keep their flow's addresses (NSL_REC_FLOWADDR). */
+bool nsl_flow_addr_on(void);
 void nsl_event(const struct sock *sk, const struct sk_buff *skb, int type,
 	       u32 bytes, u64 tsc, u64 conn, u32 evflags);
 

@@ -6,7 +6,7 @@
  * Send events are produced as the data crosses each layer: the socket
  * event in sendmsg() carries what the application asked for, the TCP, IP
  * and device events what the stack made of it.  A received packet meets
- * its socket only in TCP, so its device and IP events are produced there,
+ * its socket only in TCP or UDP, so its device and IP events come there,
  * stamped with the times its block recorded for them.
  *
  * Which records, and how much state they carry, is chosen at run time
@@ -16,8 +16,10 @@
 #include <linux/netslice.h>
 #include <linux/skbuff.h>
 #include <linux/ip.h>
+#include <linux/ipv6.h>
 #include <linux/tcp.h>
 #include <linux/jiffies.h>
+#include <net/dsfield.h>
 #include <net/tcp.h>
 #include <net/inet_sock.h>
 #include <linux/sock_diag.h>
@@ -31,8 +33,11 @@ int nsl_records_set(const struct nsl_record_opts *opts)
 {
 	if (opts->pad || opts->flags & ~NSL_REC_ALL)
 		return -EINVAL;
-	/* State without the records themselves makes no sense. */
-	if (opts->flags && !(opts->flags & NSL_REC_ON))
+	/*
+	 * State without the records themselves makes no sense; the blocks'
+	 * addresses are asked for on their own.
+	 */
+	if ((opts->flags & ~NSL_REC_FLOWADDR) && !(opts->flags & NSL_REC_ON))
 		return -EINVAL;
 	WRITE_ONCE(nsl_rec_flags, opts->flags);
 	return 0;
@@ -42,6 +47,11 @@ EXPORT_SYMBOL_GPL(nsl_records_set);
 bool nsl_records_on(void)
 {
 	return READ_ONCE(nsl_rec_flags) & NSL_REC_ON;
+}
+
+bool nsl_flow_addr_on(void)
+{
+	return READ_ONCE(nsl_rec_flags) & NSL_REC_FLOWADDR;
 }
 
 static void nsl_fill_tcp(struct nsl_event_rec *ev, const struct sock *sk,
@@ -75,31 +85,68 @@ static void nsl_fill_tcp(struct nsl_event_rec *ev, const struct sock *sk,
 	ev->flags |= NSL_EVF_TCP;
 }
 
+/*
+ * MAGNeT's IP fields.  IPv6: version, traffic class, hop limit and next
+ * header in the same places; no id or fragment offset; the record has
+ * room for IPv4 addresses only (the block carries the IPv6 flow).
+ */
 static void nsl_fill_ip(struct nsl_event_rec *ev, const struct sk_buff *skb,
 			u32 flags)
 {
+	const struct ipv6hdr *ip6;
 	const struct iphdr *iph;
+	u8 proto;
 
-	if (skb->protocol != htons(ETH_P_IP))
+	if (skb->protocol == htons(ETH_P_IPV6)) {
+		ip6 = ipv6_hdr(skb);
+		if ((const u8 *)(ip6 + 1) > skb_tail_pointer(skb) ||
+		    ip6->version != 6)
+			return;
+		ev->ip.version = 6;
+		ev->ip.tos = ipv6_get_dsfield(ip6);
+		ev->ip.ttl = ip6->hop_limit;
+		ev->ip.protocol = ip6->nexthdr;
+		proto = ip6->nexthdr;
+	} else if (skb->protocol == htons(ETH_P_IP)) {
+		iph = ip_hdr(skb);
+		if ((const u8 *)(iph + 1) > skb_tail_pointer(skb) ||
+		    iph->version != 4)
+			return;
+		ev->ip.version = iph->version;
+		ev->ip.tos = iph->tos;
+		ev->ip.ttl = iph->ttl;
+		ev->ip.protocol = iph->protocol;
+		ev->ip.id = ntohs(iph->id);
+		ev->ip.frag_off = ntohs(iph->frag_off);
+		if (flags & NSL_REC_ADDR) {
+			ev->ip.saddr = iph->saddr;
+			ev->ip.daddr = iph->daddr;
+		}
+		proto = iph->protocol;
+	} else {
 		return;
-	iph = ip_hdr(skb);
-	if ((const u8 *)(iph + 1) > skb_tail_pointer(skb) || iph->version != 4)
-		return;
-	ev->ip.version = iph->version;
-	ev->ip.tos = iph->tos;
-	ev->ip.ttl = iph->ttl;
-	ev->ip.protocol = iph->protocol;
-	ev->ip.id = ntohs(iph->id);
-	ev->ip.frag_off = ntohs(iph->frag_off);
-	if (flags & NSL_REC_ADDR) {
-		ev->ip.saddr = iph->saddr;
-		ev->ip.daddr = iph->daddr;
 	}
 	ev->flags |= NSL_EVF_IP;
-	if (iph->protocol == IPPROTO_TCP && skb_transport_header_was_set(skb) &&
+	if (proto == IPPROTO_TCP && skb_transport_header_was_set(skb) &&
 	    skb_transport_header(skb) + sizeof(struct tcphdr) <=
 	    skb_tail_pointer(skb))
 		ev->tcp.tcp_flags = ((const u8 *)tcp_hdr(skb))[13];
+}
+
+/*
+ * The bytes of @skb's IP packet as its header says (the whole GRO
+ * train's for a merged skb); the skb's own length where no header is.
+ */
+static u32 nsl_ip_len(const struct sk_buff *skb)
+{
+	if (skb->protocol == htons(ETH_P_IP) &&
+	    (const u8 *)(ip_hdr(skb) + 1) <= skb_tail_pointer(skb))
+		return ntohs(ip_hdr(skb)->tot_len);
+	if (skb->protocol == htons(ETH_P_IPV6) &&
+	    (const u8 *)(ipv6_hdr(skb) + 1) <= skb_tail_pointer(skb))
+		return ntohs(ipv6_hdr(skb)->payload_len) +
+		       sizeof(struct ipv6hdr);
+	return skb->len;
 }
 
 /* Produces one event record (if records are on) and hands it over. */
@@ -190,15 +237,16 @@ void __nsl_rx_sock(struct sk_buff *skb, struct sock *sk)
 	 * What the device handed up, Ethernet header already pulled: for a
 	 * GRO skb, all the frames merged into it.
 	 */
-	nsl_event(sk, skb, NSL_EV_DEV_RECV, ntohs(ip_hdr(skb)->tot_len),
+	nsl_event(sk, skb, NSL_EV_DEV_RECV, nsl_ip_len(skb),
 		  nsl_region_tsc(b, NSL_R_RX_NIC,
 				 nsl_region_tsc(b, NSL_R_RX_LINK, now)), conn,
 		  skb_is_gso(skb) ? NSL_EVF_TSO : 0);
-	nsl_event(sk, skb, NSL_EV_IP_RECV, ntohs(ip_hdr(skb)->tot_len),
+	nsl_event(sk, skb, NSL_EV_IP_RECV, nsl_ip_len(skb),
 		  nsl_region_tsc(b, NSL_R_RX_IP, now), conn,
 		  skb_is_gso(skb) ? NSL_EVF_TSO : 0);
 	/* TCP has pulled its header: what is left is the payload. */
-	nsl_event(sk, skb, NSL_EV_TCP_RECV, skb->len, now, conn,
-		  skb_is_gso(skb) ? NSL_EVF_TSO : 0);
+	if (sk->sk_protocol == IPPROTO_TCP)
+		nsl_event(sk, skb, NSL_EV_TCP_RECV, skb->len, now, conn,
+			  skb_is_gso(skb) ? NSL_EVF_TSO : 0);
 }
 EXPORT_SYMBOL_GPL(__nsl_rx_sock);

@@ -61,6 +61,16 @@ struct irq_work { int x; };
 #define mutex_lock(m) do { } while (0)
 #define mutex_unlock(m) do { } while (0)
 #define __init
+#define module_param(n, t, p)
+#define MODULE_PARM_DESC(n, d)
+struct timer_list { int pending; };
+#define DEFINE_TIMER(n, f) struct timer_list n
+#define timer_pending(t) ((t)->pending)
+#define mod_timer(t, e) ((t)->pending = 1)
+#define timer_shutdown_sync(t) ((t)->pending = 0)
+#define jiffies 0UL
+#define usecs_to_jiffies(u) ((u) / 1000 + 1)
+#define clamp_t(t, v, lo, hi) min_t(t, max_t(t, v, lo), hi)
 #define pr_err(...) printf(__VA_ARGS__)
 #define pr_info(...) printf(__VA_ARGS__)
 #endif

@@ -1,0 +1,57 @@
+# SPDX-License-Identifier: GPL-2.0
+# bash completion for nsdump(8); installed as
+# $(PREFIX)/share/bash-completion/completions/nsdump.
+# Plain compgen only: it works without the bash-completion package too.
+
+_nsdump()
+{
+	local cur=${COMP_WORDS[COMP_CWORD]}
+	local prev=${COMP_WORDS[COMP_CWORD-1]}
+	local opts="-B -c -e -h -i -L -M -n -p -q -r -t -v -w
+		--addr --by --calibrate --device --dir --export --help --html --json
+		--raw --rtt --version"
+
+	case $prev in
+	-r | -w | --html | chrome-trace)
+		COMPREPLY=($(compgen -f -- "$cur"))
+		return
+		;;
+	--export)
+		COMPREPLY=($(compgen -W "chrome-trace" -- "$cur"))
+		return
+		;;
+	-i)
+		COMPREPLY=($(compgen -W "any $(ls /sys/class/net 2>/dev/null)" -- "$cur"))
+		return
+		;;
+	--device)
+		COMPREPLY=($(compgen -f -- "${cur:-/dev/}"))
+		return
+		;;
+	--dir)
+		COMPREPLY=($(compgen -W "tx rx" -- "$cur"))
+		return
+		;;
+	--by)
+		COMPREPLY=($(compgen -W "conn cpu dir dev" -- "$cur"))
+		return
+		;;
+	-e)
+		# the events this machine can count, as nsdump -L names them
+		local events
+		events=$(nsdump -L 2>/dev/null |
+			awk '/^  [^ (]/ { print $1; if ($2 == "OR") print $3 }')
+		COMPREPLY=($(compgen -W "$events" -- "${cur##*,}"))
+		if [[ $cur == *,* ]]; then
+			COMPREPLY=("${COMPREPLY[@]/#/${cur%,*},}")
+		fi
+		return
+		;;
+	-B | -c | -p)
+		return	# a number, or lport.rport
+		;;
+	esac
+	COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+}
+
+complete -F _nsdump nsdump

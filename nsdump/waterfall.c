@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "chart.h"
+#include "decode.h"
+#include "markup.h"
+#include "nest.h"
+#include "report.h"
+#include "waterfall.h"
+
+/* The bars' drawing: width, row height, inset per nesting level, pixels. */
+enum { BAR_X0 = 8, BAR_W = 640, SVG_W = BAR_X0 + BAR_W + 24, ROW_H = 20,
+       INSET = 3, MIN_H = 4, AXIS_H = 40 };
+
+static void record_title(FILE *f, const struct ns_acc *a,
+			 const struct ns_picked *row, unsigned int k)
+{
+	const struct nsl_record *r = &row->b.rec[k];
+	char fl[96], lbl[16];
+
+	ns_ml_printf(f, "%s: ", ns_region_name(r->region));
+	if (r->flags & NSL_RF_OPEN)
+		ns_ml_printf(f, "OPEN (never stopped) from +%.3f µs",
+			     ns_acc_us(a, r->start));
+	else
+		ns_ml_printf(f, "%.3f µs %s, %.3f µs raw (%llu ticks) from +%.3f µs",
+			     ns_acc_us(a, row->corr[k].ticks),
+			     ns_acc_corrected(a) ? "corrected" : "(not corrected)",
+			     ns_acc_us(a, r->ticks), (unsigned long long)r->ticks,
+			     ns_acc_us(a, r->start));
+	ns_ml_printf(f, "; depth %u, cpu %u", r->depth, r->cpu);
+	if (r->nmerged > 1)
+		ns_ml_printf(f, ", %u intervals summed", r->nmerged);
+	ns_record_flags(r->flags, fl, sizeof(fl));
+	if (fl[0])
+		ns_ml_printf(f, ", flags %s", fl);
+	for (unsigned int e = 0; e < row->b.nevents; e++) {
+		ns_ml_printf(f, "; %s ", ns_acc_event_label(a, e, lbl, sizeof(lbl)));
+		ns_ml_printf(f, "%llu", (unsigned long long)r->count[e]);
+	}
+}
+
+static void bar(FILE *f, const struct ns_acc *a, const struct ns_scale *x,
+		const struct ns_picked *row, const struct ns_nest *n,
+		unsigned int k)
+{
+	const struct nsl_record *r = &row->b.rec[k];
+	const struct ns_span *s = &n->span[k];
+	double x0 = ns_scale_px(x, ns_acc_us(a, s->start));
+	double inset = INSET * s->level, h = ROW_H - 2 * inset;
+	const char *cls = r->flags & NSL_RF_SHARED ? "bar shared" :
+			  r->flags & NSL_RF_MERGED ? "bar merged" : "bar";
+
+	if (s->open) {
+		fprintf(f, "<rect class=\"open-mark\" data-rec=\"%u\" x=\"%.2f\" y=\"0\" width=\"2\" height=\"%d\"><title>",
+			k, x0, ROW_H);
+		record_title(f, a, row, k);
+		fputs("</title></rect>", f);
+		return;
+	}
+	if (h < MIN_H) {
+		inset = (ROW_H - MIN_H) / 2.0;
+		h = MIN_H;
+	}
+	fprintf(f, "<rect class=\"%s\" data-rec=\"%u\" data-region=\"%s\" data-level=\"%u\" x=\"%.3f\" y=\"%.1f\" width=\"%.3f\" height=\"%.1f\" fill=\"%s\"><title>",
+		cls, k, ns_region_name(r->region), s->level, x0, inset,
+		ns_scale_px(x, ns_acc_us(a, s->end)) - x0, h,
+		ns_region_colour(r->region));
+	record_title(f, a, row, k);
+	if (s->cut)
+		ns_ml_printf(f, " (drawn shorter to nest: its records overlap)");
+	fputs("</title></rect>", f);
+}
+
+static void cells(FILE *f, const struct ns_acc *a, const struct ns_picked *row,
+		  const struct ns_nest *n)
+{
+	const struct nsl_block *b = &row->b;
+	char flow[128], fl[128];
+
+	ns_block_flow_text(b, flow, sizeof(flow));
+	ns_block_flags(b->flags, fl, sizeof(fl));
+	fprintf(f, "<td class=\"num\">%llu</td><td class=\"num\">%.3f</td><td class=\"num\">%u</td><td>%s</td><td>",
+		(unsigned long long)row->ordinal + 1, ns_acc_time_us(a, b),
+		b->hdr.cpu, b->dir == NSL_DIR_RX ? "rx" : "tx");
+	ns_ml_text(f, flow);
+	if (b->proto == 6 && b->tcp_seq)
+		fprintf(f, " seq %u", b->tcp_seq);
+	fprintf(f, "</td><td class=\"num\">%u</td><td>", b->len);
+	ns_ml_text(f, fl);
+	fprintf(f, "</td><td class=\"num\">%.3f</td>", ns_acc_us(a, n->end));
+}
+
+static void row_html(FILE *f, const struct ns_acc *a, const struct ns_scale *x,
+		     const struct ns_picked *row)
+{
+	struct ns_nest n;
+
+	ns_nest_block(&row->b, &n);
+	fprintf(f, "<tr class=\"wf-row\" data-block=\"%llu\">",
+		(unsigned long long)row->ordinal);
+	cells(f, a, row, &n);
+	fprintf(f, "<td class=\"wf-bars\"><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\">",
+		SVG_W, ROW_H);
+	for (unsigned int k = 0; k < n.nrec; k++)
+		bar(f, a, x, row, &n, k);
+	fputs("</svg></td></tr>\n", f);
+}
+
+void ns_waterfall(FILE *f, const struct ns_acc *a, const struct ns_picked *rows,
+		  unsigned int n, const char *id)
+{
+	struct ns_scale x;
+	double most = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		struct ns_nest nest;
+
+		ns_nest_block(&rows[i].b, &nest);
+		if (ns_acc_us(a, nest.end) > most)
+			most = ns_acc_us(a, nest.end);
+	}
+	ns_scale_linear(&x, most, BAR_X0, BAR_X0 + BAR_W);
+	fprintf(f, "<table class=\"waterfall\" id=\"%s\" data-px0=\"%d\" data-px-per-us=\"%.6f\">\n",
+		id, BAR_X0, BAR_W / (x.hi - x.lo));
+	fputs("<thead><tr><th>#</th><th>time, µs</th><th>cpu</th><th>dir</th><th>packet</th><th>len</th><th>flags</th><th>span, µs</th>", f);
+	fprintf(f, "<th class=\"wf-axis\"><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\">",
+		SVG_W, AXIS_H);
+	ns_chart_x_axis(f, &x, 4, "µs from NSI (the block's first TSC reading), raw");
+	fputs("</svg></th></tr></thead>\n<tbody>\n", f);
+	for (unsigned int i = 0; i < n; i++)
+		row_html(f, a, &x, &rows[i]);
+	fputs("</tbody></table>\n", f);
+}

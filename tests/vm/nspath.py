@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Blocks of one path in a trace file, read without nsdump, for t_paths.sh.
+
+The trace file (nsdump -w of this build) is parsed here from its bytes:
+records (kind, len, crc, 0) whose CRC is checked, DATA records split into
+items, blocks decoded with ABI 2's layout.  The blocks of one path are
+picked by their flow (direction, family, protocol, a port) and checked.
+
+    nspath.py count FILE [filters]
+        prints the number of blocks that pass the filters
+    nspath.py segs FILE [filters]
+        prints the wire packets they stand for (their gso_segs summed)
+    nspath.py check FILE --want write,udp,ip,link,nic [filters]
+        checks every block that passes: each region of --want present,
+        nothing else but the queues (qdisc, backlog, sk-backlog, sndq),
+        every record closed, records in time order, each nested inside
+        the one it started in, no ABSORBED flag (nothing merges these
+        packets); prints "ok ..." / "fail ..." lines
+
+Filters: --dir tx|rx, --family 4|6, --proto N, --port P (source or
+destination), --ifindex N, --flag NAME (must carry it).
+"""
+import argparse
+import struct
+import sys
+import zlib
+
+BLOCK_FMT = "=HHIQQQIIIHHHHBBBBIHHHHI16s16s"
+BLOCK_KEYS = ("kind", "size", "cpu", "seq", "tsc0", "conn", "flags", "len",
+              "ifindex", "gso_segs", "proto", "nhlen", "thlen", "dir", "nrec",
+              "nevents", "mode", "tcp_seq", "family", "pad", "sport", "dport",
+              "pad2", "saddr", "daddr")
+BLOCK_HDR = struct.calcsize(BLOCK_FMT)
+REC_FMT = "=BBHHHQQ4Q"
+REC = struct.calcsize(REC_FMT)
+assert BLOCK_HDR == 104 and REC == 56
+
+REGIONS = (None, "write", "tcp", "ip", "link", "nic", "rx-nic", "rx-link",
+           "rx-ip", "rx-tcp", "queue", "copy", "sndq", "qdisc", "backlog",
+           "sk-backlog", "udp", "rx-udp")
+QUEUES = {"qdisc", "backlog", "sk-backlog", "sndq"}
+RF = {"OPEN": 1, "INVALID": 2, "MIGRATED": 4, "MERGED": 8, "GAP": 16,
+      "SHARED": 32}
+BF = {"RETRANS": 1, "GSO": 2, "NOXMIT": 4, "TRUNC": 8, "LOOPBACK": 16,
+      "RX": 32, "ABSORBED": 64, "RESENT": 128, "FORWARDED": 256,
+      "COPY": 512, "COALESCED": 1024}
+AF = {2: 4, 10: 6}
+NSF_DATA = 5
+
+
+def items(path):
+    data = open(path, "rb").read()
+    if data[:8] != b"NSLTRACE":
+        raise SystemExit("%s: not a trace file" % path)
+    off = 16
+    while off + 16 <= len(data):
+        kind, ln, crc, _ = struct.unpack_from("=IIII", data, off)
+        if ln < 16 or off + ln > len(data):
+            raise SystemExit("%s: record at %d runs past the end" % (path, off))
+        rec = bytearray(data[off:off + ln])
+        rec[8:12] = b"\0\0\0\0"
+        if zlib.crc32(bytes(rec)) != crc:
+            raise SystemExit("%s: bad CRC in the record at %d" % (path, off))
+        if kind == NSF_DATA:
+            pos = off + 16
+            while pos + 8 <= off + ln:
+                ikind, size = struct.unpack_from("=HH", data, pos)
+                if size < 8 or pos + size > off + ln:
+                    raise SystemExit("%s: bad item at %d" % (path, pos))
+                yield ikind, data[pos:pos + size]
+                pos += size
+        off += ln
+
+
+def blocks(path):
+    for kind, it in items(path):
+        if kind != 1:
+            continue
+        b = dict(zip(BLOCK_KEYS, struct.unpack_from(BLOCK_FMT, it)))
+        if len(it) != BLOCK_HDR + b["nrec"] * REC:
+            raise SystemExit("block of %d bytes with %d records"
+                             % (len(it), b["nrec"]))
+        b["records"] = []
+        for i in range(b["nrec"]):
+            r = struct.unpack_from(REC_FMT, it, BLOCK_HDR + i * REC)
+            b["records"].append({"region": REGIONS[r[0]] if r[0] < len(REGIONS)
+                                 else "#%d" % r[0], "depth": r[1],
+                                 "flags": r[2], "start": r[5], "ticks": r[6]})
+        yield b
+
+
+def selected(b, a):
+    if a.dir and b["dir"] != (a.dir == "rx"):
+        return False
+    if a.family and AF.get(b["family"]) != a.family:
+        return False
+    if a.proto is not None and b["proto"] != a.proto:
+        return False
+    if a.port and a.port not in (b["sport"], b["dport"]):
+        return False
+    if a.ifindex is not None and b["ifindex"] != a.ifindex:
+        return False
+    return all(b["flags"] & BF[f] for f in a.flag or [])
+
+
+def end(r):
+    return r["start"] + r["ticks"]
+
+
+def problems(b, want):
+    errs = []
+    recs = b["records"]
+    names = [r["region"] for r in recs]
+    for w in want:
+        if w not in names:
+            errs.append("no %s" % w)
+    for n in names:
+        if n not in want and n not in QUEUES:
+            errs.append("unexpected %s" % n)
+    if b["flags"] & BF["ABSORBED"]:
+        errs.append("ABSORBED")
+    for i, r in enumerate(recs):
+        if r["flags"] & RF["OPEN"]:
+            errs.append("%s left open" % r["region"])
+        if r["ticks"] >= 1 << 62:
+            errs.append("%s negative" % r["region"])
+        # Time order: a record starts no earlier than the one before it
+        # (a GAP record is placed after the fact).
+        if i and not (r["flags"] & RF["GAP"]) and \
+                r["start"] < recs[i - 1]["start"]:
+            errs.append("%s starts before %s" % (r["region"],
+                                                 recs[i - 1]["region"]))
+        # Nesting: inside the last record of one level less that started
+        # before it.
+        if r["depth"]:
+            parents = [p for p in recs[:i] if p["depth"] == r["depth"] - 1
+                       and not (p["flags"] & RF["GAP"])]
+            if not parents:
+                errs.append("%s at depth %d has no parent" % (r["region"],
+                                                            r["depth"]))
+            else:
+                p = parents[-1]
+                if not (p["flags"] & RF["MERGED"]) and \
+                        (r["start"] < p["start"] or end(r) > end(p)):
+                    errs.append("%s [%d,%d] not inside %s [%d,%d]"
+                                % (r["region"], r["start"], end(r),
+                                   p["region"], p["start"], end(p)))
+    return errs
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("cmd", choices=("count", "segs", "check"))
+    ap.add_argument("file")
+    ap.add_argument("--want", default="")
+    ap.add_argument("--dir", choices=("tx", "rx"))
+    ap.add_argument("--family", type=int, choices=(4, 6))
+    ap.add_argument("--proto", type=int)
+    ap.add_argument("--port", type=int)
+    ap.add_argument("--ifindex", type=int)
+    ap.add_argument("--flag", action="append", choices=sorted(BF))
+    ap.add_argument("--tag", default="")
+    a = ap.parse_args()
+    sel = [b for b in blocks(a.file) if selected(b, a)]
+    if a.cmd == "count":
+        print(len(sel))
+        return 0
+    if a.cmd == "segs":
+        print(sum(b["gso_segs"] for b in sel))
+        return 0
+    want = [w for w in a.want.split(",") if w]
+    bad = [(b, problems(b, want)) for b in sel]
+    bad = [(b, e) for b, e in bad if e]
+    tag = a.tag + ": " if a.tag else ""
+    if bad:
+        b, e = bad[0]
+        print("# first bad block: seq %d cpu %d flags 0x%x: %s; regions %s"
+              % (b["seq"], b["cpu"], b["flags"], "; ".join(e),
+                 [(r["region"], r["depth"], r["start"], r["ticks"],
+                   r["flags"]) for r in b["records"]]))
+    print("%s %s%d of %d blocks have %s, closed, ordered and nested"
+          % ("fail" if bad or not sel else "ok", tag, len(sel) - len(bad),
+             len(sel), "+".join(want)))
+    return 1 if bad or not sel else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

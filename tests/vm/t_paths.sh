@@ -1,0 +1,248 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Every path a packet takes besides IPv4 TCP (issue 10), in one VM:
+#  - UDP over IPv4 and IPv6 through the e1000s: the send blocks of the flow
+#    (picked by family, protocol and port from the flow every block now
+#    carries) equal the datagrams sent and the sender's Udp OutDatagrams
+#    (Udp6OutDatagrams); the receive blocks equal the datagrams read and
+#    the receiver's InDatagrams; every send block has write, udp, ip,
+#    link and nic, every receive block rx-nic .. rx-udp, queue and copy,
+#    closed, ordered and nested, none ABSORBED;
+#  - UDP over loopback, IPv4 and IPv6: one block per datagram carrying
+#    the whole journey from the write to the copy in the reader;
+#  - TCP over IPv6: through the NIC the send blocks equal the data skbs
+#    tcpdump sees leave and, with the packets that carry no block, the
+#    driver's tx_packets; over loopback (a ping-pong) one block per data
+#    skb with the whole journey;
+#  - into a container: a namespace behind a veth pair; UDP datagrams
+#    sent into it keep one block across the veth (FORWARDED), from the
+#    sender's write to the receiver's copy;
+#  - a VLAN on the NIC and a bond over it (stacked devices: their xmit
+#    hands the skb to the e1000's), and a container whose veth and the NIC are ports of a
+#    bridge: counted against the sender's OutDatagrams and the peer's
+#    InDatagrams, every record closed and nested.
+# The flow's trace files are read by nspath.py from their bytes, not by
+# nsdump.  TAP on stdout; exit 0 pass, 1 fail.
+. "${NS_REPO:?}/tests/vm/lib.sh"
+PATHS="python3 $REPO/tests/vm/nspath.py"
+N=200		# datagrams per UDP run
+
+insmod "$NS_MODULE" || die "insmod $NS_MODULE"
+ipv6_up
+if_local=$(cat "/sys/class/net/$NS_LOCAL_IF/ifindex")
+
+# udp_flow <tag> <4|6> <src-ns|-> <dst> <port> <want-tx> <want-rx> [tx filters]:
+# N datagrams from this namespace (or src-ns) to the peer's dst:port.
+udp_flow() {
+	local tag=$1 fam=$2 src=$3 dst=$4 port=$5 want_tx=$6 want_rx=$7 got tx rx o0 o1 i0 i1
+	shift 7
+	local in_src=() i
+	[[ $src != - ]] && in_src=(ip netns exec "$src")
+	rm -f "$W/got"*
+	peer bash -c "$(declare -f udp_recv); udp_recv $dst $port $N $W/got; wait \$rpid" &
+	local waiter=$!
+	for ((i = 0; i < 300; i++)); do [[ -e $W/got.ready ]] && break; sleep 0.1; done
+	quiesce
+	nsdump_bg "$W/f$port.err" -q -B 16M -w "$W/f$port.nst" || die "nsdump did not start"
+	o0=$("${in_src[@]}" bash -c "$(declare -f snmp snmp6 udp_out); udp_out $fam")
+	i0=$(peer bash -c "$(declare -f snmp snmp6 udp_in); udp_in $fam")
+	"${in_src[@]}" bash -c "$(declare -f udp_send); udp_send $dst $port $N"
+	wait $waiter
+	got=$(cat "$W/got")
+	quiesce
+	o1=$("${in_src[@]}" bash -c "$(declare -f snmp snmp6 udp_out); udp_out $fam")
+	i1=$(peer bash -c "$(declare -f snmp snmp6 udp_in); udp_in $fam")
+	kill -INT $nsd
+	wait $nsd
+	grep -q " 0 dropped by kernel" "$W/f$port.err"
+	tap $? "$tag: nothing dropped ($(tail -1 "$W/f$port.err"))"
+	tx=$($PATHS count "$W/f$port.nst" --dir tx --family "$fam" --proto 17 --port "$port" "$@")
+	rx=$($PATHS count "$W/f$port.nst" --dir rx --family "$fam" --proto 17 --port "$port")
+	echo "# $tag: sent $N, read $got; send blocks $tx, OutDatagrams +$((o1 - o0)); receive blocks $rx, peer InDatagrams +$((i1 - i0))"
+	((tx == N && tx == o1 - o0))
+	tap $? "$tag: send blocks ($tx) == datagrams sent ($N) == OutDatagrams (+$((o1 - o0)))"
+	((rx == got && rx == i1 - i0 && got == N))
+	tap $? "$tag: receive blocks ($rx) == datagrams read ($got) == peer InDatagrams (+$((i1 - i0)))"
+	tap_lines < <($PATHS check "$W/f$port.nst" --tag "$tag send" --dir tx \
+		--family "$fam" --proto 17 --port "$port" --want "$want_tx" "$@")
+	tap_lines < <($PATHS check "$W/f$port.nst" --tag "$tag receive" --dir rx \
+		--family "$fam" --proto 17 --port "$port" --want "$want_rx")
+}
+
+# --- UDP through the NIC
+UDP_RX=rx-nic,rx-link,rx-ip,rx-udp,queue,copy
+udp_flow "UDP/IPv4 NIC" 4 - "$NS_PEER_IP" 6004 write,udp,ip,link,nic "$UDP_RX" \
+	--ifindex "$if_local"
+udp_flow "UDP/IPv6 NIC" 6 - "$PEER6" 6006 write,udp,ip,link,nic "$UDP_RX" \
+	--ifindex "$if_local"
+
+# --- UDP over loopback: the whole journey in one block
+udp_lo() { # <4|6> <addr> <port>
+	local fam=$1 addr=$2 port=$3 tag="UDP/IPv$1 loopback" got nblk o0 o1
+	rm -f "$W/got"*
+	udp_recv "$addr" "$port" "$N" "$W/got" || die "udp receiver did not start"
+	local waiter=$rpid
+	nsdump_bg "$W/l$fam.err" -q -B 16M -w "$W/l$fam.nst" || die "nsdump did not start"
+	o0=$(udp_out "$fam")
+	udp_send "$addr" "$port" "$N"
+	wait $waiter
+	got=$(cat "$W/got")
+	o1=$(udp_out "$fam")
+	kill -INT $nsd
+	wait $nsd
+	nblk=$($PATHS count "$W/l$fam.nst" --family "$fam" --proto 17 --port "$port" --flag LOOPBACK)
+	echo "# $tag: sent $N, read $got, $nblk blocks, OutDatagrams +$((o1 - o0))"
+	((nblk == N && got == N && o1 - o0 == N))
+	tap $? "$tag: one block per datagram ($nblk), all $N read ($got), OutDatagrams +$((o1 - o0))"
+	tap_lines < <($PATHS check "$W/l$fam.nst" --tag "$tag" --family "$fam" --proto 17 \
+		--port "$port" --flag LOOPBACK \
+		--want write,udp,ip,link,nic,rx-link,rx-ip,rx-udp,queue,copy)
+}
+udp_lo 4 127.0.0.1 6104
+udp_lo 6 ::1 6106
+
+# --- TCP over IPv6 through the NIC, counted as t_send counts IPv4
+payload6='ip6 and tcp and (ip6[4:2] - ((ip6[52] & 0xf0) >> 2)) > 0'
+peer "$BENCH/tcp_stream" -s -n -b "$PEER6" -p 5601 >"$W/srv6.out" 2>&1 &
+srv=$!
+wait_listen 5601 peer || die "tcp_stream server did not start"
+quiesce
+nsdump_bg "$W/t6.err" -q -B 32M -w "$W/t6.nst" || die "nsdump did not start"
+capture_start "$NS_LOCAL_IF" "$W/t6.pcap" "$W/tcpdump6.err" || die "tcpdump did not start"
+tpid=$!
+tx0=$(stat_local tx_packets)
+"$BENCH/tcp_stream" -c "$PEER6" -p 5601 -t 2 >/dev/null
+tap $? "TCP/IPv6 NIC: tcp_stream to $PEER6"
+wait $srv
+quiesce
+tx1=$(stat_local tx_packets)
+capture_stop $tpid "$W/tcpdump6.err" "$W/t6.pcap" "$NS_LOCAL_IF"
+tap $? "TCP/IPv6 NIC: tcpdump lost nothing"
+kill -INT $nsd
+wait $nsd
+blocks=$($PATHS count "$W/t6.nst" --dir tx --family 6 --proto 6 --port 5601 --ifindex "$if_local")
+segs=$($PATHS segs "$W/t6.nst" --dir tx --family 6 --proto 6 --port 5601 --ifindex "$if_local")
+data_skbs=$(count_pcap "$W/t6.pcap" "$payload6")
+other=$(count_pcap "$W/t6.pcap" "not ($payload6)")
+echo "# TCP/IPv6 NIC: $blocks blocks, $segs segments; capture: $data_skbs data skbs, $other without payload; tx_packets +$((tx1 - tx0))"
+((blocks == data_skbs && blocks > 0))
+tap $? "TCP/IPv6 NIC: send blocks ($blocks) == data skbs seen by tcpdump ($data_skbs)"
+((segs + other == tx1 - tx0))
+tap $? "TCP/IPv6 NIC: segments in blocks ($segs) + packets without a block ($other) == tx_packets ($((tx1 - tx0)))"
+tap_lines < <($PATHS check "$W/t6.nst" --tag "TCP/IPv6 NIC send" --dir tx --family 6 --proto 6 \
+	--port 5601 --ifindex "$if_local" --want write,tcp,ip,link,nic)
+
+# --- TCP over IPv6 loopback: a ping-pong, each message one block
+"$BENCH/lat_tcp" -s -n -b ::1 -p 5602 >"$W/lsrv6.out" 2>&1 &
+srv=$!
+wait_listen 5602 || die "lat_tcp server did not start"
+nsdump_bg "$W/lt6.err" -q -B 32M -w "$W/lt6.nst" || die "nsdump did not start"
+capture_start lo "$W/lo6.pcap" "$W/tcpdump-lo6.err" || die "tcpdump on lo did not start"
+tpid=$!
+"$BENCH/lat_tcp" -c ::1 -p 5602 -W 20 -N 300 >/dev/null
+tap $? "TCP/IPv6 loopback: lat_tcp"
+wait $srv
+capture_stop $tpid "$W/tcpdump-lo6.err" "$W/lo6.pcap" lo
+kill -INT $nsd
+wait $nsd
+blocks=$($PATHS count "$W/lt6.nst" --family 6 --proto 6 --port 5602 --flag LOOPBACK --dir tx)
+data_skbs=$(count_pcap "$W/lo6.pcap" "$payload6")
+echo "# TCP/IPv6 loopback: $blocks data blocks; capture: $data_skbs data skbs"
+((blocks == data_skbs && blocks >= 640))
+tap $? "TCP/IPv6 loopback: blocks ($blocks) == data skbs seen by tcpdump ($data_skbs), >= 2 per round trip"
+tap_lines < <($PATHS check "$W/lt6.nst" --tag "TCP/IPv6 loopback" --family 6 --proto 6 \
+	--port 5602 --flag LOOPBACK --dir tx \
+	--want write,tcp,ip,link,nic,rx-link,rx-ip,rx-tcp,queue,copy)
+
+# --- into a container: a namespace behind a veth pair
+ip netns add ctr || die "ip netns add ctr"
+ip link add vh type veth peer name vc netns ctr || die "ip link add veth"
+ip addr add 10.9.0.1/24 dev vh
+ip link set vh up
+ip -n ctr addr add 10.9.0.2/24 dev vc
+ip -n ctr link set vc up
+ip -n ctr link set lo up
+ping -q -c 2 -i 0.2 10.9.0.2 >/dev/null || die "ping 10.9.0.2 over the veth"
+if_vh=$(cat /sys/class/net/vh/ifindex)
+rm -f "$W/got"*
+ip netns exec ctr bash -c "$(declare -f udp_recv); udp_recv 10.9.0.2 6204 $N $W/got; wait \$rpid" &
+waiter=$!
+for ((i = 0; i < 300; i++)); do [[ -e $W/got.ready ]] && break; sleep 0.1; done
+nsdump_bg "$W/v.err" -q -B 16M -w "$W/v.nst" || die "nsdump did not start"
+udp_send 10.9.0.2 6204 "$N"
+wait $waiter
+got=$(cat "$W/got")
+kill -INT $nsd
+wait $nsd
+nblk=$($PATHS count "$W/v.nst" --family 4 --proto 17 --port 6204 --flag FORWARDED --ifindex "$if_vh")
+split=$($PATHS count "$W/v.nst" --family 4 --proto 17 --port 6204 --dir rx)
+echo "# veth: sent $N, read $got in the container; $nblk blocks cross the veth, $split start on its far side"
+((nblk == N && got == N && split == 0))
+tap $? "veth: one block per datagram across the veth ($nblk of $N, read $got), none cut in two ($split)"
+tap_lines < <($PATHS check "$W/v.nst" --tag "veth UDP" --family 4 --proto 17 --port 6204 \
+	--flag FORWARDED --want write,udp,ip,link,nic,rx-link,rx-ip,rx-udp,queue,copy)
+
+# --- UDP over a VLAN on the NIC: vlan's xmit hands the skb to the e1000's
+# (a stacked device); the block closes both devices' link and nic.
+ip link add link "$NS_LOCAL_IF" name vlan100 type vlan id 100 || die "ip link add vlan"
+ip addr add 10.100.0.1/24 dev vlan100
+ip link set vlan100 up
+peer ip link add link "$NS_PEER_IF" name vlan100 type vlan id 100 || die "peer vlan"
+peer ip addr add 10.100.0.2/24 dev vlan100
+peer ip link set vlan100 up
+ping -q -c 2 -i 0.2 10.100.0.2 >/dev/null || die "ping over the VLAN"
+udp_flow "UDP over VLAN 100" 4 - 10.100.0.2 6404 write,udp,ip,link,nic "$UDP_RX" \
+	--ifindex "$if_local"
+
+# --- UDP through a bond (active-backup, the NIC its one slave): another
+# stacked device, whose xmit hands the skb to the e1000's.
+ip addr flush dev "$NS_LOCAL_IF"
+ip link add nsbond type bond mode active-backup miimon 100 || die "ip link add bond"
+ip link set "$NS_LOCAL_IF" down
+ip link set "$NS_LOCAL_IF" master nsbond || die "enslave $NS_LOCAL_IF"
+ip link set nsbond up
+ip addr add "$NS_LOCAL_IP/24" dev nsbond
+for ((i = 0; i < 300; i++)); do
+	ping -q -c 1 -W 1 "$NS_PEER_IP" >/dev/null 2>&1 && break
+	sleep 0.1
+done
+ping -q -c 2 -i 0.2 "$NS_PEER_IP" >/dev/null || die "ping through the bond"
+udp_flow "UDP through a bond" 4 - "$NS_PEER_IP" 6454 write,udp,ip,link,nic "$UDP_RX" \
+	--ifindex "$if_local"
+ip link del nsbond
+ip link set "$NS_LOCAL_IF" up
+for ((i = 0; i < 600; i++)); do
+	[[ $(cat "/sys/class/net/$NS_LOCAL_IF/carrier" 2>/dev/null) == 1 ]] && break
+	sleep 0.1
+done
+
+# --- a container on a bridge: namespace ctr2 behind a veth whose host
+# end and the NIC are ports of br0; its datagrams cross the veth, the
+# bridge and the NIC in one block each.
+ip netns add ctr2 || die "ip netns add ctr2"
+ip link add vh2 type veth peer name vc2 netns ctr2 || die "ip link add veth"
+ip link add br0 type bridge || die "ip link add bridge"
+ip link set br0 type bridge stp_state 0 forward_delay 0
+ip addr flush dev "$NS_LOCAL_IF"
+ip link set "$NS_LOCAL_IF" master br0
+ip link set vh2 master br0
+ip addr add "$NS_LOCAL_IP/24" dev br0
+ip link set vh2 up
+ip link set br0 up
+ip -n ctr2 addr add 192.0.2.3/24 dev vc2
+ip -n ctr2 link set vc2 up
+for ((i = 0; i < 300; i++)); do
+	ip netns exec ctr2 ping -q -c 1 -W 1 "$NS_PEER_IP" >/dev/null 2>&1 && break
+	sleep 0.1
+done
+ip netns exec ctr2 ping -q -c 2 -i 0.2 "$NS_PEER_IP" >/dev/null ||
+	die "ping from the container through the bridge"
+udp_flow "container: veth, bridge, NIC" 4 ctr2 "$NS_PEER_IP" 6504 \
+	write,udp,ip,link,nic,rx-link "$UDP_RX" --ifindex "$if_local" --flag FORWARDED
+
+rmmod netslice
+tap $? "rmmod netslice"
+((failed)) && cp -r "$W" "$NS_SCRATCH/t_paths.failed"
+rm -rf "$W"
+tap_finish
