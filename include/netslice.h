@@ -304,7 +304,9 @@ struct nsl_info {
 
 /*
  * NSIOCGCALIB: the cost of the macros themselves on one CPU (NetSlice's
- * Table 2), the inputs of the correction formulas.
+ * Table 2), the inputs of the correction formulas.  reps: 0 (4096) or
+ * 16 .. 65536 samples per macro.  One calibration runs at a time; the
+ * caller sleeps interruptibly, and a signal ends the call with EINTR.
  */
 enum nsl_cost_id {
 	NSL_C_NSI	= 0,	/* NET_SLICE_INIT (tau alpha) */

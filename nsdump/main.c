@@ -680,6 +680,10 @@ static int calibrate_device(struct run *run, struct ns_dev *dev)
 			      dev->path);
 			return -1;
 		}
+		if (err == EINTR) {
+			error("%s: NSIOCGCALIB: interrupted", dev->path);
+			return -1;
+		}
 		if (!err) {
 			c.cpu = cpu;
 			ns_calib_put(cs, &c);

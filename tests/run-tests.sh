@@ -293,8 +293,11 @@ run_vm_tests() {
 			;;
 		*)
 			not_ok "$label: $t" "exit $rc, logs in $dir/"
-			show_log "$dir/output.log"
+			# What the harness saw (a kernel problem in the console,
+			# a timeout) first: where only part of the output is
+			# kept, the cause must not be the part left out.
 			show_log "$dir/harness.log" 60
+			show_log "$dir/output.log"
 			failed_subtests "$label: $t" "$dir/output.log"
 			;;
 		esac

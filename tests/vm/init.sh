@@ -109,6 +109,29 @@ find_verdict_port || setup_failed "no virtio-serial port named verdict"
 . "$ctl/env"
 busybox hostname nsvm
 
+# QEMU's NICs named by their MAC (run-vm.sh): the e1000s eth0 and eth1
+# whatever order the drivers probed in (virtio_net registers first), the
+# virtio-net pair on the second hub vnet0 and vnet1, left down for the
+# tests that use them.  One ip process, renaming through temporary names.
+nic_names() {
+	local d mac want first="" then="" i=0
+	for d in /sys/class/net/*; do
+		read -r mac <"$d/address" || continue
+		case $mac in
+		52:54:00:00:02:01) want=$NS_LOCAL_IF ;;
+		52:54:00:00:02:02) want=$NS_PEER_IF ;;
+		52:54:00:00:03:01) want=$NS_VIRTIO_IF ;;
+		52:54:00:00:03:02) want=$NS_VIRTIO_PEER_IF ;;
+		*) continue ;;
+		esac
+		[[ ${d##*/} == "$want" ]] && continue
+		first+="link set dev ${d##*/} name nsvmnic$i"$'\n'
+		then+="link set dev nsvmnic$i name $want"$'\n'
+		i=$((i + 1))
+	done
+	[[ -z $first ]] || ip -batch - <<<"$first$then"
+}
+
 # Network: both e1000 NICs sit on one QEMU hub.
 net_setup() {
 	local deadline carrier out
@@ -140,6 +163,7 @@ net_setup() {
 	return 1
 }
 log "mounts done after $(uptime_s) s"
+nic_names || setup_failed "NIC names ($(ip -br link 2>&1 | tr '\n' ' '))"
 net_setup || setup_failed "network setup ($(ip -br link 2>&1 | tr '\n' ' '))"
 log "ready after $(uptime_s) s"
 

@@ -32,6 +32,7 @@ import math
 import mmap
 import os
 import select
+import signal
 import socket
 import struct
 import sys
@@ -392,12 +393,45 @@ def cmd_calib(argv):
         print(json.dumps(out))
     # A bad request: flags, nevents (an out field) set, CPU out of range.
     for what, hdr in (("flags 1", (0, 0, 1, 0)), ("nevents 1", (0, 0, 0, 1)),
-                      ("cpu ncpus+1000", (info["ncpus"] + 1000, 0, 0, 0))):
+                      ("cpu ncpus+1000", (info["ncpus"] + 1000, 0, 0, 0)),
+                      ("reps 65537", (0, 65537, 0, 0)),
+                      ("reps 15", (0, 15, 0, 0))):
         buf = bytearray(struct.pack("=IIII", *hdr) + bytes(SIZES["calib"] - 16))
         err = ioctl_errno(fd, NSIOCGCALIB, buf)
         print(json.dumps({"bad": what, "errno": err}))
+    print(json.dumps(calib_interrupted(fd)))
     os.close(fd)
     return rc
+
+
+class Interrupted(Exception):
+    pass
+
+
+def calib_interrupted(fd):
+    """The largest calibration, interrupted by a signal 50 ms in: Python
+    retries an ioctl that returned EINTR unless the handler raises, so the
+    handler raises and the call ends with the kernel's EINTR."""
+    def on_alarm(signum, frame):
+        raise Interrupted()
+    reps = 1 << 16
+    buf = bytearray(struct.pack("=IIII", 0, reps, 0, 0)
+                    + bytes(SIZES["calib"] - 16))
+    old = signal.signal(signal.SIGALRM, on_alarm)
+    err = 0
+    t0 = time.monotonic()
+    signal.setitimer(signal.ITIMER_REAL, 0.05)
+    try:
+        fcntl.ioctl(fd, NSIOCGCALIB, buf, True)
+    except Interrupted:
+        err = errno.EINTR
+    except OSError as e:
+        err = e.errno
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    return {"interrupted": "reps %d, SIGALRM after 50 ms" % reps,
+            "errno": err, "ms": round((time.monotonic() - t0) * 1000)}
 
 
 # ---- reading items ----

@@ -86,7 +86,8 @@ def blocks(path):
             r = struct.unpack_from(REC_FMT, it, BLOCK_HDR + i * REC)
             b["records"].append({"region": REGIONS[r[0]] if r[0] < len(REGIONS)
                                  else "#%d" % r[0], "depth": r[1],
-                                 "flags": r[2], "start": r[5], "ticks": r[6]})
+                                 "flags": r[2], "cpu": r[4], "start": r[5],
+                                 "ticks": r[6]})
         yield b
 
 

@@ -93,6 +93,7 @@ export NS_NSDUMP='$REPO/nsdump/nsdump'
 export NS_MODULE='${VM_MODULE:-$REPO/kernel/ns_module/netslice.ko}'
 export NS_PEER_NS=peer
 export NS_LOCAL_IF=eth0 NS_PEER_IF=eth1
+export NS_VIRTIO_IF=vnet0 NS_VIRTIO_PEER_IF=vnet1
 export NS_LOCAL_IP=192.0.2.1 NS_PEER_IP=192.0.2.2
 EOF
 : >"$CTL/verdict"
@@ -135,6 +136,8 @@ qemu=("$QEMU" -nodefaults -no-user-config -display none -no-reboot
 	-device virtio-9p-pci,fsdev=scratch,mount_tag=scratch
 	-netdev hubport,id=n0,hubid=0 -device e1000,netdev=n0,mac=52:54:00:00:02:01
 	-netdev hubport,id=n1,hubid=0 -device e1000,netdev=n1,mac=52:54:00:00:02:02
+	-netdev hubport,id=v0,hubid=1 -device virtio-net-pci,netdev=v0,mac=52:54:00:00:03:01
+	-netdev hubport,id=v1,hubid=1 -device virtio-net-pci,netdev=v1,mac=52:54:00:00:03:02
 	$QEMU_EXTRA)
 
 start=$SECONDS

@@ -44,8 +44,9 @@
  *   NSIOCSEMODE     EINVAL flags, mode neither duration nor count
  *   NSIOCGPACKETS, NSIOCGDROPS, NSIOCGINFO: only EFAULT
  *   NSIOCGCALIB     EINVAL flags, nevents, cpu not online, reps 1..15 or
- *                   above 2^20; ENOMEM; EFAULT also after a calibration
- *                   whose result cannot be written back
+ *                   above 2^16; ENOMEM; EINTR a signal while waiting for
+ *                   it (or for another one to end); EFAULT also after a
+ *                   calibration whose result cannot be written back
  *   NSIOCSRECORDS   EINVAL unknown flags, pad, record options without ON
  *   NSIOCSFILTER    EINVAL flags, more than 4096 instructions, a program
  *                   the kernel's checker refuses; EFAULT instructions not
@@ -130,7 +131,7 @@ enum {
 	K_CACHE_OP_MAX = 3,
 	K_CACHE_RESULT_MAX = 2,
 	K_CALIB_DEFAULT = 4096,		/* NSL_CALIB_REPS */
-	K_CALIB_MAX = 1 << 20,		/* NSL_CALIB_REPS_MAX */
+	K_CALIB_MAX = 1 << 16,		/* NSL_CALIB_REPS_MAX */
 	K_RING_MIN_SLOTS = 4,		/* NSLM_RING_MIN_SLOTS */
 };
 
@@ -663,7 +664,7 @@ static errset expect_calib(const struct nsl_calib *c)
 		return E(EINVAL);
 	if (c->cpu >= MAXCPUS || !cpu_online[c->cpu])
 		return E(EINVAL);
-	return OK | E(ENOMEM);
+	return OK | E(ENOMEM) | E(EINTR);
 }
 
 /* nsl_event_check() in the core: what it refuses outright. */
@@ -2266,8 +2267,8 @@ static void boundaries(struct worker *w, int fd)
 		1ULL << 32, 1ULL << 63, UINT64_MAX,
 	};
 	/*
-	 * Not 2^20 itself: allowed, but the better part of a minute of one
-	 * CPU under TCG, several on a debug kernel.
+	 * Not 2^16 itself: allowed, but seconds of one CPU under TCG, and
+	 * many more on a debug kernel.
 	 */
 	const uint32_t reps[] = { 0, 1, 15, 16, 17, K_CALIB_MAX + 1,
 				  UINT32_MAX };

@@ -21,7 +21,14 @@
 #  - a VLAN on the NIC and a bond over it (stacked devices: their xmit
 #    hands the skb to the e1000's), and a container whose veth and the NIC are ports of a
 #    bridge: counted against the sender's OutDatagrams and the peer's
-#    InDatagrams, every record closed and nested.
+#    InDatagrams, every record closed and nested;
+#  - virtio-net (vnet0 to the peer's vnet1 on a second QEMU hub), a NAPI
+#    driver with no NSI of its own: counted the same way, its receive
+#    blocks with an rx-nic taken from the poll;
+#  - copies of one skb reaching several drivers: a tc mirred mirror of
+#    vnet0's traffic to a dummy device, and a bridge flooding datagrams
+#    for an unknown MAC to two dummy ports: one block per transmission on
+#    every device, N each, closed and nested.
 # The flow's trace files are read by nspath.py from their bytes, not by
 # nsdump.  TAP on stdout; exit 0 pass, 1 fail.
 . "${NS_REPO:?}/tests/vm/lib.sh"
@@ -240,6 +247,69 @@ ip netns exec ctr2 ping -q -c 2 -i 0.2 "$NS_PEER_IP" >/dev/null ||
 	die "ping from the container through the bridge"
 udp_flow "container: veth, bridge, NIC" 4 ctr2 "$NS_PEER_IP" 6504 \
 	write,udp,ip,link,nic,rx-link "$UDP_RX" --ifindex "$if_local" --flag FORWARDED
+
+# --- virtio-net, the NIC of most cloud VMs: a NAPI driver without an NSI
+# of its own, so its receive blocks take rx-nic from the poll's mark.
+ip link set "$NS_VIRTIO_PEER_IF" netns "$NS_PEER_NS" || die "move $NS_VIRTIO_PEER_IF"
+ip addr add 198.51.100.1/24 dev "$NS_VIRTIO_IF"
+ip link set "$NS_VIRTIO_IF" up
+peer ip addr add 198.51.100.2/24 dev "$NS_VIRTIO_PEER_IF"
+peer ip link set "$NS_VIRTIO_PEER_IF" up
+for ((i = 0; i < 300; i++)); do
+	ping -q -c 1 -W 1 198.51.100.2 >/dev/null 2>&1 && break
+	sleep 0.1
+done
+ping -q -c 2 -i 0.2 198.51.100.2 >/dev/null || die "ping over virtio-net"
+if_virt=$(cat "/sys/class/net/$NS_VIRTIO_IF/ifindex")
+udp_flow "UDP/IPv4 virtio-net" 4 - 198.51.100.2 6604 write,udp,ip,link,nic "$UDP_RX" \
+	--ifindex "$if_virt"
+
+# tx_copies <tag> <port> <dst> <ifindex>...: N datagrams to <dst>:<port>
+# while another device gets a copy of each; every copy reaching a driver
+# has its own block, N per device, each closed and nested.
+tx_copies() {
+	local tag=$1 port=$2 dst=$3 ifx c o0 o1
+	shift 3
+	quiesce
+	nsdump_bg "$W/c$port.err" -q -B 16M -w "$W/c$port.nst" || die "nsdump did not start"
+	o0=$(udp_out 4)
+	udp_send "$dst" "$port" "$N"
+	o1=$(udp_out 4)
+	kill -INT $nsd
+	wait $nsd
+	grep -q " 0 dropped by kernel" "$W/c$port.err"
+	tap $? "$tag: nothing dropped ($(tail -1 "$W/c$port.err"))"
+	for ifx in "$@"; do
+		c=$($PATHS count "$W/c$port.nst" --dir tx --proto 17 --port "$port" --ifindex "$ifx")
+		echo "# $tag: $c send blocks on ifindex $ifx for $N datagrams, OutDatagrams +$((o1 - o0))"
+		((c == N && o1 - o0 == N))
+		tap $? "$tag: one block per transmission on ifindex $ifx ($c of $N)"
+		tap_lines < <($PATHS check "$W/c$port.nst" --tag "$tag, ifindex $ifx" --dir tx \
+			--proto 17 --port "$port" --ifindex "$ifx" --want write,udp,ip,link,nic)
+	done
+}
+
+# --- tc's mirred: each datagram leaving the virtio NIC mirrored to a
+# dummy device (a clone of the skb transmitted by a second driver).
+ip link add nsdum0 type dummy && ip link set nsdum0 up || die "ip link add dummy"
+tc qdisc add dev "$NS_VIRTIO_IF" clsact || die "tc qdisc add clsact"
+tc filter add dev "$NS_VIRTIO_IF" egress matchall action mirred egress mirror dev nsdum0 ||
+	die "tc filter add mirred"
+tx_copies "mirred mirror" 6704 198.51.100.2 "$if_virt" "$(cat /sys/class/net/nsdum0/ifindex)"
+tc qdisc del dev "$NS_VIRTIO_IF" clsact
+
+# --- bridge flooding: datagrams to a neighbour whose MAC no port has
+# learnt are flooded to every port of the bridge (clones, the last port
+# the original).
+ip link add nsbr1 type bridge || die "ip link add nsbr1"
+ip link set nsbr1 type bridge stp_state 0 forward_delay 0
+ip link add nsdum1 type dummy && ip link add nsdum2 type dummy || die "dummies"
+ip link set nsdum1 master nsbr1 && ip link set nsdum2 master nsbr1 || die "enslave dummies"
+ip link set nsdum1 up && ip link set nsdum2 up && ip link set nsbr1 up
+ip addr add 203.0.113.1/24 dev nsbr1
+ip neigh add 203.0.113.9 lladdr 02:00:00:00:00:09 dev nsbr1 || die "ip neigh add"
+tx_copies "bridge flood" 6804 203.0.113.9 \
+	"$(cat /sys/class/net/nsdum1/ifindex)" "$(cat /sys/class/net/nsdum2/ifindex)"
 
 rmmod netslice
 tap $? "rmmod netslice"

@@ -33,6 +33,7 @@ struct nsl_receiver {
 #ifdef CONFIG_NETSLICE
 
 #include <linux/jump_label.h>
+#include <linux/percpu.h>
 
 /* nsl_skb_block.state bits */
 enum nsl_state_bit {
@@ -77,6 +78,10 @@ void __nsl_eat(struct sk_buff *dst, const struct sk_buff *src);
 void __nsl_xmit(struct sk_buff *skb, struct net_device *dev);
 void __nsl_gso_segmented(struct sk_buff *orig, struct sk_buff *segs);
 void __nsl_rx(struct sk_buff *skb);
+void __nsl_rx_new(struct sk_buff *skb);
+void __nsl_poll_begin(void);
+void __nsl_rx_done(void);
+DECLARE_PER_CPU(u64, nsl_poll_mark);
 void __nsl_rx_sock(struct sk_buff *skb, struct sock *sk);
 void __nsl_sock_event(struct sock *sk, int type, int bytes);
 void __nsl_dgram(struct sk_buff *skb, struct sock *sk);
@@ -101,6 +106,10 @@ void nsl_ext_cow(const struct sk_buff *skb, void *new, void *old);
 /* Whether @skb carries a block (UDP then keeps its extensions). */
 #define NET_SLICE_HAS_BLOCK(skb)				\
 	(static_branch_unlikely(&nsl_active) && __nsl_has_block(skb))
+/* Whether NetSlice collects: guards a loop of hooks. */
+#define NET_SLICE_ON()			static_branch_unlikely(&nsl_active)
+/* A NAPI poll ends: unconditional, one per-CPU store per poll. */
+#define NET_SLICE_POLL_END()		this_cpu_write(nsl_poll_mark, 0)
 
 #else /* !CONFIG_NETSLICE */
 
@@ -118,6 +127,9 @@ static inline void __nsl_xmit(struct sk_buff *skb, struct net_device *dev) {}
 static inline void __nsl_gso_segmented(struct sk_buff *orig,
 				       struct sk_buff *segs) {}
 static inline void __nsl_rx(struct sk_buff *skb) {}
+static inline void __nsl_rx_new(struct sk_buff *skb) {}
+static inline void __nsl_poll_begin(void) {}
+static inline void __nsl_rx_done(void) {}
 static inline void __nsl_rx_sock(struct sk_buff *skb, struct sock *sk) {}
 static inline void __nsl_sock_event(struct sock *sk, int type, int bytes) {}
 static inline void __nsl_dgram(struct sk_buff *skb, struct sock *sk) {}
@@ -131,6 +143,8 @@ static inline bool __nsl_has_block(const struct sk_buff *skb)
 
 #define NET_SLICE_EXT_RESET(skb)	skb_ext_reset(skb)
 #define NET_SLICE_HAS_BLOCK(skb)	__nsl_has_block(skb)
+#define NET_SLICE_POLL_END()		do { } while (0)
+#define NET_SLICE_ON()			false
 
 /* Compiled out: the calls below are empty inlines. */
 #define NSL_HOOK(call)			call
@@ -154,6 +168,11 @@ static inline bool __nsl_has_block(const struct sk_buff *skb)
 #define NET_SLICE_GSO(orig, segs)	NSL_HOOK(__nsl_gso_segmented(orig, segs))
 /* The stack takes a received skb: stops rx-nic, starts rx-link. */
 #define NET_SLICE_RX(skb)		NSL_HOOK(__nsl_rx(skb))
+/* The same, where only an skb without a block is a driver's new one. */
+#define NET_SLICE_RX_NEW(skb)		NSL_HOOK(__nsl_rx_new(skb))
+/* A driver's NAPI poll begins; a hand-off to the stack returned. */
+#define NET_SLICE_POLL_BEGIN()		NSL_HOOK(__nsl_poll_begin())
+#define NET_SLICE_RX_DONE()		NSL_HOOK(__nsl_rx_done())
 /* A received skb reaches its socket: its connection is known. */
 #define NET_SLICE_SK(skb, sk)		NSL_HOOK(__nsl_rx_sock(skb, sk))
 /* The application wrote or read @bytes (MAGNeT socket events). */

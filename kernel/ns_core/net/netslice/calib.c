@@ -12,6 +12,12 @@
  * what one START/STOP pair adds to the region enclosing it.  NSE is timed
  * up to the hand-off, with the block copied to a scratch buffer as the
  * module's ring would copy it, so no calibration block reaches a reader.
+ *
+ * A calibration must not hog the machine: one runs at a time (the others
+ * wait for it, interruptibly), it is capped at NSL_CALIB_REPS_MAX samples
+ * per phase (a sort of that many is a millisecond or so), it lets other
+ * tasks run every 1024 samples, and a signal to the caller stops it at the
+ * next such point.
  */
 
 #include <linux/netslice.h>
@@ -20,15 +26,26 @@
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/smp.h>
+#include <linux/workqueue.h>
+#include <linux/completion.h>
+#include <linux/mutex.h>
+#include <linux/cpumask.h>
 #include <linux/math64.h>
 #include <linux/export.h>
 
 #include "core.h"
 
 #define NSL_CALIB_REPS		4096
-#define NSL_CALIB_REPS_MAX	BIT(20)
+#define NSL_CALIB_REPS_MAX	BIT(16)
+
+/* One calibration at a time: each hogs a CPU with interrupts off. */
+static DEFINE_MUTEX(nsl_calib_lock);
 
 struct nsl_calib_run {
+	struct work_struct work;	/* runs on the CPU measured */
+	struct completion done;
+	bool stop;			/* the caller got a signal */
+	int ret;
 	struct nsl_calib *out;
 	u64 *samples;			/* [reps] ticks */
 	u64 *counts;			/* [reps * NSL_MAX_EVENTS] */
@@ -165,17 +182,19 @@ static u64 nsl_calib_region(struct nsl_skb_block *b, struct sk_buff *skb,
 
 /*
  * Up to NSL_CALIB_REPS_MAX samples per phase run in one kworker: let
- * others in now and then (between samples, so no sample is stretched).
+ * others in now and then (between samples, so no sample is stretched),
+ * and stop there when the caller was interrupted.  True: stop.
  */
-static void nsl_calib_yield(u32 i)
+static bool nsl_calib_yield(struct nsl_calib_run *run, u32 i)
 {
-	if (!(i & 1023))
-		cond_resched();
+	if (i & 1023)
+		return false;
+	cond_resched();
+	return READ_ONCE(run->stop);
 }
 
-static int nsl_calib_on_cpu(void *arg)
+static int nsl_calib_on_cpu(struct nsl_calib_run *run)
 {
-	struct nsl_calib_run *run = arg;
 	struct nsl_calib *out = run->out;
 	struct nsl_skb_block *b;
 	struct nsl_record cr;
@@ -207,6 +226,8 @@ static int nsl_calib_on_cpu(void *arg)
 		t0 = rdtsc_ordered();
 		run->samples[i] = rdtsc_ordered() - t0;
 		local_irq_restore(flags);
+		if (nsl_calib_yield(run, i))
+			goto stopped;
 	}
 	sort(run->samples, run->reps, sizeof(u64), nsl_cmp_u64, NULL);
 	tsc_pair = run->samples[run->reps / 2];
@@ -219,7 +240,8 @@ static int nsl_calib_on_cpu(void *arg)
 			run->samples[i] = t > tsc_pair ? t - tsc_pair : 0;
 			memcpy(&run->counts[i * NSL_MAX_EVENTS], cr.count,
 			       sizeof(cr.count));
-			nsl_calib_yield(i);
+			if (nsl_calib_yield(run, i))
+				goto stopped;
 		}
 		nsl_summarise_counts(run, &out->cost[op], nevents);
 		nsl_summarise(run->samples, run->reps, &out->cost[op]);
@@ -240,7 +262,8 @@ static int nsl_calib_on_cpu(void *arg)
 		run->samples[i] = nsl_calib_region(b, skb, false, &cr);
 		memcpy(&run->counts[i * NSL_MAX_EVENTS], cr.count,
 		       sizeof(cr.count));
-		nsl_calib_yield(i);
+		if (nsl_calib_yield(run, i))
+			goto stopped;
 	}
 	nsl_summarise_counts(run, &out->cost[NSL_C_NSO], nevents);
 	nsl_summarise(run->samples, run->reps, &out->cost[NSL_C_NSO]);
@@ -256,16 +279,53 @@ static int nsl_calib_on_cpu(void *arg)
 			run->counts[i * NSL_MAX_EVENTS + op] =
 				cr.count[op] > base ? cr.count[op] - base : 0;
 		}
-		nsl_calib_yield(i);
+		if (nsl_calib_yield(run, i))
+			goto stopped;
 	}
 	nsl_summarise_counts(run, &out->cost[NSL_C_NSA], nevents);
 	nsl_summarise(run->samples, run->reps, &out->cost[NSL_C_NSA]);
 
-	/* Not eligible, but make sure: this block is never delivered. */
-	set_bit(NSL_ST_DEAD, &b->state);
+	goto out;
+stopped:
+	ret = -EINTR;
 out:
+	/* Not eligible, but make sure: this block is never delivered. */
+	b = skb_ext_find(skb, SKB_EXT_NETSLICE);
+	if (b)
+		set_bit(NSL_ST_DEAD, &b->state);
 	kfree_skb(skb);
 	return ret;
+}
+
+static void nsl_calib_work(struct work_struct *work)
+{
+	struct nsl_calib_run *run = container_of(work, struct nsl_calib_run,
+						 work);
+
+	run->ret = nsl_calib_on_cpu(run);
+	complete(&run->done);
+}
+
+/*
+ * Run the calibration in a kworker bound to @cpu and wait for it; a
+ * signal stops it at its next yield (a few ms at most) and returns -EINTR.
+ * As smp_call_on_cpu(), no hotplug lock: a CPU that goes down meanwhile
+ * has the work finish elsewhere, and its figures are merely less exact.
+ */
+static int nsl_calib_run_on(struct nsl_calib_run *run, unsigned int cpu)
+{
+	if (cpu >= nr_cpu_ids || !cpu_online(cpu))
+		return -EINVAL;
+	INIT_WORK_ONSTACK(&run->work, nsl_calib_work);
+	init_completion(&run->done);
+	queue_work_on(cpu, system_wq, &run->work);
+	if (wait_for_completion_interruptible(&run->done)) {
+		WRITE_ONCE(run->stop, true);
+		wait_for_completion(&run->done);
+	}
+	flush_work(&run->work);
+	destroy_work_on_stack(&run->work);
+	return run->ret;
 }
 
 int nsl_calibrate(struct nsl_calib *c)
@@ -292,9 +352,11 @@ int nsl_calibrate(struct nsl_calib *c)
 		goto out;
 	}
 
-	ret = smp_call_on_cpu(c->cpu, nsl_calib_on_cpu, &run, false);
-	if (ret == -ENXIO)
-		ret = -EINVAL;	/* no such CPU online */
+	ret = mutex_lock_interruptible(&nsl_calib_lock);
+	if (ret)
+		goto out;
+	ret = nsl_calib_run_on(&run, c->cpu);
+	mutex_unlock(&nsl_calib_lock);
 	c->reps = run.reps;
 out:
 	kfree(run.scratch);

@@ -617,6 +617,47 @@ EXPORT_SYMBOL_GPL(__nsl_gso_segmented);
  * it no block: it gets one here.  Over loopback the sent skb's block
  * carries on into the receive path.
  */
+/*
+ * While a driver's NAPI poll runs on this CPU: the TSC at which it began
+ * or last got back from handing a packet to the stack; 0 outside a poll
+ * (NET_SLICE_POLL_END clears it whether NetSlice is on or not, so a mark
+ * never outlives its poll).  Written and read by that CPU only, in the
+ * softirq that runs the poll.
+ */
+DEFINE_PER_CPU(u64, nsl_poll_mark);
+EXPORT_PER_CPU_SYMBOL_GPL(nsl_poll_mark);
+
+void __nsl_poll_begin(void)
+{
+	this_cpu_write(nsl_poll_mark, nsl_now());
+}
+EXPORT_SYMBOL_GPL(__nsl_poll_begin);
+
+/* A hand-off returned: the driver's work on its next packet starts. */
+void __nsl_rx_done(void)
+{
+	if (this_cpu_read(nsl_poll_mark))
+		this_cpu_write(nsl_poll_mark, nsl_now());
+}
+EXPORT_SYMBOL_GPL(__nsl_rx_done);
+
+/*
+ * A packet from a driver without an NSI of its own (any NAPI driver but
+ * e1000): its rx-nic is what the poll did since it began or last handed
+ * a packet over -- reading the descriptor, building the skb.  Duration
+ * mode only: counters cannot be read back in time.
+ */
+static void nsl_rx_nic_since_poll(struct nsl_skb_block *b)
+{
+	u64 mark = this_cpu_read(nsl_poll_mark);
+
+	if (!mark || b->blk.nevents ||
+	    !test_bit(NSL_ST_ELIGIBLE, &b->state))
+		return;
+	b->blk.tsc0 = mark;
+	nsl_start_block(b, NSL_R_RX_NIC, mark);
+}
+
 void __nsl_rx(struct sk_buff *skb)
 {
 	u64 now = nsl_now();
@@ -628,6 +669,7 @@ void __nsl_rx(struct sk_buff *skb)
 		b = nsl_block_of(skb);
 		if (!b)
 			return;
+		nsl_rx_nic_since_poll(b);
 	}
 	if (!test_bit(NSL_ST_ELIGIBLE, &b->state))
 		return;
@@ -641,6 +683,18 @@ void __nsl_rx(struct sk_buff *skb)
 	nsl_start_block(b, NSL_R_RX_LINK, now);
 }
 EXPORT_SYMBOL_GPL(__nsl_rx);
+
+/*
+ * A driver hands a new skb to the stack by a way the stack also uses for
+ * skbs it already knows (netif_receive_skb() from a bridge, a tunnel):
+ * only an skb without a block is a driver's new packet.
+ */
+void __nsl_rx_new(struct sk_buff *skb)
+{
+	if (!nsl_block_of(skb))
+		__nsl_rx(skb);
+}
+EXPORT_SYMBOL_GPL(__nsl_rx_new);
 
 /*
  * A device's xmit hands @skb to a receive path (veth, dev_forward_skb):
