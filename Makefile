@@ -30,6 +30,9 @@ HOST_PKGS := $(TOOL_PKGS) gcc-multilib python3 man-db groff-base
 # runs `make deps-browser` and skips, saying why, when it cannot): a
 # headless Chromium to render the report, and a font for its text.
 BROWSER_PKGS := chromium fonts-dejavu-core python3
+# What `make bench` adds: bpftrace for configuration V, the peer (the
+# guest runs the host's, its root being the host's /).
+BENCH_PKGS := bpftrace
 
 export FLAVOUR KSRC KOBJ KCC JOBS KIMAGE
 # CMD reaches the VM verbatim ($ and quotes untouched by make).
@@ -139,6 +142,7 @@ distclean: clean
 
 .PHONY: bench
 bench: deps all
+	$(call apt_install,bench,$(BENCH_PKGS))
 	@bench/overhead.sh $(BENCH_ARGS)
 
 # Coverage-guided fuzzing (tests/fuzz/Makefile); `make check` replays the

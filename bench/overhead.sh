@@ -29,6 +29,12 @@
 #        wakeup_us=0), as before batched wake-ups: not in the default set
 #   IV   collecting with counters in count mode: nsdump -e cycles,instructions
 #        where a PMU exists, -e cpu-clock where not (QEMU TCG)
+#   V    the peer a user would pick instead: I's stock image with
+#        bpftrace bench/peer.bt timing the same regions (write, ip, link,
+#        rx-link, rx-ip, read) with kprobes and hist() while the same
+#        measurements run; bpftrace comes from the host (make bench
+#        installs it).  Its output (probes attached, events per histogram,
+#        the histograms) goes into the result.  Not in the default set.
 #
 # Measurements per configuration (bench/lat_tcp, bench/tcp_stream):
 #   lat      lat_tcp round trip, 4-byte messages over loopback, N timed
@@ -39,9 +45,13 @@
 #   fig5     (III and IV) the lat_tcp run's round trip as nsdump --rtt derives
 #            it from the blocks (formula 5), raw and corrected, against what
 #            lat_tcp measured: relative error of the medians
+#   peer     (V) bpftrace runs across all three; it must have attached every
+#            probe within PEER_ATTACH_S seconds (default 300: under TCG its
+#            LLVM compile is slow) or V fails, saying why
 #
 # Environment: everything tests/vm/run-vm.sh reads (VM_TIMEOUT, VM_SMP, ...);
-# KIMAGE_STOCK and KIMAGE_NETSLICE override the two images.
+# KIMAGE_STOCK and KIMAGE_NETSLICE override the two images; BPFTRACE the
+# bpftrace binary (V), PEER_ATTACH_S its attach bound.
 # Exit status: 0 done (a failed VM run is reported and left out of the
 # medians), 1 nothing measured / error, 2 bad usage.
 set -u
@@ -133,15 +143,74 @@ nsdump_stop() {
 	wait "$NSD"
 }
 
+# peer_start <prefix>: bpftrace bench/peer.bt in the background (V), its
+# stdout in <prefix>.out, stderr in <prefix>.err.  Returns once every probe
+# is attached: bpftrace prints "Attaching N probes..." before it attaches
+# them, and, asked by __BPFTRACE_NOTIFY_PROBES_ATTACHED (its own test
+# hook, 0.17 on stderr, later on stdout), a line after the last one.
+# Returns 1, saying why, when bpftrace exits first or misses the bound.
+peer_start() {
+	local p=$1 i rc
+	PEER=
+	BPFTRACE=${BPFTRACE:-$(command -v bpftrace)}
+	if [[ -z $BPFTRACE ]]; then
+		echo "overhead.sh: config V needs bpftrace, not installed (make bench installs it)" >&2
+		return 1
+	fi
+	# bpftrace reads tracefs (debugfs/tracing first); mount it if missing.
+	[[ -e /sys/kernel/debug/tracing/kprobe_events || -e /sys/kernel/tracing/kprobe_events ]] ||
+		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
+	__BPFTRACE_NOTIFY_PROBES_ATTACHED=1 "$BPFTRACE" "$REPO/bench/peer.bt" \
+		>"$p.out" 2>"$p.err" &
+	PEER=$!
+	PEER_T0=$SECONDS
+	for ((i = 0; i < ${PEER_ATTACH_S:-300} * 10; i++)); do
+		grep -qs '^__BPFTRACE_NOTIFY_PROBES_ATTACHED' "$p.err" "$p.out" && {
+			PEER_ATTACH=$((SECONDS - PEER_T0))
+			return 0
+		}
+		if ! kill -0 "$PEER" 2>/dev/null; then
+			wait "$PEER"
+			rc=$?
+			PEER=
+			echo "overhead.sh: bpftrace exited ($rc) before attaching its probes:" >&2
+			grep -v 'WARNING: .* is not traceable' "$p.err" "$p.out" | tail -5 | sed 's/^/  /' >&2
+			return 1
+		fi
+		sleep 0.1
+	done
+	echo "overhead.sh: bpftrace did not attach within ${PEER_ATTACH_S:-300} s ($(
+		grep -h '^Attaching' "$p.out" || echo 'no "Attaching N probes..." line'))" >&2
+	peer_stop
+	return 1
+}
+# peer_stop: SIGINT, as ^C: bpftrace detaches, runs END, prints the maps.
+peer_stop() {
+	local i
+	[[ -n ${PEER:-} ]] || return 0
+	kill -INT "$PEER" 2>/dev/null
+	for ((i = 0; i < 600; i++)); do
+		kill -0 "$PEER" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -0 "$PEER" 2>/dev/null && {
+		echo "overhead.sh: bpftrace still running 60 s after SIGINT, killed" >&2
+		kill -KILL "$PEER"
+	}
+	wait "$PEER"
+	PEER_RC=$?
+	PEER=
+}
+
 local_run() {
 	local cfg=$1 ko ev= lat_ok=1
 	NSDUMP=${NS_NSDUMP:-$REPO/nsdump/nsdump}
 	ko=${NS_MODULE:-$REPO/kernel/ns_module/netslice.ko}
 	W=$(mktemp -d /dev/shm/nsbench.XXXXXX 2>/dev/null || mktemp -d)
 	case $cfg in
-	I)
+	I|V)
 		if [[ -e /dev/ns ]] || grep -q '^netslice ' /proc/modules; then
-			echo "overhead.sh: config I wants a kernel without NetSlice: unload netslice.ko, boot the stock image" >&2
+			echo "overhead.sh: config $cfg wants a kernel without NetSlice: unload netslice.ko, boot the stock image" >&2
 			return 1
 		fi ;;
 	II)
@@ -160,15 +229,19 @@ local_run() {
 				ev=cpu-clock
 			fi
 		fi ;;
-	*) echo "overhead.sh: unknown configuration '$cfg' (I, II, III, IIIn, IV)" >&2; return 2 ;;
+	*) echo "overhead.sh: unknown configuration '$cfg' (I, II, III, IIIn, IV, V)" >&2; return 2 ;;
 	esac
 	if [[ -n ${NS_PEER_IP:-} ]]; then
 		sysctl -qw net.ipv6.conf.all.disable_ipv6=1 2>/dev/null
 		ping -q -c 2 -i 0.2 "$NS_PEER_IP" >/dev/null 2>&1
 	fi
 
-	local collect=0
+	local collect=0 peer=0
 	[[ $cfg == III || $cfg == IIIn || $cfg == IV ]] && collect=1
+	[[ $cfg == V ]] && peer=1
+	# V: one bpftrace across the three measurements.
+	PEER_ATTACH=null PEER_RC=null
+	((peer)) && { peer_start "$W/peer" || return 1; }
 	# lat_tcp, captured on its own so --rtt sees only the ping-pong.
 	((collect)) && { nsdump_start "$W/lat.nst" "$ev" || return 1; }
 	run_lat "$W/lat.json" || lat_ok=0
@@ -182,6 +255,7 @@ local_run() {
 		nic_rc=$?
 	fi
 	((collect)) && nsdump_stop
+	((peer)) && peer_stop
 	local rtt=null drops=null
 	if ((collect)); then
 		"$NSDUMP" -r "$W/lat.nst" --rtt --json -q >"$W/rtt.json" 2>/dev/null &&
@@ -191,9 +265,11 @@ local_run() {
 			awk '/dropped by kernel/ { c += $1; d += $4 } END { printf "{\"captured\":%d,\"dropped\":%d}", c, d }')
 	fi
 	python3 - "$cfg" "$ev" "$lat_ok" "$W/lat.json" "$lo_rc" "$W/lo.json" \
-		"$nic_rc" "$W/nic.json" "$rtt" "$drops" <<'EOF' >"$W/result.json"
-import json, os, platform, sys
-cfg, ev, lat_ok, lat, lo_rc, lo, nic_rc, nic, rtt, drops = sys.argv[1:]
+		"$nic_rc" "$W/nic.json" "$rtt" "$drops" "$peer" "$W/peer" \
+		"$PEER_ATTACH" "$PEER_RC" <<'EOF' >"$W/result.json"
+import json, os, platform, re, sys
+(cfg, ev, lat_ok, lat, lo_rc, lo, nic_rc, nic, rtt, drops,
+ peer, peer_p, peer_attach, peer_rc) = sys.argv[1:]
 def load(ok, path):
     try:
         return json.loads(open(path).read().strip().splitlines()[-1]) if ok else None
@@ -214,9 +290,36 @@ out = {"config": cfg, "events": ev or None, "kernel": platform.release(),
        "lo_mbps": s_lo and s_lo["throughput_mbps"],
        "nic_mbps": s_nic and s_nic["throughput_mbps"],
        "rtt": json.loads(rtt), "capture": json.loads(drops)}
+if peer == "1":
+    # bpftrace's text: "Attaching N probes...", then per map "@name:" and
+    # hist() lines "[lo, hi)  count |@@@|".
+    text = open(peer_p + ".out", errors="replace").read()
+    err = open(peer_p + ".err", errors="replace").read()
+    m = re.search(r"^Attaching (\d+) probes?\.\.\.", text, re.M)
+    events, name = {}, None
+    for line in text.splitlines():
+        h = re.match(r"^@(\w+):", line)
+        if h:
+            name = h.group(1)
+            events[name] = 0
+            continue
+        b = re.match(r"^[\[(][^\])]*[\])]\s+(\d+)\s+\|", line)
+        if b and name:
+            events[name] += int(b.group(1))
+    out["peer"] = {"tool": "bpftrace bench/peer.bt",
+                   "probes": int(m.group(1)) if m else None,
+                   "attach_s": json.loads(peer_attach), "exit": json.loads(peer_rc),
+                   "events": events,
+                   "lost": sum(int(x) for x in re.findall(r"Lost (\d+) events", text + err)),
+                   "errors": [l for l in err.splitlines()
+                              if l.strip() and "is not traceable" not in l
+                              and not l.startswith("__BPFTRACE_NOTIFY")][:20],
+                   "output": text}
 print(json.dumps(out))
 EOF
 	if [[ $OUT == - ]]; then cat "$W/result.json"; else cp "$W/result.json" "$OUT"; fi
+	# V: bpftrace's own output beside the result (FILE.peer.txt).
+	((peer)) && [[ $OUT != - ]] && cat "$W/peer.out" "$W/peer.err" >"${OUT%.json}.peer.txt"
 	rm -rf "$W"
 	[[ $cfg == II ]] && rmmod netslice 2>/dev/null
 	return 0
@@ -248,9 +351,9 @@ IFS=', ' read -r -a cfgs <<<"$CONFIGS"
 need_stock= need_netslice=
 for c in "${cfgs[@]}"; do
 	case $c in
-	I) need_stock=1 ;;
+	I|V) need_stock=1 ;;
 	II|III|IIIn|IV) need_netslice=1 ;;
-	*) echo "overhead.sh: unknown configuration '$c' (I, II, III, IIIn, IV)" >&2; exit 2 ;;
+	*) echo "overhead.sh: unknown configuration '$c' (I, II, III, IIIn, IV, V)" >&2; exit 2 ;;
 	esac
 done
 [[ -z $need_stock ]] || need_image stock build "$KIMAGE_STOCK"
@@ -262,7 +365,7 @@ KIMAGE_NETSLICE=${KIMAGE_NETSLICE:-$REPO/build/linux-netslice/arch/x86/boot/bzIm
 stale=
 frag=$REPO/kernel/ns_core/config/netslice.config
 stock_cfg=$(dirname "$(dirname "$(dirname "$(dirname "$KIMAGE_STOCK")")")")/.config
-if [[ " ${cfgs[*]} " == *" I "* && -f $frag && -f $stock_cfg ]]; then
+if [[ " ${cfgs[*]} " == *" "[IV]" "* && -f $frag && -f $stock_cfg ]]; then
 	stale=$(grep -vE '^(#|$)|NETSLICE' "$frag" | while read -r l; do
 		grep -qxF "$l" "$stock_cfg" || printf '%s ' "$l"; done)
 fi
@@ -273,6 +376,11 @@ fi
 for t in lat_tcp tcp_stream; do
 	[[ -x $REPO/bench/$t ]] || { echo "overhead.sh: bench/$t not built: make -C bench" >&2; exit 1; }
 done
+# V runs the host's bpftrace in the guest (its root is the host's /).
+if [[ " ${cfgs[*]} " == *" V "* ]] && ! command -v bpftrace >/dev/null; then
+	echo "overhead.sh: config V needs bpftrace on the host: apt-get install bpftrace (make bench does)" >&2
+	exit 1
+fi
 
 mkdir -p "$OUTDIR"
 OUTDIR=$(cd "$OUTDIR" && pwd)
@@ -284,7 +392,7 @@ echo "overhead.sh: $ROUNDS rounds x ${#cfgs[@]} configurations, lat_tcp -N $ITER
 for ((r = 1; r <= ROUNDS; r++)); do
 	for c in "${cfgs[@]}"; do
 		img=$KIMAGE_NETSLICE
-		[[ $c == I ]] && img=$KIMAGE_STOCK
+		[[ $c == I || $c == V ]] && img=$KIMAGE_STOCK
 		t0=$SECONDS
 		KIMAGE=$img VM_SCRATCH=$RUNDIR/scratch \
 		VM_CONSOLE_LOG=$RUNDIR/r$r-$c.console.log VM_OUTPUT_LOG=$RUNDIR/r$r-$c.output.log \
@@ -294,9 +402,13 @@ for ((r = 1; r <= ROUNDS; r++)); do
 		rc=$?
 		if ((rc == 0)) && [[ -s $RUNDIR/scratch/r$r-$c.json ]]; then
 			cp "$RUNDIR/scratch/r$r-$c.json" "$RUNDIR/r$r-$c.json"
+			[[ -f $RUNDIR/scratch/r$r-$c.peer.txt ]] &&
+				cp "$RUNDIR/scratch/r$r-$c.peer.txt" "$RUNDIR/r$r-$c.peer.txt"
 			echo "overhead.sh: round $r config $c: $(cat "$RUNDIR/r$r-$c.json") ($((SECONDS - t0)) s)" >&2
 		else
 			echo "overhead.sh: round $r config $c: VM run failed (exit $rc), see $RUNDIR/r$r-$c.*.log" >&2
+			# What the guest side said about it (bpftrace's error for V).
+			grep -A5 '^overhead.sh:' "$RUNDIR/r$r-$c.output.log" 2>/dev/null | head -8 | sed 's/^/  /' >&2
 		fi
 	done
 done
@@ -379,12 +491,19 @@ for c in cfgs:
             xs = [e[kind + "_rel_err"] for e in f5 if kind + "_rel_err" in e]
             d["fig5_%s_rel_err_median" % kind] = statistics.median(xs) if xs else None
     d["capture"] = [r.get("capture") for r in runs[c]]
+    # V: what bpftrace attached and counted, per round (the histograms
+    # themselves stay in the runs' JSON and r<round>-V.peer.txt).
+    peers = [dict((k, v) for k, v in r["peer"].items() if k != "output")
+             for r in runs[c] if r.get("peer")]
+    if peers:
+        d["peer"] = peers
     res["configs"][c] = d
 
 names = {"I": "I   stock 6.12", "II": "II  core + module, idle",
          "III": "III collecting (nsdump -w tmpfs)",
          "IIIn": "IIIn III, woken per item",
-         "IV": "IV  collecting + counters"}
+         "IV": "IV  collecting + counters",
+         "V": "V   bpftrace peer.bt (stock)"}
 ncpus = {c: sorted({r["ncpus"] for r in runs[c]}) for c in cfgs if runs[c]}
 res["vm"]["ncpus_by_config"] = ncpus
 L = []
@@ -425,6 +544,13 @@ for c in cfgs:
         cell(d["lo_mbps"], d["lo_mbps_ratio"]),
         cell(d["nic_mbps"], d["nic_mbps_ratio"]), d["runs"]))
 L.append("(value (ratio to I); latency ratio > 1 and throughput ratio < 1 are costs)")
+for c in cfgs:
+    for i, p in enumerate(res["configs"][c].get("peer", [])):
+        L.append("%-4s round %d: bpftrace attached %s probes in %s s (exit %s); events: %s%s"
+                 % (c, i + 1, p.get("probes"), p.get("attach_s"), p.get("exit"),
+                    " ".join("%s %d" % kv for kv in sorted(p.get("events", {}).items()))
+                    or "none",
+                    "; lost %d" % p["lost"] if p.get("lost") else ""))
 L.append("")
 si, sii = res["image_sizes"]["I"], res["image_sizes"]["II"]
 L.append("kernel image, I vs II:")
