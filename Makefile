@@ -64,6 +64,8 @@ help:
 	@echo 'make demo            boot the VM and run tests/vm/demo.sh'
 	@echo 'make bench           overhead table (Table 3, Fig. 5) in the VM, building the'
 	@echo '                     stock kernel first; BENCH_ARGS="-R 5 -N 10000 -t 10"'
+	@echo 'make hotpath         NSS/NST timed natively on this CPU (record.h in user'
+	@echo '                     space) against two bare rdtsc, warm and cache-cold'
 	@echo 'make fuzz            libFuzzer on the file reader, item decoder and option'
 	@echo '                     parsers, FUZZ_SECONDS=60 each; corpus in tests/fuzz/'
 
@@ -139,6 +141,10 @@ clean:
 # Removes the kernel trees too (the next `make kernel` starts cold).
 distclean: clean
 	rm -rf build
+
+.PHONY: hotpath
+hotpath:
+	@$(MAKE) -s --no-print-directory -C kernel/ns_core/selftest/host bench
 
 .PHONY: bench
 bench: deps all

@@ -148,6 +148,13 @@ phase_host() {
 			"$LOGS/host-fuzz-replay.log" \
 			make -s --no-print-directory -C tests/fuzz replay
 	fi
+	# START and STOP's fast path (record.h), the kernel's own source,
+	# against the search it replaces, under ASan/UBSan.
+	if [[ -f kernel/ns_core/selftest/host/Makefile ]]; then
+		run_logged "host: ns_core hot path in user space (selftest/host)" \
+			"$LOGS/host-hotpath.log" \
+			make -s --no-print-directory -C kernel/ns_core/selftest/host test
+	fi
 	if [[ -f kernel/ns_module/selftest/host/Makefile ]]; then
 		run_logged "host: ns_module ring in user space (selftest/host)" \
 			"$LOGS/host-ring.log" \
@@ -279,9 +286,20 @@ run_vm_tests() {
 		VM_OUTPUT_LOG=$dir/output.log \
 			tests/vm/run-vm.sh "$REPO/tests/vm/$t" >"$dir/stdout.log" 2>"$dir/harness.log"
 		rc=$?
+		# The debug kernel's kmemleak verdict (init.sh), beside the
+		# result: a debug run without one did not scan.
+		local leak=
+		if [[ $label != vm ]]; then
+			leak=$(grep -aEo 'kmemleak: [0-9]+ leaks' \
+				"$dir/console.log" 2>/dev/null | tail -n1)
+			if ((rc == 0)) && [[ -z $leak ]]; then
+				echo "run-tests: no kmemleak verdict in $dir/console.log" >>"$dir/harness.log"
+				rc=1
+			fi
+		fi
 		case $rc in
 		0)
-			ok "$label: $t ($((SECONDS - t0)) s)"
+			ok "$label: $t ($((SECONDS - t0)) s${leak:+; $leak})"
 			[[ $V == 1 ]] && show_log "$dir/output.log"
 			;;
 		4)

@@ -52,6 +52,8 @@ struct nsl_skb_block {
 	u32 gen;			/* counter set of this block */
 	u8 nopen;			/* records open now */
 	bool sealed;			/* no merging into the last record */
+	/* per region: 1 + the record its last START opened (record.h) */
+	u8 open_hint[NSL_R_MAX];
 };
 
 DECLARE_STATIC_KEY_FALSE(nsl_active);

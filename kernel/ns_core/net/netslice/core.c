@@ -34,6 +34,7 @@
 #include <linux/sock_diag.h>
 
 #include "core.h"
+#include "record.h"
 
 /* On while a receiver is registered and collection is enabled. */
 struct static_key_false nsl_active = STATIC_KEY_FALSE_INIT;
@@ -90,101 +91,72 @@ void __nsl_init(struct sk_buff *skb, int dir)
 EXPORT_SYMBOL_GPL(__nsl_init);
 
 /*
- * In count mode the interval is timed by the TSC read next to the
- * counters (see nsl_counters_apply()), not by @now: both then cover the
- * same instructions.  Returns the START time used.
+ * A copy of a block for one part of a split skb.  The records closed
+ * before the split are one measurement: the copy flags them SHARED so that
+ * a sum over blocks counts each once.  Records still open go on in each
+ * part and end separately.
  */
-static u64 nsl_rec_begin(struct nsl_skb_block *b, struct nsl_record *r,
-			 u64 now)
+static void nsl_mark_shared(struct nsl_block *blk)
 {
-	if (b->blk.nevents)
-		now = nsl_counters_start(r, b->blk.nevents, b->gen);
-	r->ticks -= now;
-	r->flags |= NSL_RF_OPEN;
-	b->nopen++;
-	return now;
+	unsigned int i;
+
+	for (i = 0; i < blk->nrec; i++)
+		if (!(blk->rec[i].flags & NSL_RF_OPEN))
+			blk->rec[i].flags |= NSL_RF_SHARED;
 }
 
-static void nsl_rec_end(struct nsl_skb_block *b, struct nsl_record *r,
-			u64 now)
+/*
+ * @skb enters a device's queue holding a block another skb holds too, and
+ * is not the skb that block went to a driver with: a copy (a tc mirred
+ * mirror, a bridge or bond flooding clones, netfilter's TEE) on its own
+ * way to a driver.  It gets a private copy of the block before writing
+ * anything, so that the two transmissions never write one block: flagged
+ * COPY, what was closed before the copy SHARED (counted in the other
+ * block), the regions still open going on in each, each copy emitted by
+ * its own skb.  The copy inherits the other skb's hand-off to an upper
+ * device (a bridge's nic region), which its own hand-off ends.
+ *
+ * The skb the block is shared with waits in this call chain (the copy is
+ * sent from inside its transmission), so its state does not change under
+ * us; skb_ext_add()'s copy-on-write hands the emission to one of the two
+ * (nsl_ext_cow()), and here both keep their own.
+ */
+static struct nsl_skb_block *nsl_copy_at_link(struct sk_buff *skb,
+					      struct nsl_skb_block *ob)
 {
-	if (b->blk.nevents)
-		now = nsl_counters_stop(r, b->blk.nevents, b->gen);
-	r->ticks += now;
-	r->flags &= ~NSL_RF_OPEN;
-	if (unlikely(r->cpu != raw_smp_processor_id())) {
-		r->flags |= NSL_RF_MIGRATED;
-		if (b->blk.nevents)
-			r->flags |= NSL_RF_INVALID;
+	bool emitted = test_bit(NSL_ST_EMITTED, &ob->state);
+	bool handed = ob->owner;
+	struct nsl_skb_block *b;
+
+	b = skb_ext_add(skb, SKB_EXT_NETSLICE);
+	if (unlikely(!b)) {
+		this_cpu_inc(nsl_nomem_count);
+		return NULL;
 	}
-	if (b->nopen)
-		b->nopen--;
+	if (!emitted)
+		clear_bit(NSL_ST_EMITTED, &ob->state);
+	nsl_mark_shared(&b->blk);
+	b->blk.flags |= NSL_BF_COPY;
+	b->state = BIT(NSL_ST_ELIGIBLE);
+	b->owner = handed ? skb : NULL;
+	return b;
 }
 
-static void nsl_start_block(struct nsl_skb_block *b, int region, u64 now)
-{
-	struct nsl_block *blk = &b->blk;
-	struct nsl_record *r;
-
-	/* Back-to-back intervals of one region in one phase are summed. */
-	if (blk->nrec && !b->sealed) {
-		r = &blk->rec[blk->nrec - 1];
-		if (r->region == region &&
-		    !(r->flags & (NSL_RF_OPEN | NSL_RF_SHARED))) {
-			r->flags |= NSL_RF_MERGED;
-			r->nmerged++;
-			/* STOP compares with the first START's CPU only. */
-			if (unlikely(r->cpu != raw_smp_processor_id()))
-				r->flags |= NSL_RF_MIGRATED |
-					(blk->nevents ? NSL_RF_INVALID : 0);
-			nsl_rec_begin(b, r, now);
-			return;
-		}
-	}
-	if (unlikely(blk->nrec >= NSL_MAX_RECORDS)) {
-		blk->flags |= NSL_BF_TRUNC;
-		return;
-	}
-	r = &blk->rec[blk->nrec++];
-	r->region = region;
-	r->depth = b->nopen;
-	r->flags = 0;
-	r->nmerged = 1;
-	r->cpu = raw_smp_processor_id();
-	r->ticks = 0;
-	memset(r->count, 0, sizeof(r->count));
-	b->sealed = false;
-	r->start = nsl_rec_begin(b, r, now) - blk->tsc0;
-}
-
-static struct nsl_record *nsl_open_record(struct nsl_skb_block *b, int region)
-{
-	int i;
-
-	for (i = b->blk.nrec - 1; i >= 0; i--) {
-		struct nsl_record *r = &b->blk.rec[i];
-
-		if (r->region == region && (r->flags & NSL_RF_OPEN))
-			return r;
-	}
-	return NULL;
-}
-
-static void nsl_stop_block(struct nsl_skb_block *b, int region, u64 now)
-{
-	struct nsl_record *r = nsl_open_record(b, region);
-
-	if (r)
-		nsl_rec_end(b, r, now);
-}
-
+/* The TSC is read last (record.h): the lookups are not in the region. */
 void __nsl_start(int region, struct sk_buff *skb)
 {
-	u64 now = nsl_now();
 	struct nsl_skb_block *b = nsl_block_of(skb);
 
-	if (b)
-		nsl_start_block(b, region, now);
+	if (!b)
+		return;
+	if (region == NSL_R_LINK && b->owner != skb &&
+	    refcount_read(&skb->extensions->refcnt) > 1 &&
+	    test_bit(NSL_ST_ELIGIBLE, &b->state)) {
+		b = nsl_copy_at_link(skb, b);
+		if (!b)
+			return;
+	}
+	nsl_start_block(b, region, NSL_NOW);
 }
 EXPORT_SYMBOL_GPL(__nsl_start);
 
@@ -301,21 +273,6 @@ void __nsl_tx_retrans(struct sk_buff *skb)
 		set_bit(NSL_ST_RETRANS, &tmpl->state);
 }
 EXPORT_SYMBOL_GPL(__nsl_tx_retrans);
-
-/*
- * A copy of a block for one part of a split skb.  The records closed
- * before the split are one measurement: the copy flags them SHARED so that
- * a sum over blocks counts each once.  Records still open go on in each
- * part and end separately.
- */
-static void nsl_mark_shared(struct nsl_block *blk)
-{
-	unsigned int i;
-
-	for (i = 0; i < blk->nrec; i++)
-		if (!(blk->rec[i].flags & NSL_RF_OPEN))
-			blk->rec[i].flags |= NSL_RF_SHARED;
-}
 
 /* @to, an skb with no block, gets a copy of @src; NULL without memory. */
 static struct nsl_skb_block *nsl_block_dup(struct sk_buff *to,
@@ -554,7 +511,13 @@ void __nsl_xmit(struct sk_buff *skb, struct net_device *dev)
 	}
 	blk = &b->blk;
 	nsl_stop_block(b, NSL_R_QDISC, now);
-	nsl_stop_block(b, NSL_R_LINK, now);
+	/*
+	 * Every queue the skb was in ends at its hand-off: a copy made in
+	 * another device's queue (a mirror) carries that device's open
+	 * link too.
+	 */
+	while (nsl_open_record(b, NSL_R_LINK))
+		nsl_stop_block(b, NSL_R_LINK, now);
 	nsl_stop_block(b, NSL_R_WRITE, now);
 	nsl_stop_block(b, NSL_R_RX_LINK, now);
 	b->owner = skb;
@@ -569,7 +532,7 @@ void __nsl_xmit(struct sk_buff *skb, struct net_device *dev)
 	if (unlikely(nsl_records_on()) && blk->conn)
 		nsl_event(skb->sk, skb, NSL_EV_DEV_SEND, skb->len, now,
 			  blk->conn, skb_is_gso(skb) ? NSL_EVF_TSO : 0);
-	nsl_start_block(b, NSL_R_NIC, nsl_now());
+	nsl_start_block(b, NSL_R_NIC, NSL_NOW);
 }
 EXPORT_SYMBOL_GPL(__nsl_xmit);
 

@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * NetSlice core: the records of one block, START and STOP's fast path.
+ *
+ * Kept apart from core.c, and inline, so that the same source is what the
+ * kernel runs and what kernel/ns_core/selftest/host times natively on the
+ * host CPU (a user-space build against a few shims).
+ *
+ * What a region's interval holds is up to these functions: START reads the
+ * TSC last, after finding or making its record, and STOP reads it first,
+ * before finding the record it closes, so neither lookup is inside the
+ * region measured.  The record STOP closes is found through a per-region
+ * hint (the record the region's last START opened) checked before use; a
+ * stale hint falls back to the search.
+ */
+#ifndef _NSL_RECORD_H
+#define _NSL_RECORD_H
+
+#include <linux/netslice.h>
+#include <linux/smp.h>
+#include <linux/string.h>
+
+#include "core.h"
+
+/* A START's time: the TSC read last, after the bookkeeping. */
+#define NSL_NOW		0
+
+/*
+ * Opens @r at @now (NSL_NOW: the TSC read now), or in count mode at the
+ * TSC read next to the counters.  Bookkeeping first: what follows the
+ * time read is inside the interval.
+ */
+static inline void nsl_rec_open(struct nsl_skb_block *b, struct nsl_record *r,
+				u64 now)
+{
+	bool first = !(r->flags & NSL_RF_MERGED);
+
+	r->flags |= NSL_RF_OPEN;
+	b->nopen++;
+	b->open_hint[r->region] = r - b->blk.rec + 1;
+	if (b->blk.nevents)
+		now = nsl_counters_start(r, b->blk.nevents, b->gen);
+	else if (now == NSL_NOW)
+		now = nsl_now();
+	r->ticks -= now;
+	if (first)
+		r->start = now - b->blk.tsc0;
+}
+
+static inline void nsl_rec_end(struct nsl_skb_block *b, struct nsl_record *r,
+			       u64 now)
+{
+	if (b->blk.nevents)
+		now = nsl_counters_stop(r, b->blk.nevents, b->gen);
+	r->ticks += now;
+	r->flags &= ~NSL_RF_OPEN;
+	if (unlikely(r->cpu != raw_smp_processor_id())) {
+		r->flags |= NSL_RF_MIGRATED;
+		if (b->blk.nevents)
+			r->flags |= NSL_RF_INVALID;
+	}
+	if (b->nopen)
+		b->nopen--;
+}
+
+/*
+ * The record a START of @region opens: the last record, when it is the
+ * same region, closed, in this phase (back-to-back intervals of a region
+ * are summed); else a new one.  NULL when the block is full.
+ */
+static inline struct nsl_record *nsl_start_rec(struct nsl_skb_block *b,
+					       int region)
+{
+	struct nsl_block *blk = &b->blk;
+	struct nsl_record *r;
+
+	if (blk->nrec && !b->sealed) {
+		r = &blk->rec[blk->nrec - 1];
+		if (r->region == region &&
+		    !(r->flags & (NSL_RF_OPEN | NSL_RF_SHARED))) {
+			r->flags |= NSL_RF_MERGED;
+			r->nmerged++;
+			/* STOP compares with the first START's CPU only. */
+			if (unlikely(r->cpu != raw_smp_processor_id()))
+				r->flags |= NSL_RF_MIGRATED |
+					(blk->nevents ? NSL_RF_INVALID : 0);
+			return r;
+		}
+	}
+	if (unlikely(blk->nrec >= NSL_MAX_RECORDS)) {
+		blk->flags |= NSL_BF_TRUNC;
+		return NULL;
+	}
+	r = &blk->rec[blk->nrec++];
+	r->region = region;
+	r->depth = b->nopen;
+	r->flags = 0;
+	r->nmerged = 1;
+	r->cpu = raw_smp_processor_id();
+	r->ticks = 0;
+	memset(r->count, 0, sizeof(r->count));
+	b->sealed = false;
+	return r;
+}
+
+/* START of @region at @now, or NSL_NOW as NSS does. */
+static inline void nsl_start_block(struct nsl_skb_block *b, int region,
+				   u64 now)
+{
+	struct nsl_record *r = nsl_start_rec(b, region);
+
+	if (r)
+		nsl_rec_open(b, r, now);
+}
+
+/*
+ * The latest open record of @region.  The hint names the record the
+ * region's last START opened: every open record was opened by a START
+ * (records copied in are closed), and a later START of the region would
+ * have moved the hint, so a hint that still names an open record of the
+ * region names the latest.  Otherwise (closed since, or the records were
+ * reset) the records are searched from the last.
+ */
+static inline struct nsl_record *nsl_open_record(struct nsl_skb_block *b,
+						 int region)
+{
+	unsigned int hint = b->open_hint[region];
+	struct nsl_record *r;
+	int i;
+
+	if (likely(hint && hint <= b->blk.nrec)) {
+		r = &b->blk.rec[hint - 1];
+		if (r->region == region && (r->flags & NSL_RF_OPEN))
+			return r;
+	}
+	for (i = b->blk.nrec - 1; i >= 0; i--) {
+		r = &b->blk.rec[i];
+		if (r->region == region && (r->flags & NSL_RF_OPEN))
+			return r;
+	}
+	return NULL;
+}
+
+static inline void nsl_stop_block(struct nsl_skb_block *b, int region, u64 now)
+{
+	struct nsl_record *r = nsl_open_record(b, region);
+
+	if (r)
+		nsl_rec_end(b, r, now);
+}
+
+#endif /* _NSL_RECORD_H */

@@ -1,0 +1,561 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * START and STOP's fast path (net/netslice/record.h) in user space.
+ *
+ *   hotpath            the semantics, as TAP: nesting, merging, stacked
+ *                      regions, truncation, the TSC read last in START and
+ *                      first in STOP, and the open-record hint against the
+ *                      search it replaces, over random sequences
+ *   hotpath --bench [-n N]
+ *                      native timing on the CPU it runs on (pinned): the
+ *                      macros' cost against two bare rdtsc, warm and with
+ *                      the block flushed from the caches, in TSC ticks
+ *
+ * The timing is of the same source the kernel runs, without what only a
+ * kernel has: skb_ext_find() is mimicked (a bit test and an offset, as in
+ * skbuff.h), counters are off (duration mode), interrupts are on (the
+ * medians of many samples are reported, so a rare interrupt does not
+ * count).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shim.h"
+#include "../../net/netslice/record.h"
+
+int shim_cpu;
+struct static_key_false nsl_active = { 1 };
+
+/* Duration mode only: a count-mode block never reaches these. */
+u64 nsl_counters_start(struct nsl_record *r, u8 nevents, u32 gen)
+{
+	abort();
+}
+
+u64 nsl_counters_stop(struct nsl_record *r, u8 nevents, u32 gen)
+{
+	abort();
+}
+
+/* ---- the semantics ---- */
+
+static int ntests, nfailed;
+
+static void tap(int ok, const char *what)
+{
+	ntests++;
+	nfailed += !ok;
+	printf("%sok %d - %s\n", ok ? "" : "not ", ntests, what);
+}
+
+/* EXPECT_EQ(a, b): names both terms and their values when they differ. */
+static int expect_failed;
+#define EXPECT_EQ(a, b) do {						\
+	long long a_ = (long long)(a), b_ = (long long)(b);		\
+	if (a_ != b_) {							\
+		printf("#   line %d: %s == %lld, expected %s == %lld\n",	\
+		       __LINE__, #a, a_, #b, b_);			\
+		expect_failed = 1;					\
+	}								\
+} while (0)
+#define EXPECT_TRUE(c) do {						\
+	if (!(c)) {							\
+		printf("#   line %d: %s is false\n", __LINE__, #c);	\
+		expect_failed = 1;					\
+	}								\
+} while (0)
+#define CHECK(what) do { tap(!expect_failed, what); expect_failed = 0; } while (0)
+
+static void block_reset(struct nsl_skb_block *b)
+{
+	memset(b, 0, sizeof(*b));
+	b->blk.tsc0 = nsl_now();
+	b->sealed = true;
+}
+
+static void test_nesting(struct nsl_skb_block *b)
+{
+	block_reset(b);
+	nsl_start_block(b, NSL_R_WRITE, NSL_NOW);
+	nsl_start_block(b, NSL_R_TCP, NSL_NOW);
+	nsl_start_block(b, NSL_R_IP, NSL_NOW);
+	EXPECT_EQ(b->nopen, 3);
+	nsl_stop_block(b, NSL_R_IP, nsl_now());
+	nsl_stop_block(b, NSL_R_TCP, nsl_now());
+	EXPECT_EQ(b->blk.nrec, 3);
+	EXPECT_EQ(b->nopen, 1);
+	EXPECT_EQ(b->blk.rec[0].depth, 0);
+	EXPECT_EQ(b->blk.rec[1].depth, 1);
+	EXPECT_EQ(b->blk.rec[2].depth, 2);
+	EXPECT_TRUE(b->blk.rec[0].flags & NSL_RF_OPEN);
+	EXPECT_TRUE(!(b->blk.rec[1].flags & NSL_RF_OPEN));
+	EXPECT_TRUE(!(b->blk.rec[2].flags & NSL_RF_OPEN));
+	/* The inner region starts after and ends before the outer one. */
+	EXPECT_TRUE(b->blk.rec[2].start >= b->blk.rec[1].start);
+	EXPECT_TRUE(b->blk.rec[2].start + b->blk.rec[2].ticks <=
+		    b->blk.rec[1].start + b->blk.rec[1].ticks);
+	nsl_stop_block(b, NSL_R_WRITE, nsl_now());
+	EXPECT_EQ(b->nopen, 0);
+	EXPECT_TRUE(b->blk.rec[0].start + b->blk.rec[0].ticks >=
+		    b->blk.rec[1].start + b->blk.rec[1].ticks);
+	CHECK("nested regions: depths, open flags, inner within outer");
+}
+
+static void test_merge(struct nsl_skb_block *b)
+{
+	u64 first;
+
+	block_reset(b);
+	b->sealed = false;
+	nsl_start_block(b, NSL_R_TCP, NSL_NOW);
+	first = b->blk.rec[0].start;
+	nsl_stop_block(b, NSL_R_TCP, nsl_now());
+	nsl_start_block(b, NSL_R_TCP, NSL_NOW);
+	nsl_stop_block(b, NSL_R_TCP, nsl_now());
+	EXPECT_EQ(b->blk.nrec, 1);
+	EXPECT_EQ(b->blk.rec[0].nmerged, 2);
+	EXPECT_TRUE(b->blk.rec[0].flags & NSL_RF_MERGED);
+	EXPECT_EQ(b->blk.rec[0].start, first);
+	EXPECT_EQ(b->nopen, 0);
+	/* A sealed block (a new phase) starts a new record instead. */
+	b->sealed = true;
+	nsl_start_block(b, NSL_R_TCP, NSL_NOW);
+	nsl_stop_block(b, NSL_R_TCP, nsl_now());
+	EXPECT_EQ(b->blk.nrec, 2);
+	CHECK("back-to-back intervals merge, the first START kept; sealed: new record");
+}
+
+static void test_stacked(struct nsl_skb_block *b)
+{
+	block_reset(b);
+	nsl_start_block(b, NSL_R_LINK, NSL_NOW);	/* vlan */
+	nsl_start_block(b, NSL_R_LINK, NSL_NOW);	/* its lower device */
+	EXPECT_EQ(b->blk.nrec, 2);
+	nsl_stop_block(b, NSL_R_LINK, nsl_now());
+	EXPECT_TRUE(b->blk.rec[0].flags & NSL_RF_OPEN);
+	EXPECT_TRUE(!(b->blk.rec[1].flags & NSL_RF_OPEN));
+	/* The hint names the closed inner record: the search finds the outer. */
+	nsl_stop_block(b, NSL_R_LINK, nsl_now());
+	EXPECT_TRUE(!(b->blk.rec[0].flags & NSL_RF_OPEN));
+	EXPECT_EQ(b->nopen, 0);
+	CHECK("a region inside itself (stacked devices): STOP closes the latest, then the outer");
+}
+
+static void test_stale_hint(struct nsl_skb_block *b)
+{
+	block_reset(b);
+	nsl_start_block(b, NSL_R_WRITE, NSL_NOW);
+	nsl_start_block(b, NSL_R_TCP, NSL_NOW);
+	nsl_start_block(b, NSL_R_LINK, NSL_NOW);
+	/* A retransmission's fork forgets the records (core.c). */
+	b->blk.nrec = 0;
+	b->nopen = 0;
+	nsl_start_block(b, NSL_R_WRITE, NSL_NOW);
+	nsl_stop_block(b, NSL_R_LINK, nsl_now());	/* hint past nrec */
+	nsl_stop_block(b, NSL_R_TCP, nsl_now());	/* hint past nrec */
+	EXPECT_EQ(b->blk.nrec, 1);
+	EXPECT_TRUE(b->blk.rec[0].flags & NSL_RF_OPEN);
+	EXPECT_EQ(b->nopen, 1);
+	nsl_start_block(b, NSL_R_IP, NSL_NOW);		/* index 1, as TCP was */
+	nsl_stop_block(b, NSL_R_TCP, nsl_now());	/* hint names IP's record */
+	EXPECT_TRUE(b->blk.rec[1].flags & NSL_RF_OPEN);
+	CHECK("a stale hint (records reset, or reused by another region) closes nothing");
+}
+
+static void test_trunc(struct nsl_skb_block *b)
+{
+	int i;
+
+	block_reset(b);
+	for (i = 0; i <= NSL_MAX_RECORDS; i++)
+		nsl_start_block(b, i % 2 ? NSL_R_LINK : NSL_R_QDISC, NSL_NOW);
+	EXPECT_EQ(b->blk.nrec, NSL_MAX_RECORDS);
+	EXPECT_TRUE(b->blk.flags & NSL_BF_TRUNC);
+	EXPECT_EQ(b->nopen, NSL_MAX_RECORDS);
+	for (i = 0; i <= NSL_MAX_RECORDS; i++)
+		nsl_stop_block(b, i % 2 ? NSL_R_LINK : NSL_R_QDISC, nsl_now());
+	EXPECT_EQ(b->nopen, 0);
+	CHECK("a full block: TRUNC, no record past NSL_MAX_RECORDS, every STOP safe");
+}
+
+static void test_tsc_order(struct nsl_skb_block *b)
+{
+	u64 before, after, stop;
+	struct nsl_record *r;
+
+	block_reset(b);
+	before = nsl_now();
+	nsl_start_block(b, NSL_R_IP, NSL_NOW);
+	after = nsl_now();
+	r = &b->blk.rec[0];
+	EXPECT_TRUE(b->blk.tsc0 + r->start >= before);
+	EXPECT_TRUE(b->blk.tsc0 + r->start <= after);
+	stop = nsl_now();
+	nsl_stop_block(b, NSL_R_IP, stop);
+	EXPECT_EQ(b->blk.tsc0 + r->start + r->ticks, stop);
+	/* An explicit time is taken as it is. */
+	nsl_start_block(b, NSL_R_LINK, b->blk.tsc0 + 1000);
+	EXPECT_EQ(b->blk.rec[1].start, 1000);
+	CHECK("START's time is read inside the call, STOP's is the one given");
+}
+
+/* The records STOP would close without the hint (the search it replaces). */
+static struct nsl_record *search_open(struct nsl_skb_block *b, int region)
+{
+	int i;
+
+	for (i = b->blk.nrec - 1; i >= 0; i--)
+		if (b->blk.rec[i].region == region &&
+		    (b->blk.rec[i].flags & NSL_RF_OPEN))
+			return &b->blk.rec[i];
+	return NULL;
+}
+
+/*
+ * Random STARTs and STOPs of every region, with what core.c does to a
+ * block between them (records reset by a fork, closed records folded in,
+ * the block copied whole, the open nic region closed by a copy): the hint
+ * must always find the record the search finds.
+ */
+static void test_random(struct nsl_skb_block *b, long steps)
+{
+	struct nsl_skb_block *copy = malloc(sizeof(*copy));
+	long i, disagree = 0, hits = 0, stops = 0;
+	unsigned int seed = 1;
+
+	block_reset(b);
+	for (i = 0; i < steps; i++) {
+		int op = rand_r(&seed) % 16, region = 1 + rand_r(&seed) % (NSL_R_MAX - 1);
+		struct nsl_record *want, *got;
+
+		if (op < 7) {
+			nsl_start_block(b, region, NSL_NOW);
+		} else if (op < 13) {
+			want = search_open(b, region);
+			got = nsl_open_record(b, region);
+			disagree += want != got;
+			hits += got && b->open_hint[region] &&
+				got == &b->blk.rec[b->open_hint[region] - 1];
+			stops++;
+			nsl_stop_block(b, region, nsl_now());
+		} else if (op == 13) {
+			b->blk.nrec = rand_r(&seed) % (b->blk.nrec + 1);
+			b->nopen = 0;
+		} else if (op == 14 && b->blk.nrec < NSL_MAX_RECORDS) {
+			struct nsl_record *r = &b->blk.rec[b->blk.nrec++];
+
+			memset(r, 0, sizeof(*r));
+			r->region = region;
+			r->nmerged = 1;
+		} else if (op == 15) {
+			memcpy(copy, b, sizeof(*b));
+			memcpy(b, copy, sizeof(*b));
+		}
+		if (b->blk.nrec == NSL_MAX_RECORDS && rand_r(&seed) % 4 == 0)
+			block_reset(b);
+	}
+	free(copy);
+	printf("# %ld STOPs, %ld found by the hint, %ld disagreements with the search\n",
+	       stops, hits, disagree);
+	EXPECT_EQ(disagree, 0);
+	EXPECT_TRUE(hits > 0);
+	CHECK("random sequences: the hinted lookup finds what the search finds");
+}
+
+static int run_tests(void)
+{
+	struct nsl_skb_block *b = malloc(sizeof(*b));
+
+	printf("TAP version 13\n");
+	test_nesting(b);
+	test_merge(b);
+	test_stacked(b);
+	test_stale_hint(b);
+	test_trunc(b);
+	test_tsc_order(b);
+	test_random(b, 200000);
+	free(b);
+	printf("1..%d\n%d passed, %d failed\n", ntests, ntests - nfailed, nfailed);
+	return nfailed ? 1 : 0;
+}
+
+/* ---- native timing ---- */
+
+/* What skb_ext_find() does: a bit test and an offset in 8-byte chunks. */
+struct fake_ext {
+	u8 offset[8];
+	u8 active;
+	char data[] __attribute__((aligned(8)));
+};
+
+static inline struct nsl_skb_block *fake_find(struct fake_ext *ext, int id)
+{
+	if (!(ext->active & (1 << id)))
+		return NULL;
+	return (void *)((char *)ext + (ext->offset[id] << 3));
+}
+
+#define EXT_ID 5
+
+/* NSS and NST as core.c has them: lookup, then the record, TSC last. */
+static inline void nss(struct fake_ext *ext, int region)
+{
+	struct nsl_skb_block *b = fake_find(ext, EXT_ID);
+
+	if (b)
+		nsl_start_block(b, region, NSL_NOW);
+}
+
+static inline void nst(struct fake_ext *ext, int region)
+{
+	u64 now = nsl_now();
+	struct nsl_skb_block *b = fake_find(ext, EXT_ID);
+
+	if (b)
+		nsl_stop_block(b, region, now);
+}
+
+/* NSS as it was before: the TSC read first, the lookup in the region. */
+static inline void nss_tsc_first(struct fake_ext *ext, int region)
+{
+	u64 now = nsl_now();
+	struct nsl_skb_block *b = fake_find(ext, EXT_ID);
+	struct nsl_record *r;
+
+	if (!b)
+		return;
+	r = nsl_start_rec(b, region);
+	if (r)
+		nsl_rec_open(b, r, now);
+}
+
+static void flush(const void *p, size_t len)
+{
+	const char *c = p;
+	size_t i;
+
+	for (i = 0; i < len; i += 64)
+		_mm_clflush(c + i);
+	_mm_mfence();
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+struct stat {
+	u64 med, p10, p90;
+	double mean;	/* of the samples up to p99: sub-tick where the TSC is coarse */
+};
+
+static struct stat summarise(u64 *v, long n)
+{
+	struct stat s;
+	double sum = 0;
+	long i;
+
+	qsort(v, n, sizeof(*v), cmp_u64);
+	for (i = 0; i < n * 99 / 100; i++)
+		sum += v[i];
+	s.mean = sum / (n * 99 / 100);
+	s.med = v[n / 2];
+	s.p10 = v[n / 10];
+	s.p90 = v[n * 9 / 10];
+	return s;
+}
+
+enum what {
+	BARE,		/* two bare rdtsc */
+	PAIR,		/* rdtsc, NSS, NST, rdtsc: what the pair costs */
+	TAU_O,		/* what an empty NSS..NST records (TSC last) */
+	TAU_O_FIRST,	/* the same with the TSC read first, as before */
+	STOP_OUTER,	/* rdtsc, NST of a block's first region, rdtsc */
+	STOP_SEARCH,	/* the same with the hint cleared (the search) */
+	NWHAT
+};
+
+static const char *const what_name[NWHAT] = {
+	[BARE] = "two bare rdtsc",
+	[PAIR] = "NSS + NST (the pair, from outside)",
+	[TAU_O] = "empty NSS..NST records (tau_o), TSC last",
+	[TAU_O_FIRST] = "empty NSS..NST records, TSC first (before)",
+	[STOP_OUTER] = "NST of the 1st of 7 records, hint",
+	[STOP_SEARCH] = "NST of the 1st of 7 records, search",
+};
+
+/* The block a sample starts from: write open, tcp nested in it. */
+static void sample_setup(struct nsl_skb_block *b, enum what w)
+{
+	static const u8 seven[] = { NSL_R_TCP, NSL_R_IP, NSL_R_QDISC,
+				    NSL_R_LINK, NSL_R_NIC, NSL_R_SNDQ };
+	unsigned int i;
+
+	b->blk.nrec = 0;
+	b->nopen = 0;
+	b->sealed = true;
+	nsl_start_block(b, NSL_R_WRITE, b->blk.tsc0);
+	if (w != STOP_OUTER && w != STOP_SEARCH)
+		return;
+	for (i = 0; i < sizeof(seven); i++) {
+		nsl_start_block(b, seven[i], b->blk.tsc0);
+		nsl_stop_block(b, seven[i], b->blk.tsc0 + 1);
+	}
+	if (w == STOP_SEARCH)
+		b->open_hint[NSL_R_WRITE] = 0;
+}
+
+static u64 sample(struct fake_ext *ext, struct nsl_skb_block *b, enum what w,
+		  bool cold)
+{
+	u64 t0, t1;
+
+	sample_setup(b, w);
+	if (cold)
+		flush(ext, sizeof(*ext) + sizeof(*b));
+	switch (w) {
+	case BARE:
+		t0 = nsl_now();
+		t1 = nsl_now();
+		return t1 - t0;
+	case PAIR:
+		t0 = nsl_now();
+		nss(ext, NSL_R_TCP);
+		nst(ext, NSL_R_TCP);
+		t1 = nsl_now();
+		return t1 - t0;
+	case TAU_O:
+		nss(ext, NSL_R_TCP);
+		nst(ext, NSL_R_TCP);
+		return b->blk.rec[1].ticks;
+	case TAU_O_FIRST:
+		nss_tsc_first(ext, NSL_R_TCP);
+		nst(ext, NSL_R_TCP);
+		return b->blk.rec[1].ticks;
+	case STOP_OUTER:
+	case STOP_SEARCH:
+		t0 = nsl_now();
+		nst(ext, NSL_R_WRITE);
+		t1 = nsl_now();
+		return t1 - t0;
+	default:
+		abort();
+	}
+}
+
+static void cpu_name(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[256];
+
+	snprintf(buf, len, "unknown CPU");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *c = strchr(line, ':');
+
+		if (!strncmp(line, "model name", 10) && c) {
+			snprintf(buf, len, "%s", c + 2);
+			buf[strcspn(buf, "\n")] = 0;
+			break;
+		}
+	}
+	fclose(f);
+}
+
+/* One CPU for the whole run: one TSC, one cache, as START and STOP see. */
+static void pin(void)
+{
+	cpu_set_t set;
+
+	shim_cpu = sched_getcpu();
+	CPU_ZERO(&set);
+	CPU_SET(shim_cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		fprintf(stderr, "hotpath: not pinned to CPU %d: %s\n", shim_cpu,
+			strerror(errno));
+}
+
+static int run_bench(long n)
+{
+	struct fake_ext *ext;
+	struct nsl_skb_block *b;
+	struct stat s[2][NWHAT];
+	char cpu[128];
+	u64 *v;
+	int cold, w;
+	long i;
+
+	ext = aligned_alloc(64, sizeof(*ext) + sizeof(*b) + 64);
+	v = malloc(n * sizeof(*v));
+	if (!ext || !v) {
+		fprintf(stderr, "hotpath: out of memory\n");
+		return 1;
+	}
+	memset(ext, 0, sizeof(*ext));
+	ext->active = 1 << EXT_ID;
+	ext->offset[EXT_ID] = sizeof(*ext) / 8;
+	b = fake_find(ext, EXT_ID);
+	block_reset(b);
+	for (cold = 0; cold < 2; cold++) {
+		for (w = 0; w < NWHAT; w++) {
+			for (i = 0; i < n / 10; i++)	/* warm up */
+				sample(ext, b, w, cold);
+			for (i = 0; i < n; i++)
+				v[i] = sample(ext, b, w, cold);
+			s[cold][w] = summarise(v, n);
+		}
+	}
+	cpu_name(cpu, sizeof(cpu));
+	printf("NetSlice hot path, natively on CPU %d: %s\n", shim_cpu, cpu);
+	printf("source: kernel/ns_core/net/netslice/record.h, gcc -O2; %ld samples each; TSC ticks\n", n);
+	printf("%-44s %8s %8s %8s %8s %8s %8s %8s\n", "", "warm p50", "p10",
+	       "p90", "mean", "cold p50", "mean", "x bare");
+	for (w = 0; w < NWHAT; w++)
+		printf("%-44s %8llu %8llu %8llu %8.1f %8llu %8.1f %8.2f\n",
+		       what_name[w],
+		       (unsigned long long)s[0][w].med,
+		       (unsigned long long)s[0][w].p10,
+		       (unsigned long long)s[0][w].p90, s[0][w].mean,
+		       (unsigned long long)s[1][w].med, s[1][w].mean,
+		       s[0][w].mean / (s[0][BARE].mean ? s[0][BARE].mean : 1));
+	printf("NSS+NST beyond two bare rdtsc (means): %.1f ticks warm, %.1f cold\n",
+	       s[0][PAIR].mean - s[0][BARE].mean,
+	       s[1][PAIR].mean - s[1][BARE].mean);
+	printf("an empty region records, beyond two bare rdtsc: %.1f warm, %.1f cold"
+	       " (TSC read first, as before: %.1f warm, %.1f cold)\n",
+	       s[0][TAU_O].mean - s[0][BARE].mean,
+	       s[1][TAU_O].mean - s[1][BARE].mean,
+	       s[0][TAU_O_FIRST].mean - s[0][BARE].mean,
+	       s[1][TAU_O_FIRST].mean - s[1][BARE].mean);
+	free(v);
+	free(ext);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	long n = 200000;
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-n") && i + 1 < argc)
+			n = atol(argv[++i]);
+		else if (strcmp(argv[i], "--bench"))
+			break;
+	}
+	if (i < argc || n < 10) {
+		fprintf(stderr, "usage: hotpath [--bench [-n SAMPLES>=10]]\n");
+		return 2;
+	}
+	pin();
+	for (i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--bench"))
+			return run_bench(n);
+	return run_tests();
+}

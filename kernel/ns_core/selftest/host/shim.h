@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Just enough of the kernel API for net/netslice/record.h (and the
+ * linux/netslice.h and core.h it includes) to build in user space: one
+ * thread, the CPU it runs on, the TSC read with the same instruction.
+ */
+#ifndef SHIM_H
+#define SHIM_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sched.h>
+#include <x86intrin.h>
+#include <linux/types.h>
+
+typedef __u8 u8;
+typedef __u16 u16;
+typedef __u32 u32;
+typedef __u64 u64;
+
+#define likely(c)	__builtin_expect(!!(c), 1)
+#define unlikely(c)	__builtin_expect(!!(c), 0)
+
+struct static_key_false { int enabled; };
+#define DECLARE_STATIC_KEY_FALSE(n)	extern struct static_key_false n
+#define static_branch_unlikely(k)	unlikely((k)->enabled)
+#define DECLARE_PER_CPU(t, n)		extern t n
+#define this_cpu_write(v, x)		((v) = (x))
+
+/* The CPU at START and STOP; the harness pins itself to one. */
+extern int shim_cpu;
+#define raw_smp_processor_id()		shim_cpu
+
+static inline u64 rdtsc(void)
+{
+	return __rdtsc();
+}
+#endif
