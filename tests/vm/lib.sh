@@ -134,15 +134,21 @@ capture_start() { # <iface> <pcap> <log>
 	return 1
 }
 # Stop tcpdump once its file has stopped growing (SIGINT makes it quit
-# without reading what is still queued on its socket).  Fails unless it
+# without reading what is still queued on its socket).  Stopped means
+# unchanged for longer than libpcap's 1 s block timeout: before that, a
+# first block of packets may not have reached tcpdump yet.  Fails unless it
 # wrote every packet its filter took: on lo, where each packet is seen
 # going out and coming in, "captured" is half of "received by filter";
 # with -Q out the incoming ones are filtered after counting, so there the
 # caller's exact counts are the check.
 capture_stop() { # <pid> <log> <pcap> <iface>
-	local size=-1 i cap rcv
+	local size=-1 i cap rcv same=0
 	for ((i = 0; i < 100; i++)); do
-		[[ $(stat -c %s "$3") == "$size" ]] && break
+		if [[ $(stat -c %s "$3") == "$size" ]]; then
+			((++same >= 3)) && break
+		else
+			same=0
+		fi
 		size=$(stat -c %s "$3")
 		sleep 0.5
 	done

@@ -304,6 +304,13 @@ static unsigned int ncpus_online;
 static bool cpu_pmu;			/* a core PMU: hardware events */
 static uint32_t pmu_type[64];		/* dynamic PMU types (sysfs) */
 static int npmu_types;
+/*
+ * The kprobe and uprobe PMUs take config1 as a pointer to the caller's
+ * memory (the probed symbol or path: perf_kprobe_init() copies it with
+ * strndup_user()), so a random config is EFAULT from them.
+ */
+static uint32_t probe_pmu_type[2];
+static int nprobe_pmu_types;
 
 static uint64_t now_ns(void)
 {
@@ -411,9 +418,15 @@ static void read_pmus(void)
 		f = fopen(path, "r");
 		if (!f)
 			continue;
-		if (fscanf(f, "%u", &type) == 1 && type >= K_TYPE_MAX &&
-		    npmu_types < (int)(sizeof(pmu_type) / sizeof(pmu_type[0])))
+		if (fscanf(f, "%u", &type) != 1 || type < K_TYPE_MAX) {
+			fclose(f);
+			continue;
+		}
+		if (npmu_types < (int)(sizeof(pmu_type) / sizeof(pmu_type[0])))
 			pmu_type[npmu_types++] = type;
+		if ((!strcmp(de->d_name, "kprobe") || !strcmp(de->d_name, "uprobe")) &&
+		    nprobe_pmu_types < 2)
+			probe_pmu_type[nprobe_pmu_types++] = type;
 		fclose(f);
 	}
 	closedir(d);
@@ -709,6 +722,9 @@ static errset expect_perf(const struct nsl_event *e)
 	case PERF_TYPE_RAW:
 		return cpu_pmu ? pmu_says : E(ENODEV);
 	default:
+		for (int i = 0; i < nprobe_pmu_types; i++)
+			if (e->type == probe_pmu_type[i])
+				return pmu_says | E(EFAULT);
 		return pmu_type_exists(e->type) ? pmu_says : E(ENODEV);
 	}
 }

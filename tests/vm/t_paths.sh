@@ -268,7 +268,7 @@ udp_flow "UDP/IPv4 virtio-net" 4 - 198.51.100.2 6604 write,udp,ip,link,nic "$UDP
 # while another device gets a copy of each; every copy reaching a driver
 # has its own block, N per device, each closed and nested.
 tx_copies() {
-	local tag=$1 port=$2 dst=$3 ifx c o0 o1
+	local tag=$1 port=$2 dst=$3 ifx c o0 o1 copies=0
 	shift 3
 	quiesce
 	nsdump_bg "$W/c$port.err" -q -B 16M -w "$W/c$port.nst" || die "nsdump did not start"
@@ -286,7 +286,14 @@ tx_copies() {
 		tap $? "$tag: one block per transmission on ifindex $ifx ($c of $N)"
 		tap_lines < <($PATHS check "$W/c$port.nst" --tag "$tag, ifindex $ifx" --dir tx \
 			--proto 17 --port "$port" --ifindex "$ifx" --want write,udp,ip,link,nic)
+		c=$($PATHS count "$W/c$port.nst" --dir tx --proto 17 --port "$port" \
+			--ifindex "$ifx" --flag COPY)
+		echo "# $tag: $c blocks flagged COPY on ifindex $ifx"
+		copies=$((copies + c))
 	done
+	# Each datagram: one original, a copy for every other device.
+	((copies == N * ($# - 1)))
+	tap $? "$tag: $copies blocks flagged COPY == $N datagrams x $(($# - 1)) extra device(s)"
 }
 
 # --- tc's mirred: each datagram leaving the virtio NIC mirrored to a
