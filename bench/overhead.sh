@@ -34,7 +34,8 @@
 #        rx-link, rx-ip, read) with kprobes and hist() while the same
 #        measurements run; bpftrace comes from the host (make bench
 #        installs it).  Its output (probes attached, events per histogram,
-#        the histograms) goes into the result.  Not in the default set.
+#        the histograms) goes into the result.  The summary sets what V
+#        adds to lat_tcp's round trip beside what III and IV add.
 #
 # Measurements per configuration (bench/lat_tcp, bench/tcp_stream):
 #   lat      lat_tcp round trip, 4-byte messages over loopback, N timed
@@ -56,7 +57,7 @@
 # medians), 1 nothing measured / error, 2 bad usage.
 set -u
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-ROUNDS=3 ITERS=2000 SECS=3 CONFIGS=I,II,III,IV OUTDIR=$REPO/build/bench
+ROUNDS=3 ITERS=2000 SECS=3 CONFIGS=I,II,III,IV,V OUTDIR=$REPO/build/bench
 LOCAL= OUT=- ALLOW_STALE=0
 
 usage() {
@@ -256,20 +257,45 @@ local_run() {
 	fi
 	((collect)) && nsdump_stop
 	((peer)) && peer_stop
-	local rtt=null drops=null
+	local rtt=null drops=null bytes=null
 	if ((collect)); then
 		"$NSDUMP" -r "$W/lat.nst" --rtt --json -q >"$W/rtt.json" 2>/dev/null &&
 			rtt=$(grep '"type":"rtt"' "$W/rtt.json" | tail -1)
 		[[ -n $rtt ]] || rtt=null
 		drops=$(cat "$W/lat.nst.err" "$W/stream.nst.err" 2>/dev/null |
 			awk '/dropped by kernel/ { c += $1; d += $4 } END { printf "{\"captured\":%d,\"dropped\":%d}", c, d }')
+		# What a block costs in the trace (and in the ring): bytes
+		# per block item, by direction and number of regions.
+		bytes=$(python3 - "$REPO/tests/vm" "$W/lat.nst" "$W/stream.nst" <<'PY' 2>/dev/null
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import nspath
+by = {}
+for path in sys.argv[2:]:
+    try:
+        for kind, it in nspath.items(path):
+            if kind != 1:
+                continue
+            b = dict(zip(nspath.BLOCK_KEYS, nspath.struct.unpack_from(nspath.BLOCK_FMT, it)))
+            key = "%s%d" % ("rx" if b["dir"] else "tx", b["nrec"])
+            n, tot = by.get(key, (0, 0))
+            by[key] = (n + 1, tot + len(it))
+    except (OSError, SystemExit):
+        pass
+n = sum(v[0] for v in by.values())
+print(json.dumps({"blocks": n,
+                  "mean": sum(v[1] for v in by.values()) / n if n else None,
+                  "by_dir_regions": {k: v[1] // v[0] for k, v in by.items()},
+                  "n_by_dir_regions": {k: v[0] for k, v in by.items()}}))
+PY
+)
 	fi
 	python3 - "$cfg" "$ev" "$lat_ok" "$W/lat.json" "$lo_rc" "$W/lo.json" \
 		"$nic_rc" "$W/nic.json" "$rtt" "$drops" "$peer" "$W/peer" \
-		"$PEER_ATTACH" "$PEER_RC" <<'EOF' >"$W/result.json"
+		"$PEER_ATTACH" "$PEER_RC" "${bytes:-null}" <<'EOF' >"$W/result.json"
 import json, os, platform, re, sys
 (cfg, ev, lat_ok, lat, lo_rc, lo, nic_rc, nic, rtt, drops,
- peer, peer_p, peer_attach, peer_rc) = sys.argv[1:]
+ peer, peer_p, peer_attach, peer_rc, block_bytes) = sys.argv[1:]
 def load(ok, path):
     try:
         return json.loads(open(path).read().strip().splitlines()[-1]) if ok else None
@@ -289,7 +315,8 @@ out = {"config": cfg, "events": ev or None, "kernel": platform.release(),
        "lat_n": l and l["n"],
        "lo_mbps": s_lo and s_lo["throughput_mbps"],
        "nic_mbps": s_nic and s_nic["throughput_mbps"],
-       "rtt": json.loads(rtt), "capture": json.loads(drops)}
+       "rtt": json.loads(rtt), "capture": json.loads(drops),
+       "block_bytes": json.loads(block_bytes)}
 if peer == "1":
     # bpftrace's text: "Attaching N probes...", then per map "@name:" and
     # hist() lines "[lo, hi)  count |@@@|".
@@ -544,6 +571,32 @@ for c in cfgs:
         cell(d["lo_mbps"], d["lo_mbps_ratio"]),
         cell(d["nic_mbps"], d["nic_mbps_ratio"]), d["runs"]))
 L.append("(value (ratio to I); latency ratio > 1 and throughput ratio < 1 are costs)")
+# NetSlice against the peer: what each adds to lat_tcp's round trip.
+base = res["configs"].get("I", {}).get("lat_median_us")
+added = {c: res["configs"][c]["lat_median_us"] - base for c in cfgs
+         if base and c != "I" and res["configs"][c].get("lat_median_us")}
+res["lat_added_us"] = added
+if "V" in added:
+    for c in ("III", "IV"):
+        if c in added:
+            L.append("lat_tcp p50 added to I: %s %+.1f us, V (bpftrace) %+.1f us: "
+                     "%s costs %.2fx what V does" % (c, added[c], added["V"], c,
+                                                    added[c] / added["V"] if added["V"] else float("nan")))
+# Loss and bytes per block, from the collecting configurations' traces.
+for c in cfgs:
+    caps = [x for x in res["configs"][c]["capture"] if x]
+    if caps:
+        L.append("%-4s capture: %d blocks captured, %d dropped (all rounds)"
+                 % (c, sum(x["captured"] for x in caps), sum(x["dropped"] for x in caps)))
+    bb = [r["block_bytes"] for r in runs[c] if r.get("block_bytes") and r["block_bytes"].get("blocks")]
+    if bb:
+        b = bb[-1]
+        common = sorted(b["n_by_dir_regions"].items(), key=lambda kv: -kv[1])[:4]
+        L.append("%-4s bytes per block in the trace: mean %.0f; %s"
+                 % (c, b["mean"], ", ".join("%s regions %s: %d B (n %d)"
+                                            % (k[:2], k[2:], b["by_dir_regions"][k], n)
+                                            for k, n in common)))
+        res["configs"][c]["block_bytes"] = b
 for c in cfgs:
     for i, p in enumerate(res["configs"][c].get("peer", [])):
         L.append("%-4s round %d: bpftrace attached %s probes in %s s (exit %s); events: %s%s"
