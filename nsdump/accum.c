@@ -120,12 +120,15 @@ static void sum_records(struct ns_acc *a, const struct nsl_block *b,
  * its block (tcp: copy in sendmsg + header build in xmit), each corrected
  * on its own.  A region with an OPEN record gives no value for that
  * block: its sum would be short; one with an INVALID record gives its
- * duration but no counter values.
+ * duration but no counter values.  The rx-link of a frame GRO merged
+ * into another skb (ABSORBED) ends at the merge, not where IP takes the
+ * packet: another interval, counted apart (merged), not a short rx-link.
  */
 static void accumulate(struct ns_acc *a, const struct nsl_block *b,
 		       const struct ns_rec_corr *corr)
 {
 	uint64_t key = a->by ? ns_by_key_of(a->by, b) : 0;
+	bool absorbed = b->flags & NSL_BF_ABSORBED;
 	struct block_sums s;
 
 	sum_records(a, b, corr, &s);
@@ -134,6 +137,10 @@ static void accumulate(struct ns_acc *a, const struct nsl_block *b,
 
 		if (!s.seen[id] || s.open[id])
 			continue;
+		if (absorbed && id == NSL_R_RX_LINK) {
+			acc->merged++;
+			continue;
+		}
 		ns_stats_add(&acc->ticks, s.sum[id]);
 		if (a->by)
 			ns_by_add(a->by, key, id, s.sum[id]);
@@ -160,6 +167,8 @@ static void block(struct ns_acc *a, const struct ns_citem *ci)
 	if (b->nevents > a->nevents)
 		a->nevents = b->nevents;
 	a->blocks++;
+	a->absorbed += !!(b->flags & NSL_BF_ABSORBED);
+	a->coalesced += !!(b->flags & NSL_BF_COALESCED);
 	accumulate(a, b, ci->corr);
 	if (a->rtt)
 		ns_rtt_block(a->rtt, b, ci->overhead);

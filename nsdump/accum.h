@@ -31,6 +31,7 @@ struct ns_region_acc {
 	uint64_t open;		/* of which NSL_RF_OPEN: excluded */
 	uint64_t invalid;	/* NSL_RF_INVALID: counters excluded */
 	uint64_t shared;	/* NSL_RF_SHARED: counted in another block */
+	uint64_t merged;	/* cut short by a GRO merge: counted apart */
 	struct ns_stats ev[NSL_MAX_EVENTS];	/* counter deltas per block */
 	double ev_sum[NSL_MAX_EVENTS];	/* their exact sums, for IPC */
 	uint64_t ev_n[NSL_MAX_EVENTS];	/* blocks with valid deltas */
@@ -52,6 +53,8 @@ struct ns_acc {
 	uint64_t blocks, lost, loss_items;
 	uint64_t invalid;	/* records whose counters were excluded */
 	uint64_t shared;	/* copies made by a split, counted once */
+	uint64_t absorbed;	/* frames GRO merged into another skb */
+	uint64_t coalesced;	/* segments whose data joined another skb */
 	uint64_t clamped_ticks;	/* corrected durations clamped to 0 */
 	uint64_t clamped_counts;	/* corrected counter values clamped */
 	struct ns_region_acc region[NSL_R_MAX];

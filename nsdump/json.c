@@ -259,6 +259,7 @@ static json *jregion(struct ns_report *r, unsigned int id)
 	jset(o, "open", ju64(acc->open));
 	jset(o, "invalid", ju64(acc->invalid));
 	jset(o, "shared", ju64(acc->shared));
+	jset(o, "merged", ju64(acc->merged));
 	jlatency(o, r, id);
 	for (unsigned int e = 0; e < nev; e++)
 		if (!ns_stats_summary(&acc->ev[e], 1, &c[e]))
@@ -339,6 +340,8 @@ static void json_table(struct ns_report *r)
 	jset(o, "lost", ju64(a->lost));
 	jset(o, "invalid", ju64(a->invalid));
 	jset(o, "shared", ju64(a->shared));
+	jset(o, "absorbed", ju64(a->absorbed));
+	jset(o, "coalesced", ju64(a->coalesced));
 	jset(o, "events_late", ju64(r->lines.late));
 	jset(o, "clamped_ticks", ju64(a->clamped_ticks));
 	jset(o, "clamped_counts", ju64(a->clamped_counts));

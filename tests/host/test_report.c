@@ -149,7 +149,7 @@ static void table(void)
 	free(text);
 
 	text = tpipe_table(&t, &ns_json_printer);
-	tap_ok(strstr(text, "{\"region\":\"tcp\",\"open\":0,\"invalid\":0,\"shared\":0,\"n\":20,\"mean\":0.140,\"p50\":0.140,\"p90\":0.140,\"p99\":0.140,\"p999\":0.140,\"min\":0.140,\"max\":0.140,\"cv\":0.0000,\"sampled\":false,\"raw_mean\":0.140,\"self_mean\":0.140,\"event_mean\":[42.0,44.0],\"event_p50\":[42,44],\"event_p99\":[42,44]}") != NULL,
+	tap_ok(strstr(text, "{\"region\":\"tcp\",\"open\":0,\"invalid\":0,\"shared\":0,\"merged\":0,\"n\":20,\"mean\":0.140,\"p50\":0.140,\"p90\":0.140,\"p99\":0.140,\"p999\":0.140,\"min\":0.140,\"max\":0.140,\"cv\":0.0000,\"sampled\":false,\"raw_mean\":0.140,\"self_mean\":0.140,\"event_mean\":[42.0,44.0],\"event_p50\":[42,44],\"event_p99\":[42,44]}") != NULL,
 	       "table: JSON region object exact");
 	free(text);
 	tpipe_free(&t);
@@ -184,8 +184,90 @@ static void shared(void)
 	       "shared: the table says how many");
 	free(text);
 	text = tpipe_table(&t, &ns_json_printer);
-	tap_ok(strstr(text, "\"shared\":4,") && strstr(text, "{\"region\":\"tcp\",\"open\":0,\"invalid\":0,\"shared\":4,"),
+	tap_ok(strstr(text, "\"shared\":4,") && strstr(text, "{\"region\":\"tcp\",\"open\":0,\"invalid\":0,\"shared\":4,\"merged\":0,"),
 	       "shared: JSON total and per region");
+	free(text);
+	tpipe_free(&t);
+}
+
+/*
+ * Receive blocks of 12 frames: every 4th merged into another skb by GRO
+ * (ABSORBED: rx-nic 1 us, rx-link 0.5 us, cut at the merge), every 4th
+ * from the second coalesced on the socket (COALESCED: no queue, no
+ * copy), the rest the whole way (rx-link 5 us).  rx-link's row holds the
+ * 9 frames IP took, its 3 merged ones are counted apart.
+ */
+static void rx_block(struct nsl_block *b, unsigned int i)
+{
+	static const struct { uint8_t region, depth; uint64_t ticks; } whole[] = {
+		{ NSL_R_RX_NIC, 0, 3000 }, { NSL_R_RX_LINK, 0, 15000 },
+		{ NSL_R_RX_IP, 1, 6000 }, { NSL_R_RX_TCP, 2, 3000 },
+		{ NSL_R_QUEUE, 0, 30000 }, { NSL_R_COPY, 0, 3000 },
+	};
+	unsigned int n = i % 4 == 0 ? 2 : i % 4 == 1 ? 4 : 6;
+	uint64_t at = 0;
+
+	memset(b, 0, sizeof(*b));
+	b->hdr.kind = NSL_ITEM_BLOCK;
+	b->hdr.size = NSL_BLOCK_SIZE(n);
+	b->hdr.cpu = 0;
+	b->seq = i;
+	b->tsc0 = GEN_T0 + i * 100000;
+	b->dir = NSL_DIR_RX;
+	b->gso_segs = 1;
+	b->proto = 6;
+	b->flags = NSL_BF_RX | (i % 4 == 0 ? NSL_BF_ABSORBED : 0) |
+		   (i % 4 == 1 ? NSL_BF_COALESCED : 0);
+	b->nrec = n;
+	for (unsigned int k = 0; k < n; k++) {
+		struct nsl_record *r = &b->rec[k];
+
+		r->region = whole[k].region;
+		r->depth = whole[k].depth;
+		r->nmerged = 1;
+		r->start = at;
+		r->ticks = i % 4 == 0 && k == 1 ? 1500 : whole[k].ticks;
+		at += whole[k].depth ? 0 : r->ticks;
+	}
+}
+
+static void merged(void)
+{
+	struct tpipe t;
+	struct ns_acc *r = &t.p.acc;
+	struct ns_summary s;
+	struct nsl_block b;
+	char *text;
+
+	tpipe_init(&t, NULL, NULL);
+	for (unsigned int i = 0; i < 12; i++) {
+		rx_block(&b, i);
+		tpipe_block(&t, &b);
+	}
+	TAP_EQ(r->blocks, 12, "merged: 12 receive blocks");
+	TAP_EQ(r->absorbed, 3, "merged: 3 ABSORBED");
+	TAP_EQ(r->coalesced, 3, "merged: 3 COALESCED");
+	ns_acc_summary(r, NSL_R_RX_LINK, &s);
+	TAP_EQ(s.n, 9, "merged: rx-link's row holds the 9 frames IP took");
+	TAP_NEAR(s.min, 5.0, "merged: no short rx-link of a merged frame in the row");
+	TAP_EQ(r->region[NSL_R_RX_LINK].merged, 3, "merged: 3 rx-links counted apart");
+	ns_acc_summary(r, NSL_R_RX_NIC, &s);
+	TAP_EQ(s.n, 12, "merged: rx-nic, before any merge, from all 12");
+	ns_acc_summary(r, NSL_R_QUEUE, &s);
+	TAP_EQ(s.n, 6, "merged: queue only where the segment was queued (6)");
+	text = tpipe_table(&t, &ns_plain_printer);
+	tap_ok(strstr(text, "\n# 3 frames merged into another skb by GRO (ABSORBED): their rx-link ends at the merge and is counted apart, not in rx-link's row\n") &&
+	       strstr(text, "\n# 3 received segments coalesced into another skb (COALESCED): "),
+	       "merged: the table says how many of each");
+	if (tap_failed)
+		printf("# %s", text);
+	free(text);
+	text = tpipe_table(&t, &ns_json_printer);
+	tap_ok(strstr(text, "\"absorbed\":3,\"coalesced\":3,") &&
+	       strstr(text, "{\"region\":\"rx-link\",\"open\":0,\"invalid\":0,\"shared\":0,\"merged\":3,\"n\":9,"),
+	       "merged: JSON totals and rx-link's merged");
+	if (tap_failed)
+		printf("# %s", text);
 	free(text);
 	tpipe_free(&t);
 }
@@ -224,4 +306,5 @@ void test_report(void)
 	time_order();
 	table();
 	shared();
+	merged();
 }
