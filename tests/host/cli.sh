@@ -466,21 +466,24 @@ rm -f "$t/log"
 	tail -1 "$t/err" | grep -Eqx '[0-9]+ blocks captured, 7 dropped by kernel'
 check "live: nsdump | head -c 1000: exit 0, collection off, statistics"
 
-# SIGHUP stops it as SIGINT does (NSFAKE_HOLD: the device idles until then)
-rm -f "$t/log"
-NSDUMP_DEV=$t/raw NSFAKE_LOG=$t/log NSFAKE_HOLD=1 ASAN_OPTIONS=verify_asan_link_order=0 \
-	LD_PRELOAD=$(pwd)/$obj/fakedev.so $NSDUMP -q -w "$t/hup.ns" 2>/dev/null &
-pid=$!	# nsdump's: live's would be a subshell's
-for i in $(seq 100); do
-	grep -q '^state 1' "$t/log" 2>/dev/null && break
-	sleep 0.05
+# SIGHUP and SIGTERM stop it as SIGINT does (NSFAKE_HOLD: the device
+# idles until then)
+for sig in HUP TERM; do
+	rm -f "$t/log"
+	NSDUMP_DEV=$t/raw NSFAKE_LOG=$t/log NSFAKE_HOLD=1 ASAN_OPTIONS=verify_asan_link_order=0 \
+		LD_PRELOAD=$(pwd)/$obj/fakedev.so $NSDUMP -q -w "$t/$sig.ns" 2>/dev/null &
+	pid=$!	# nsdump's: live's would be a subshell's
+	for i in $(seq 100); do
+		grep -q '^state 1' "$t/log" 2>/dev/null && break
+		sleep 0.05
+	done
+	kill -$sig $pid
+	wait $pid; rc=$?
+	$NSDUMP -q -r "$t/$sig.ns" >/dev/null 2>"$t/err"
+	[ $rc -eq 0 ] && [ "$(tail -1 "$t/log")" = "state 0" ] && \
+		[ "$(tail -1 "$t/err")" = "10 blocks captured, 10 dropped by kernel" ]
+	check "live: SIG$sig: exit 0, collection off, the whole file"
 done
-kill -HUP $pid
-wait $pid; rc=$?
-$NSDUMP -q -r "$t/hup.ns" >/dev/null 2>"$t/err"
-[ $rc -eq 0 ] && [ "$(tail -1 "$t/log")" = "state 0" ] && \
-	[ "$(tail -1 "$t/err")" = "10 blocks captured, 10 dropped by kernel" ]
-check "live: SIGHUP: exit 0, collection off, the whole file"
 
 NSFAKE_ABI=1 live $NSDUMP >/dev/null 2>"$t/err"; rc=$?
 [ $rc -eq 1 ] && \
