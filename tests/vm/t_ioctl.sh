@@ -81,6 +81,32 @@ out=$(cat "$W/reload.err")
 echo "$out" | tail -1 | sed 's/^/# /'
 ((rc == 0)) && [[ $out == *"50 blocks captured"* ]]
 tap $? "reloaded module: nsdump -c 50 collects 50 blocks"
+
+# -w onto a file system that fills under traffic: one clear line, exit
+# 1, and a file that reads back to its last whole record.
+mkdir -p "$W/full"
+mount -t tmpfs -o size=256k nsfull "$W/full" || die "mount a 256 KiB tmpfs"
+nsdump_bg "$W/full.err" -q -w "$W/full/out.ns" || echo "# nsdump did not start"
+"$HELPER" traffic 3 &
+traffic=$!
+timeout 60 tail --pid=$nsd -f /dev/null || kill -INT $nsd
+wait $nsd
+rc=$?
+wait $traffic
+msg=$(grep -m1 "No space left" "$W/full.err")
+echo "# exit $rc: $msg"
+re='^nsdump: .*/out\.ns: No space left on device; ([0-9]+) blocks \(([0-9]+) bytes\) are in the file'
+((rc == 1)) && [[ $msg =~ $re ]] && ((BASH_REMATCH[2] == $(stat -c %s "$W/full/out.ns")))
+tap $? "-w onto a full tmpfs under traffic: exit 1, one line saying how many blocks and bytes the file holds"
+want=${BASH_REMATCH[1]:-none}
+"$NSDUMP" -q -r "$W/full/out.ns" >/dev/null 2>"$W/full-r.err"
+rc=$?
+tail -2 "$W/full-r.err" | sed 's/^/# /'
+((rc == 1)) && grep -q "truncated: $want blocks read before the cut" "$W/full-r.err" &&
+	[[ $(tail -1 "$W/full-r.err") =~ ^$want\ blocks\ captured, ]]
+tap $? "-w onto a full tmpfs: the file reads back, its $want blocks up to the last whole record"
+umount "$W/full"
+
 rmmod netslice
 tap $? "rmmod"
 
