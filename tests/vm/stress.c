@@ -59,7 +59,9 @@
  *   write           EBADF read-only descriptor, EINVAL (no write op)
  *   mmap            ENODEV (no mmap op), EACCES write-only descriptor
  *   lseek, pread    ESPIPE (a stream), EINVAL bad whence or offset
- *   open            EBUSY (one reader at a time); ENOENT, ENODEV unloaded
+ *   open            EBUSY (one reader at a time); ENOENT, ENODEV unloaded;
+ *                   EACCES unloading, without CAP_DAC_OVERRIDE (devtmpfs
+ *                   sets the node's mode to 0 before it unlinks it)
  *   close, poll, fcntl: nothing (poll: EINTR, our signal)
  *   rmmod           EAGAIN in use, ENOENT not loaded, EBUSY coming/going
  *   insmod          EEXIST loaded, EBUSY going, ENOMEM
@@ -1997,7 +1999,13 @@ static bool racer_round(struct worker *w)
 	errset ok;
 
 	w->nonblock = chance(&w->rng, 50);
-	fd = CHECKED(&w->st, OP_OPEN, OK | E(EBUSY) | E(ENOENT) | E(ENODEV),
+	/*
+	 * devtmpfs's handle_remove() sets the node's mode to 0 before it
+	 * unlinks it: an opener without CAP_DAC_OVERRIDE, root or not,
+	 * meets that node while the module goes.
+	 */
+	fd = CHECKED(&w->st, OP_OPEN, OK | E(EBUSY) | E(ENOENT) | E(ENODEV) |
+		     (w->caps == CAPS_ALL ? 0 : E(EACCES)),
 		     "open while others open and close and the module comes and goes",
 		     open(DEV, mode | O_CLOEXEC | (w->nonblock ? O_NONBLOCK : 0)));
 	if (fd < 0) {
