@@ -32,8 +32,22 @@ struct static_key_false { int enabled; };
 extern int shim_cpu;
 #define raw_smp_processor_id()		shim_cpu
 
+/*
+ * The kernel's rdtsc(), not serialising.  The semantic tests (built with
+ * SHIM_ORDERED_TSC) compare times read in program order, which a plain
+ * rdtsc may execute out of: there it is fenced, as rdtsc_ordered() is.
+ */
 static inline u64 rdtsc(void)
 {
+#ifdef SHIM_ORDERED_TSC
+	u64 t;
+
+	_mm_lfence();
+	t = __rdtsc();
+	_mm_lfence();
+	return t;
+#else
 	return __rdtsc();
+#endif
 }
 #endif
