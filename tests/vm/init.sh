@@ -190,14 +190,20 @@ if [[ -w /sys/kernel/debug/kmemleak ]]; then
 	# age) and unreferenced in two scans: what the test freed last must
 	# age first, or its leaks would go unseen.  Debug kernels only.
 	sleep 5
-	echo scan >/sys/kernel/debug/kmemleak
-	echo scan >/sys/kernel/debug/kmemleak
 	# The host fails the run on "unreferenced object" in the console,
-	# and shows the verdict line beside the test's result.
-	cat /sys/kernel/debug/kmemleak
-	leaks=$(grep -c '^unreferenced object' /sys/kernel/debug/kmemleak)
-	log "kmemleak: $leaks leaks"
-	echo "# kmemleak: $leaks leaks" >/dev/hvc0 2>/dev/null
+	# and shows the verdict line beside the test's result; a scan that
+	# fails (kmemleak switched itself off) gives no verdict, and so
+	# fails the run too.
+	if echo scan >/sys/kernel/debug/kmemleak &&
+	    echo scan >/sys/kernel/debug/kmemleak; then
+		cat /sys/kernel/debug/kmemleak
+		leaks=$(grep -c '^unreferenced object' /sys/kernel/debug/kmemleak)
+		log "kmemleak: $leaks leaks"
+		echo "# kmemleak: $leaks leaks" >/dev/hvc0 2>/dev/null
+	else
+		log "kmemleak: scan failed, no verdict"
+		echo "# kmemleak: scan failed, no verdict" >/dev/hvc0 2>/dev/null
+	fi
 fi
 umount /mnt/scratch 2>/dev/null || log "warning: cannot unmount /mnt/scratch"
 sync

@@ -116,25 +116,31 @@ static void nsl_mark_shared(struct nsl_block *blk)
  * its own skb.  The copy inherits the other skb's hand-off to an upper
  * device (a bridge's nic region), which its own hand-off ends.
  *
- * The skb the block is shared with waits in this call chain (the copy is
- * sent from inside its transmission), so its state does not change under
- * us; skb_ext_add()'s copy-on-write hands the emission to one of the two
- * (nsl_ext_cow()), and here both keep their own.
+ * skb_ext_add()'s copy-on-write hands the emission to one of the two
+ * (nsl_ext_cow()); here both keep their own.  The other holder may be
+ * freed meanwhile on another CPU (a multicast's looped-back clone), so
+ * the old extension is held across the copy: the copy is always made,
+ * and @ob is ours to write until the hold is put back -- which emits it
+ * if the other holder has gone.
  */
 static struct nsl_skb_block *nsl_copy_at_link(struct sk_buff *skb,
 					      struct nsl_skb_block *ob)
 {
 	bool emitted = test_bit(NSL_ST_EMITTED, &ob->state);
+	struct skb_ext *old = skb->extensions;
 	bool handed = ob->owner;
 	struct nsl_skb_block *b;
 
+	refcount_inc(&old->refcnt);
 	b = skb_ext_add(skb, SKB_EXT_NETSLICE);
 	if (unlikely(!b)) {
+		__skb_ext_put(old);
 		this_cpu_inc(nsl_nomem_count);
 		return NULL;
 	}
 	if (!emitted)
 		clear_bit(NSL_ST_EMITTED, &ob->state);
+	__skb_ext_put(old);
 	nsl_mark_shared(&b->blk);
 	b->blk.flags |= NSL_BF_COPY;
 	b->state = BIT(NSL_ST_ELIGIBLE);
