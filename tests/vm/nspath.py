@@ -171,7 +171,16 @@ def main():
         print(sum(b["gso_segs"] for b in sel))
         return 0
     want = [w for w in a.want.split(",") if w]
-    bad = [(b, problems(b, want)) for b in sel]
+    # A block that ran out of records (TRUNC: a TCP skb split again and
+    # again while its sender appends to it, each split leaving a SHARED
+    # copy record that later copies cannot merge into; seen on the slow
+    # debug kernel) lacks the regions past its last record, and says so:
+    # those are not held against it, everything else is.  Such blocks
+    # may be a few, not the rule.
+    trunc = [b for b in sel if b["flags"] & BF["TRUNC"]]
+    bad = [(b, [e for e in problems(b, want)
+                if not (b["flags"] & BF["TRUNC"] and e.startswith("no "))])
+           for b in sel]
     bad = [(b, e) for b, e in bad if e]
     tag = a.tag + ": " if a.tag else ""
     if bad:
@@ -180,10 +189,15 @@ def main():
               % (b["seq"], b["cpu"], b["flags"], "; ".join(e),
                  [(r["region"], r["depth"], r["start"], r["ticks"],
                    r["flags"]) for r in b["records"]]))
-    print("%s %s%d of %d blocks have %s, closed, ordered and nested"
-          % ("fail" if bad or not sel else "ok", tag, len(sel) - len(bad),
-             len(sel), "+".join(want)))
-    return 1 if bad or not sel else 0
+    if trunc:
+        print("# %s%d of %d blocks ran out of records (TRUNC): their regions "
+              "past the last record not required" % (tag, len(trunc), len(sel)))
+    fail = bad or not sel or 4 * len(trunc) > len(sel)
+    print("%s %s%d of %d blocks have %s, closed, ordered and nested%s"
+          % ("fail" if fail else "ok", tag, len(sel) - len(bad),
+             len(sel), "+".join(want),
+             " (%d TRUNC, at most a quarter)" % len(trunc) if trunc else ""))
+    return 1 if fail else 0
 
 
 if __name__ == "__main__":
