@@ -116,6 +116,15 @@ append+=" rcupdate.rcu_cpu_stall_suppress_at_boot=1"
 # 60 s, not 21, which no host hiccup reaches and a real one (a CPU stuck
 # with preemption off) still does, well inside the VM's timeout.
 append+=" rcupdate.rcu_cpu_stall_timeout=60"
+# No IO-APIC: the e1000s' interrupts go through the 8259 PIC to CPU 0.
+# With the IO-APIC, synchronize_irq() also waits for the line's remote
+# IRR, and the two vCPUs of single-threaded TCG livelock there for 2 s
+# to minutes whenever an e1000 interrupt is in flight on the other vCPU:
+# e1000_open() raises a link-change interrupt and the 8021q notifier's
+# e1000_vlan_filter_on_off() synchronizes with it on every "ip link set
+# up" (seen on most boots: "ready after" 10-60 s instead of 2 s, an RCU
+# stall in CI).  virtio devices keep their MSI-X vectors on every CPU.
+append+=" noapic"
 append+=" $VM_APPEND"
 
 if [[ -n $CMD ]]; then
