@@ -56,7 +56,18 @@ tap_pipe() {
 
 # Packets with TCP payload / without, in a capture.
 payload='tcp and (ip[2:2] - ((ip[0] & 0xf) << 2) - ((tcp[12] & 0xf0) >> 2)) > 0'
-count_pcap() { tcpdump -nn -r "$1" "$2" 2>/dev/null | wc -l; }
+# count_pcap <pcap> <filter> [until]: the packets matching <filter>, or
+# only those stamped at or before <until> (`date +%s.%N` on this clock):
+# a capture runs on past a test's last counter snapshot while
+# capture_stop waits for the file to settle, and what the link sends
+# then is in the file but not in the counters.
+count_pcap() {
+	tcpdump -tt -nn -r "$1" "$2" 2>/dev/null | awk -v until="${3:-}" '
+		BEGIN { split(until, u, "."); us = substr(u[2] "000000", 1, 6) + 0 }
+		until == "" { n++; next }
+		{ split($1, t, "."); if (t[1] + 0 < u[1] + 0 || (t[1] == u[1] && t[2] + 0 <= us)) n++ }
+		END { print n + 0 }'
+}
 
 # Wait until something listens on TCP port <port> (in the peer namespace
 # with "peer" as the second argument); a fixed sleep is too short under a

@@ -123,6 +123,7 @@ tx0=$(stat_local tx_packets)
 tap $? "TCP/IPv6 NIC: tcp_stream to $PEER6"
 wait $srv
 quiesce
+t1=$(date +%s.%N)
 tx1=$(stat_local tx_packets)
 capture_stop $tpid "$W/tcpdump6.err" "$W/t6.pcap" "$NS_LOCAL_IF"
 tap $? "TCP/IPv6 NIC: tcpdump lost nothing"
@@ -131,7 +132,7 @@ wait $nsd
 blocks=$($PATHS count "$W/t6.nst" --dir tx --family 6 --proto 6 --port 5601 --ifindex "$if_local")
 segs=$($PATHS segs "$W/t6.nst" --dir tx --family 6 --proto 6 --port 5601 --ifindex "$if_local")
 data_skbs=$(count_pcap "$W/t6.pcap" "$payload6")
-other=$(count_pcap "$W/t6.pcap" "not ($payload6)")
+other=$(count_pcap "$W/t6.pcap" "not ($payload6)" "$t1")
 echo "# TCP/IPv6 NIC: $blocks blocks, $segs segments; capture: $data_skbs data skbs, $other without payload; tx_packets +$((tx1 - tx0))"
 ((blocks == data_skbs && blocks > 0))
 tap $? "TCP/IPv6 NIC: send blocks ($blocks) == data skbs seen by tcpdump ($data_skbs)"

@@ -51,6 +51,7 @@ nic_run() {
 	tap $? "$tag: tcp_stream to $NS_PEER_IP through $NS_LOCAL_IF"
 	wait $srv
 	quiesce			# TX completions and the closing handshake
+	t1=$(date +%s.%N)
 	tx1=$(stat_local tx_packets)
 	os1=$(outsegs)
 	capture_stop $tpid "$W/tcpdump.err" "$W/nic.pcap" "$NS_LOCAL_IF"
@@ -69,8 +70,8 @@ nic_run() {
 
 	read -r blocks segs gso gso_multi <<<"$($CHECK count "$W/nic.json" --ifindex "$ifindex")"
 	data_skbs=$(count_pcap "$W/nic.pcap" "$payload")
-	other=$(count_pcap "$W/nic.pcap" "not ($payload)")
-	other_tcp=$(count_pcap "$W/nic.pcap" "tcp and not ($payload)")
+	other=$(count_pcap "$W/nic.pcap" "not ($payload)" "$t1")
+	other_tcp=$(count_pcap "$W/nic.pcap" "tcp and not ($payload)" "$t1")
 	echo "# $tag: $blocks blocks ($gso software GSO segments), $segs segments; capture: $data_skbs data skbs, $other without payload ($other_tcp TCP); $NS_LOCAL_IF tx_packets +$((tx1 - tx0)), Tcp OutSegs+RetransSegs +$((os1 - os0))"
 	((blocks == data_skbs && blocks > 0))
 	tap $? "$tag: blocks ($blocks) == data skbs seen by tcpdump ($data_skbs)"
