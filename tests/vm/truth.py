@@ -7,7 +7,7 @@ clock (tracefs's x86-tsc trace clock reads the TSC the blocks use).
     truth.py tx TRACE.nst TRACE.txt --port P --dev eth0 --wire-len L
              [--off OFF.nst]
     truth.py rx TRACE.nst TRACE.txt --port P --dev eth1 --len L
-             --payload N
+             --payload N [--off OFF.nst]
 
 tx: every send block's `link` region (from __dev_queue_xmit() to the
 driver hand-off) must contain, on its CPU, exactly one net_dev_queue and
@@ -29,7 +29,10 @@ rx: every receive block's rx-nic region contains its napi_gro_receive_entry,
 its rx-link the netif_receive_skb of the same skb (and its copy region
 the skb_copy_datagram_iovec of the payload, where UDP's copy is traced),
 each on the record's CPU, and every such event of the flow lies in
-exactly one block.
+exactly one block.  With --off, the span from rx-nic's start to rx-link's
+end is bounded as the send side's link: its residual (span minus the
+interval between the two events) stays, quantile by quantile up to p90,
+within the untraced span plus two events' cost.
 
 Prints "ok ..." / "fail ..." / "# ..." lines (tap_lines in lib.sh).
 """
@@ -109,6 +112,27 @@ def check(ok, desc):
     return ok
 
 
+def bound(resid, untraced, tc, khz, side, what):
+    """Each quantile of @resid up to p90 against the same quantile of the
+    @untraced interval plus two events of @tc ticks each.  What the
+    tracepoints do not bracket is part of the interval's own work plus
+    what the two events cost inside it, so it cannot exceed that.  Up to
+    p90 only: above it, under TCG, any interval may hold the other vCPU's
+    time slice (the untraced interval's own tail shows it)."""
+    rows, worse = [], []
+    for q in (10, 25, 50, 75, 90):
+        r, lim = pct(resid, q), pct(untraced, q) + 2 * tc
+        rows.append("p%d %.0f <= %.0f" % (q, r * 1e6 / khz, lim * 1e6 / khz))
+        if r > lim:
+            worse.append("p%d" % q)
+    print("# %s: residual vs untraced %s + 2 events (ns): %s"
+          % (side, what, ", ".join(rows)))
+    check(resid and untraced and not worse,
+          "%s: the residual, quantile by quantile up to p90, within the "
+          "untraced %s plus two trace events' cost%s"
+          % (side, what, " (beyond at %s)" % ", ".join(worse) if worse else ""))
+
+
 def cmd_tx(a, khz):
     blocks = flow_blocks(a.nst, 0, a.port)
     evs = events(a.trace)
@@ -174,22 +198,7 @@ def cmd_tx(a, khz):
     tc = max(0, (pct(links, 50) - pct(off, 50)) / 2)
     print("# tx: link untraced %s; one trace event costs (median traced - "
           "median untraced) / 2 = %.0f ns" % (dist(off, khz), tc * 1e6 / khz))
-    # What the tracepoints do not bracket is part of the link region's own
-    # work plus what the two events cost inside it, so at each quantile
-    # the residual cannot exceed the untraced link plus two events.  Up to
-    # p90: above it, under TCG, any interval may hold the other vCPU's
-    # time slice (the untraced link's own tail shows it).
-    rows, worse = [], []
-    for q in (10, 25, 50, 75, 90):
-        r, lim = pct(resid, q), pct(off, q) + 2 * tc
-        rows.append("p%d %.0f <= %.0f" % (q, r * 1e6 / khz, lim * 1e6 / khz))
-        if r > lim:
-            worse.append("p%d" % q)
-    print("# tx: residual vs untraced link + 2 events (ns): " + ", ".join(rows))
-    check(resid and off and not worse,
-          "tx: the residual, quantile by quantile up to p90, within the "
-          "untraced link plus two trace events' cost%s"
-          % (" (beyond at %s)" % ", ".join(worse) if worse else ""))
+    bound(resid, off, tc, khz, "tx", "link")
 
 
 def cmd_rx(a, khz):
@@ -236,13 +245,55 @@ def cmd_rx(a, khz):
         for w in bad[:5]:
             print("#   " + w)
         if reg == "rx-nic":
-            rx_link_by_skb(blocks, evs, per, a.dev, khz)
+            spans = rx_link_by_skb(blocks, evs, per, a.dev, khz)
+            if a.off:
+                off = [rx_span(b) for b in flow_blocks(a.off, 1, a.port)]
+                rx_bound(spans, [x for x in off if x],
+                         by_cpu([x for x in evs if x[2] in IRQ]), khz)
         print("# rx: %s.start -> %s %s; %s -> %s.end %s"
               % (reg, name, dist(lead, khz), name, reg, dist(lag, khz)))
         check(blocks and not bad and len(seen) == len(evl),
               "rx: each of %d receive blocks' %s holds one %s, and each of "
               "the %d lies in one block (%d do not, %d events matched)"
               % (len(blocks), reg, name, len(evl), len(bad), len(seen)))
+
+
+def rx_span(b):
+    """(cpu, rx-nic.start, rx-link.end) of a block whose rx-nic and
+    rx-link are single records on one CPU, else None."""
+    nic, lk = region(b, "rx-nic"), region(b, "rx-link")
+    if nic is None or lk is None or nic[0] != lk[0]:
+        return None
+    return nic[0], nic[1], lk[2]
+
+
+def rx_bound(spans, off, irqs, khz):
+    """The receive side's residual, bounded as the send side's: the span
+    from rx-nic's start to rx-link's end holds the flow's
+    napi_gro_receive_entry and the netif_receive_skb of the same skb;
+    what the tracepoints do not bracket (the driver's descriptor work
+    before the first, the protocol hand-off after the second) plus the two
+    events' own cost is r = span - (netif_receive_skb - gro_entry).  At
+    each quantile up to p90 it may not exceed the same span untraced plus
+    two events, one event costing (median span traced - median span
+    untraced) / 2.  Packets an interrupt hit inside the span are left
+    out of the bound and counted."""
+    resid, traced, interrupted = [], [], 0
+    for cpu, s, e, g, r in spans:
+        traced.append(e - s)
+        if inside(irqs, cpu, s, e):
+            interrupted += 1
+            continue
+        resid.append((e - s) - (r - g))
+    base = [e - s for _, s, e in off]
+    tc = max(0, (pct(traced, 50) - pct(base, 50)) / 2)
+    print("# rx: span rx-nic.start .. rx-link.end traced %s" % dist(traced, khz))
+    print("# rx: span untraced %s; one trace event costs (median traced - "
+          "median untraced) / 2 = %.0f ns" % (dist(base, khz), tc * 1e6 / khz))
+    print("# rx: residual span - (netif_receive_skb - napi_gro_receive_entry)"
+          ", uninterrupted packets: %s; %d interrupted inside the span"
+          % (dist(resid, khz), interrupted))
+    bound(resid, base, tc, khz, "rx", "span")
 
 
 def rx_link_by_skb(blocks, evs, gro_cpu, dev, khz):
@@ -255,7 +306,7 @@ def rx_link_by_skb(blocks, evs, gro_cpu, dev, khz):
     for x in evs:
         if x[2] == "netif_receive_skb" and x[3].get("dev") == dev:
             rcv.setdefault(x[3].get("skbaddr"), []).append(x)
-    bad, lead, lag, n = [], [], [], 0
+    bad, lead, lag, spans, n = [], [], [], [], 0
     for b in blocks:
         nic, lk = region(b, "rx-nic"), region(b, "rx-link")
         if nic is None or lk is None:
@@ -276,6 +327,9 @@ def rx_link_by_skb(blocks, evs, gro_cpu, dev, khz):
             continue
         lead.append(later[0][1] - s)
         lag.append(e - later[0][1])
+        sp = rx_span(b)
+        if sp is not None:
+            spans.append(sp + (g[0][1], later[0][1]))
     for w in bad[:5]:
         print("#   " + w)
     print("# rx: rx-link.start -> netif_receive_skb %s; netif_receive_skb -> "
@@ -284,6 +338,7 @@ def rx_link_by_skb(blocks, evs, gro_cpu, dev, khz):
           "rx: the netif_receive_skb of each block's skb (by skbaddr, after "
           "its napi_gro_receive_entry) lies in its rx-link, on its CPU (%d "
           "of %d do not)" % (len(bad), len(blocks)))
+    return spans
 
 
 def main(argv):
