@@ -307,6 +307,16 @@ struct nsl_info {
  * Table 2), the inputs of the correction formulas.  reps: 0 (4096) or
  * 16 .. 65536 samples per macro.  One calibration runs at a time; the
  * caller sleeps interruptibly, and a signal ends the call with EINTR.
+ *
+ * The samples are warm: the same macro on the same block back to back,
+ * its code, data and translations cached.  With NSL_CALIB_COLD in flags
+ * each sample runs after the TLB is flushed (global entries too) and the
+ * block is written back and evicted from the caches, as after a context
+ * switch; NSA is then timed from outside (two TSC reads around a pair
+ * nested in an open region) rather than by the enclosing record, so the
+ * enclosing START does not warm the pair up.  The stack runs between
+ * the two: the warm figures undercorrect, the cold ones overcorrect.  A
+ * module older than NSL_CALIB_COLD answers EINVAL to it.
  */
 enum nsl_cost_id {
 	NSL_C_NSI	= 0,	/* NET_SLICE_INIT (tau alpha) */
@@ -326,10 +336,12 @@ struct nsl_cost {
 	__u64 count[NSL_MAX_EVENTS];	/* median counter delta per event */
 };
 
+#define NSL_CALIB_COLD	0x1	/* each sample with TLB and block cold */
+
 struct nsl_calib {
 	__u32 cpu;		/* in: CPU to measure */
 	__u32 reps;		/* in: repetitions, 0 = default */
-	__u32 flags;		/* in: must be 0 */
+	__u32 flags;		/* in: 0 or NSL_CALIB_COLD */
 	__u32 nevents;		/* out: valid entries of nsl_cost.count */
 	struct nsl_cost cost[NSL_C_MAX];
 };

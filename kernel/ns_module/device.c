@@ -333,7 +333,8 @@ static int get_calib(void __user *argp)
 	calib = memdup_user(argp, sizeof(*calib));
 	if (IS_ERR(calib))
 		return PTR_ERR(calib);
-	if (calib->flags || calib->nevents || calib->cpu >= nr_cpu_ids)
+	if ((calib->flags & ~NSL_CALIB_COLD) || calib->nevents ||
+	    calib->cpu >= nr_cpu_ids)
 		ret = -EINVAL;
 	else
 		ret = nsl_calibrate(calib);

@@ -13,6 +13,14 @@
  * up to the hand-off, with the block copied to a scratch buffer as the
  * module's ring would copy it, so no calibration block reaches a reader.
  *
+ * Warm, the samples run back to back on the same block: code, data and
+ * translations cached, which the stack's own work between two macros
+ * takes away.  Cold (NSL_CALIB_COLD), every sample starts with the TLB
+ * flushed, global entries included, as a context switch leaves it (under
+ * QEMU's TCG that also drops the lookup cache of translated code), and
+ * with the skb and its block evicted; NSA is then the inner pair timed
+ * from outside, since the enclosing START would warm it up.
+ *
  * A calibration must not hog the machine: one runs at a time (the others
  * wait for it, interruptibly), it is capped at NSL_CALIB_REPS_MAX samples
  * per phase (a sort of that many is a millisecond or so), it lets other
@@ -32,6 +40,8 @@
 #include <linux/cpumask.h>
 #include <linux/math64.h>
 #include <linux/export.h>
+#include <asm/cacheflush.h>
+#include <asm/tlbflush.h>
 
 #include "core.h"
 
@@ -52,6 +62,7 @@ struct nsl_calib_run {
 	u64 *col;			/* [reps] one event's counts */
 	struct nsl_block *scratch;	/* NSE's copy target */
 	u32 reps;
+	bool cold;			/* NSL_CALIB_COLD */
 };
 
 static int nsl_cmp_u64(const void *a, const void *b)
@@ -110,6 +121,24 @@ static void nsl_calib_reset(struct nsl_skb_block *b)
 
 enum { NSL_OP_INIT, NSL_OP_START, NSL_OP_STOP, NSL_OP_EXIT };
 
+/*
+ * Before a cold sample, interrupts off: the skb and its block written back
+ * and evicted, then every TLB entry dropped (kernel text and data are
+ * global mappings, which a plain CR3 write would keep).
+ */
+static void nsl_calib_chill(struct nsl_calib_run *run, struct sk_buff *skb)
+{
+	struct nsl_skb_block *b;
+
+	if (!run->cold)
+		return;
+	b = skb_ext_find(skb, SKB_EXT_NETSLICE);
+	if (b)
+		clflush_cache_range(b, sizeof(*b));
+	clflush_cache_range(skb, sizeof(*skb));
+	__flush_tlb_all();
+}
+
 /* One timed macro call, with its untimed set-up. */
 static u64 nsl_calib_macro(struct sk_buff *skb, int op,
 			   struct nsl_calib_run *run, struct nsl_record *cr,
@@ -134,6 +163,7 @@ static u64 nsl_calib_macro(struct sk_buff *skb, int op,
 	cr->cpu = raw_smp_processor_id();
 
 	local_irq_save(flags);
+	nsl_calib_chill(run, skb);
 	if (nevents)
 		nsl_counters_start(cr, nevents, gen);
 	t0 = rdtsc_ordered();
@@ -162,13 +192,15 @@ static u64 nsl_calib_macro(struct sk_buff *skb, int op,
  * What the block records for an empty region (@inner false) or for a
  * region around one empty START/STOP pair (@inner true).
  */
-static u64 nsl_calib_region(struct nsl_skb_block *b, struct sk_buff *skb,
-			    bool inner, struct nsl_record *cr)
+static u64 nsl_calib_region(struct nsl_calib_run *run, struct nsl_skb_block *b,
+			    struct sk_buff *skb, bool inner,
+			    struct nsl_record *cr)
 {
 	unsigned long flags;
 
 	nsl_calib_reset(b);
 	local_irq_save(flags);
+	nsl_calib_chill(run, skb);
 	__nsl_start(NSL_R_WRITE, skb);
 	if (inner) {
 		__nsl_start(NSL_R_TCP, skb);
@@ -178,6 +210,36 @@ static u64 nsl_calib_region(struct nsl_skb_block *b, struct sk_buff *skb,
 	local_irq_restore(flags);
 	*cr = b->blk.rec[0];
 	return cr->ticks;
+}
+
+/*
+ * A cold tau_beta: one START/STOP pair inside an open region, timed from
+ * outside (less the two TSC reads, by the caller) after the chill.
+ */
+static u64 nsl_calib_pair(struct nsl_calib_run *run, struct nsl_skb_block *b,
+			  struct sk_buff *skb, struct nsl_record *cr,
+			  u8 nevents, u32 gen)
+{
+	unsigned long flags;
+	u64 t0, t1;
+
+	nsl_calib_reset(b);
+	memset(cr, 0, sizeof(*cr));
+	cr->cpu = raw_smp_processor_id();
+	local_irq_save(flags);
+	__nsl_start(NSL_R_WRITE, skb);
+	nsl_calib_chill(run, skb);
+	if (nevents)
+		nsl_counters_start(cr, nevents, gen);
+	t0 = rdtsc_ordered();
+	__nsl_start(NSL_R_TCP, skb);
+	__nsl_stop(NSL_R_TCP, skb);
+	t1 = rdtsc_ordered();
+	if (nevents)
+		nsl_counters_stop(cr, nevents, gen);
+	__nsl_stop(NSL_R_WRITE, skb);
+	local_irq_restore(flags);
+	return t1 - t0;
 }
 
 /*
@@ -259,7 +321,7 @@ static int nsl_calib_on_cpu(struct nsl_calib_run *run)
 
 	/* tau_o: an empty region as recorded. */
 	for (i = 0; i < run->reps; i++) {
-		run->samples[i] = nsl_calib_region(b, skb, false, &cr);
+		run->samples[i] = nsl_calib_region(run, b, skb, false, &cr);
 		memcpy(&run->counts[i * NSL_MAX_EVENTS], cr.count,
 		       sizeof(cr.count));
 		if (nsl_calib_yield(run, i))
@@ -269,8 +331,17 @@ static int nsl_calib_on_cpu(struct nsl_calib_run *run)
 	nsl_summarise(run->samples, run->reps, &out->cost[NSL_C_NSO]);
 
 	/* tau_beta: what one inner pair adds to the enclosing region. */
-	for (i = 0; i < run->reps; i++) {
-		u64 t = nsl_calib_region(b, skb, true, &cr);
+	for (i = 0; i < run->reps && run->cold; i++) {
+		u64 t = nsl_calib_pair(run, b, skb, &cr, nevents, gen);
+
+		run->samples[i] = t > tsc_pair ? t - tsc_pair : 0;
+		memcpy(&run->counts[i * NSL_MAX_EVENTS], cr.count,
+		       sizeof(cr.count));
+		if (nsl_calib_yield(run, i))
+			goto stopped;
+	}
+	for (i = 0; i < run->reps && !run->cold; i++) {
+		u64 t = nsl_calib_region(run, b, skb, true, &cr);
 		u64 base = out->cost[NSL_C_NSO].ticks;
 
 		run->samples[i] = t > base ? t - base : 0;
@@ -333,8 +404,9 @@ int nsl_calibrate(struct nsl_calib *c)
 	struct nsl_calib_run run = { .out = c };
 	int ret;
 
-	if (c->flags || c->nevents)
+	if ((c->flags & ~NSL_CALIB_COLD) || c->nevents)
 		return -EINVAL;
+	run.cold = c->flags & NSL_CALIB_COLD;
 	if (c->reps > NSL_CALIB_REPS_MAX)
 		return -EINVAL;
 	run.reps = c->reps ? c->reps : NSL_CALIB_REPS;
