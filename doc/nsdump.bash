@@ -8,7 +8,7 @@ _nsdump()
 	local cur=${COMP_WORDS[COMP_CWORD]}
 	local prev=${COMP_WORDS[COMP_CWORD-1]}
 	local opts="-B -c -e -h -i -L -M -n -p -q -r -t -v -w
-		--addr --by --calibrate --device --dir --export --help --html --json
+		--addr --by --calibrate --cold --device --dir --export --help --html --json
 		--raw --rtt --version"
 
 	case $prev in

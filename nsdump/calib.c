@@ -297,6 +297,10 @@ void ns_calib_print(FILE *out, const struct ns_calib_set *cs,
 		if (cs->valid[i] && differ(first, &cs->cpu[i]))
 			per_cpu = true;
 	fprintf(out, "# medians over the samples kept per CPU; CV = stddev / mean\n");
+	if (cs->cold)
+		fprintf(out, "# cold: each sample after a TLB flush, with the skb and its block evicted; tau_beta a pair timed from outside\n");
+	else
+		fprintf(out, "# warm: samples back to back, code and data cached (--cold for the other bound)\n");
 	if (!per_cpu) {
 		fprintf(out, "# %u CPU%s measured, all within their CV of CPU %u: one set shown\n",
 			n, n == 1 ? "" : "s", first->cpu);

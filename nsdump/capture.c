@@ -104,10 +104,12 @@ int ns_dev_set_events(struct ns_dev *d, const struct nsl_events *ev)
 	return ioctl(d->fd, NSIOCSEMODE, &mode) ? -2 : 0;
 }
 
-int ns_dev_calib(struct ns_dev *d, uint32_t cpu, struct nsl_calib *c)
+int ns_dev_calib(struct ns_dev *d, uint32_t cpu, bool cold,
+		 struct nsl_calib *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->cpu = cpu;
+	c->flags = cold ? NSL_CALIB_COLD : 0;
 	return ioctl(d->fd, NSIOCGCALIB, c) ? errno : 0;
 }
 

@@ -31,7 +31,8 @@ int ns_dev_start(struct ns_dev *d);
  */
 int ns_dev_set_events(struct ns_dev *d, const struct nsl_events *ev);
 /* NSIOCGCALIB for @cpu (default repetitions): 0 or the errno. */
-int ns_dev_calib(struct ns_dev *d, uint32_t cpu, struct nsl_calib *c);
+int ns_dev_calib(struct ns_dev *d, uint32_t cpu, bool cold,
+		 struct nsl_calib *c);
 /*
  * Wait for and read whole items.  Returns bytes read, 0 if @stop or
  * @wake was raised by a signal meanwhile or nothing came for @idle_ms

@@ -551,6 +551,7 @@ void ns_json_calib(FILE *out, const struct ns_calib_set *cs,
 
 	jset(o, "model", cs->model[0] ? jstr(cs->model) : NULL);
 	jset(o, "tsc_khz", ju64(cs->tsc_khz));
+	jset(o, "cold", json_object_new_boolean(cs->cold));
 	for (unsigned int e = 0; e < nevents; e++) {
 		snprintf(lbl, sizeof(lbl), "ev%u", e);
 		jpush(ev, jstr(names && names[e] ? names[e] : lbl));

@@ -40,7 +40,7 @@ struct opts {
 	uint64_t count, rcvbuf;	/* 0: unlimited / leave as is */
 	int verbose;
 	int tstamp;		/* -t's counted: enum ns_tstamp_mode */
-	bool quiet, json, list, raw, calibrate, rtt;
+	bool quiet, json, list, raw, calibrate, cold, rtt;
 	bool magnet, addr;	/* -M, --addr */
 	bool version;
 	enum ns_by_what by;	/* --by */
@@ -111,7 +111,7 @@ static void usage(FILE *f)
 		"              [--html file] [--export chrome-trace file] [expression]\n"
 		"       nsdump -L [--json]\n"
 		"       nsdump --version [--json]\n"
-		"       nsdump --calibrate [--json] [-e event[,event...]] [--device path | -r file]\n"
+		"       nsdump --calibrate [--json] [-e event[,event...]] [--cold] [--device path | -r file]\n"
 		"  expression   a pcap-filter expression over each block's flow:\n"
 		"               'tcp port 5201 and host 192.0.2.2', 'ip6', 'udp'\n"
 		"  -B size      ring buffer per CPU in KiB, as tcpdump's (k, M, G suffixes)\n"
@@ -144,6 +144,8 @@ static void usage(FILE *f)
 		"  --export chrome-trace file\n"
 		"               the capture for Perfetto or chrome://tracing ('-' = stdout)\n"
 		"  --calibrate  print the macros' own cost on this machine (Table 2)\n"
+		"  --cold       --calibrate with the TLB flushed and the block evicted before\n"
+		"               each sample, as after a context switch (the warm one is the default)\n"
 		"  --version    nsdump's version and what it was built with\n"
 		"  -h, --help   this summary\n",
 		NSL_MAX_EVENTS);
@@ -241,6 +243,7 @@ static const struct option longopts[] = {
 	{ "raw", no_argument, NULL, 'R' },
 	{ "rtt", no_argument, NULL, 'T' },
 	{ "calibrate", no_argument, NULL, 'C' },
+	{ "cold", no_argument, NULL, 'K' },
 	{ "addr", no_argument, NULL, 'A' },
 	{ "dir", required_argument, NULL, 'D' },
 	{ "by", required_argument, NULL, 'b' },
@@ -390,6 +393,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'R': o->raw = true; break;
 		case 'T': o->rtt = true; break;
 		case 'C': o->calibrate = true; break;
+		case 'K': o->cold = true; break;
 		case 'h': usage(stdout); exit(0);
 		case 'i':
 			if (set_interface(o, optarg))
@@ -443,6 +447,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	}
 	if (optind < argc && compile_expression(o, argc, argv))
 		return -1;
+	if (o->cold && (!o->calibrate || o->rfile)) {
+		error("--cold applies to --calibrate on a device, not to a capture or -r");
+		return -1;
+	}
 	if (o->rfile && o->rcvbuf) {
 		error("-B applies to a device, not to -r");
 		return -1;
@@ -668,10 +676,11 @@ static int calibrate_device(struct run *run, struct ns_dev *dev)
 		return -1;
 	}
 	cs->tsc_khz = dev->info.tsc_khz;
+	cs->cold = run->o->cold;
 	ns_calib_read_model(cs, "/proc/cpuinfo");
 	for (uint32_t cpu = 0; cpu < dev->info.ncpus; cpu++) {
 		struct nsl_calib c;
-		int err = ns_dev_calib(dev, cpu, &c);
+		int err = ns_dev_calib(dev, cpu, run->o->cold, &c);
 
 		if (err == ENOTTY || err == EOPNOTSUPP)
 			break;
@@ -682,6 +691,11 @@ static int calibrate_device(struct run *run, struct ns_dev *dev)
 		}
 		if (err == EINTR) {
 			error("%s: NSIOCGCALIB: interrupted", dev->path);
+			return -1;
+		}
+		if (err == EINVAL && run->o->cold) {
+			error("%s: NSIOCGCALIB: this module has no cold calibration",
+			      dev->path);
 			return -1;
 		}
 		if (!err) {

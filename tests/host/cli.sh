@@ -771,8 +771,8 @@ check "live -M with an expression: records with TCP and IP, the blocks' addresse
 top=$here/../..
 $NSDUMP --help >"$t/help"
 grep -E '^  -' "$t/help" | sed 's/^  //; s/  .*//; s/ [^-].*//; s/, /\n/' | sort >"$t/help.opts"
-[ "$(wc -l <"$t/help.opts")" -eq 26 ]
-check "--help: a line for each of the 26 options"
+[ "$(wc -l <"$t/help.opts")" -eq 27 ]
+check "--help: a line for each of the 27 options"
 MANWIDTH=80 man --warnings -l "$top/doc/nsdump.8" >"$t/man" 2>"$t/manwarn"
 check "man -l nsdump.8: renders without a warning" [ ! -s "$t/manwarn" ] && [ -s "$t/man" ]
 missing=

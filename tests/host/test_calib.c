@@ -397,6 +397,7 @@ static void calibrate_output(void)
 	tap_ok(!strcmp(text,
 		"# NetSlice macro costs (Table 2) on Synthetic CPU @ 3.00GHz, tsc_khz 3000000 (1 tick = 0.333 ns)\n"
 		"# medians over the samples kept per CPU; CV = stddev / mean\n"
+		"# warm: samples back to back, code and data cached (--cold for the other bound)\n"
 		"# 2 CPUs measured, all within their CV of CPU 0: one set shown\n"
 		"macro symbol             ns    ticks     min ns    CV %  samples         cycles   instructions  what\n"
 		"NSI   tau_alpha        30.0       90       29.0    0.40     1000              0              1  NET_SLICE_INIT\n"
@@ -409,6 +410,16 @@ static void calibrate_output(void)
 	if (tap_failed)
 		printf("%s", text);
 	free(text);
+	cs.cold = true;
+	f = open_memstream(&text, &size);
+	ns_calib_print(f, &cs, names, 2);
+	fclose(f);
+	tap_ok(strstr(text, "\n# cold: each sample after a TLB flush") != NULL,
+	       "calibrate: a cold set says it is cold");
+	tap_ok(strstr(text, "# warm") == NULL,
+	       "calibrate: a cold set does not say warm");
+	free(text);
+	cs.cold = false;
 
 	/* CPU 1's NSE 1 % off: within 0.4 % CV? no: one set per CPU */
 	cs.cpu[1].cost[NSL_C_NSE].ticks = 303;

@@ -392,7 +392,7 @@ def cmd_calib(argv):
             rc = 1
         print(json.dumps(out))
     # A bad request: flags, nevents (an out field) set, CPU out of range.
-    for what, hdr in (("flags 1", (0, 0, 1, 0)), ("nevents 1", (0, 0, 0, 1)),
+    for what, hdr in (("flags 2", (0, 0, 2, 0)), ("nevents 1", (0, 0, 0, 1)),
                       ("cpu ncpus+1000", (info["ncpus"] + 1000, 0, 0, 0)),
                       ("reps 65537", (0, 65537, 0, 0)),
                       ("reps 15", (0, 15, 0, 0))):

@@ -43,8 +43,8 @@
  *                   takes the event), EINVAL, EOPNOTSUPP, ENOMEM
  *   NSIOCSEMODE     EINVAL flags, mode neither duration nor count
  *   NSIOCGPACKETS, NSIOCGDROPS, NSIOCGINFO: only EFAULT
- *   NSIOCGCALIB     EINVAL flags, nevents, cpu not online, reps 1..15 or
- *                   above 2^16; ENOMEM; EINTR a signal while waiting for
+ *   NSIOCGCALIB     EINVAL flags but NSL_CALIB_COLD, nevents, cpu not
+ *                   online, reps 1..15 or above 2^16; ENOMEM; EINTR a signal while waiting for
  *                   it (or for another one to end); EFAULT also after a
  *                   calibration whose result cannot be written back
  *   NSIOCSRECORDS   EINVAL unknown flags, pad, record options without ON
@@ -673,7 +673,8 @@ static errset expect_records(const struct nsl_record_opts *r)
 
 static errset expect_calib(const struct nsl_calib *c)
 {
-	if (c->flags || c->nevents || c->cpu >= info.ncpus)
+	if ((c->flags & ~NSL_CALIB_COLD) || c->nevents ||
+	    c->cpu >= info.ncpus)
 		return E(EINVAL);
 	if (c->reps > K_CALIB_MAX || (c->reps && c->reps < 16))
 		return E(EINVAL);

@@ -115,6 +115,30 @@ comment <"$W/nsd-calib-cc.txt"
 	! grep -E '^NS[ISTEOA] ' "$W/nsd-calib-cc.txt" | awk '{ print $8 }' | grep -qvE '^[1-9][0-9]*$'
 tap $? "nsdump --calibrate -e cpu-clock: a cpu-clock column, every median a positive count"
 
+# Warm and cold, in count mode (whose counter reads touch the most memory):
+# the cold figures bound the macros' cost from above, every CPU's.
+"$NSDUMP" --calibrate --json -e cpu-clock >"$W/warm.json" 2>&1 &&
+	"$NSDUMP" --calibrate --cold --json -e cpu-clock >"$W/cold.json" 2>&1
+tap $? "nsdump --calibrate [--cold] --json -e cpu-clock"
+tap_lines < <(python3 - "$W/warm.json" "$W/cold.json" <<'PY'
+import json, sys
+warm, cold = (json.load(open(f)) for f in sys.argv[1:3])
+print("%s warm is marked warm, cold cold" % ("ok" if (warm["cold"], cold["cold"]) == (False, True) else "fail"))
+wc = {c["cpu"]: c["costs"] for c in warm["cpus"]}
+bad, rows = [], []
+for c in cold["cpus"]:
+    for w, k in zip(wc[c["cpu"]], c["costs"]):
+        rows.append("cpu %d %s %.1f/%.1f" % (c["cpu"], k["macro"], w["ns"], k["ns"]))
+        # NSO's span runs on what START's lookup warmed: not bounded.
+        if k["macro"] != "NSO" and k["ticks"] < w["ticks"]:
+            bad.append(rows[-1])
+print("# warm/cold ns: " + ", ".join(rows))
+print("%s every cold cost but NSO >= the warm one on %d CPUs%s" % (
+    "fail" if bad or not cold["cpus"] else "ok", len(cold["cpus"]),
+    (": " + ", ".join(bad)) if bad else ""))
+PY
+)
+
 # --- correction on real traffic
 sysctl -qw net.ipv6.conf.all.disable_ipv6=1
 peer sysctl -qw net.ipv6.conf.all.disable_ipv6=1
