@@ -93,7 +93,8 @@ struct nsl_record {
 /* nsl_block.flags */
 #define NSL_BF_RETRANS		0x0001	/* a retransmission */
 #define NSL_BF_GSO		0x0002	/* one of several software GSO segments */
-#define NSL_BF_NOXMIT		0x0004	/* freed without reaching a driver */
+#define NSL_BF_NOXMIT		0x0004	/* freed before the driver of the */
+					/* last device it was queued to */
 #define NSL_BF_TRUNC		0x0008	/* more regions than NSL_MAX_RECORDS */
 #define NSL_BF_LOOPBACK		0x0010	/* went through the loopback device */
 #define NSL_BF_RX		0x0020	/* carries receive-path regions */

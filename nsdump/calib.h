@@ -31,7 +31,7 @@ struct ns_calib_set {
 	bool *valid;		/* cpu[i] was measured */
 	uint32_t tsc_khz;
 	char model[64];		/* /proc/cpuinfo "model name", or "" */
-	bool cold;		/* measured with NSL_CALIB_COLD (never in files) */
+	bool cold;		/* measured with NSL_CALIB_COLD (CALIB_COLD) */
 };
 
 /* An empty set for CPUs 0 .. @ncpus - 1; 0 or -1 (out of memory). */

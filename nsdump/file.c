@@ -243,7 +243,7 @@ int nsf_write_calib(struct nsf_writer *w, const struct ns_calib_set *cs)
 			off += CALIB_COST(NSL_MAX_EVENTS);
 		}
 	}
-	ret = write_record(w, NSF_CALIB, rec, len);
+	ret = write_record(w, cs->cold ? NSF_CALIB_COLD : NSF_CALIB, rec, len);
 	free(rec);
 	return ret;
 }
@@ -517,38 +517,41 @@ static int parse_events(struct nsf_reader *r)
 	return 0;
 }
 
-static int parse_calib(struct nsf_reader *r)
+static int parse_calib(struct nsf_reader *r, bool cold)
 {
+	struct ns_calib_set *cs = cold ? &r->calib_cold : &r->calib;
+	const char *what = cold ? "CALIB_COLD" : "CALIB";
 	struct nsf_calib_hdr h;
 	size_t entry, off = sizeof(h);
 	uint32_t maxcpu = 0;
 
 	if (r->rec_len < sizeof(h))
-		return rfail(r, "CALIB record at offset %llu: bad length",
-			     (unsigned long long)r->rec_off);
+		return rfail(r, "%s record at offset %llu: bad length",
+			     what, (unsigned long long)r->rec_off);
 	memcpy(&h, r->rec, sizeof(h));
 	h.model[sizeof(h.model) - 1] = 0;
 	if (h.ncpus > CALIB_MAX_CPUS || h.ncost > 64 || h.nev > 64)
-		return rfail(r, "CALIB record at offset %llu: implausible sizes",
-			     (unsigned long long)r->rec_off);
+		return rfail(r, "%s record at offset %llu: implausible sizes",
+			     what, (unsigned long long)r->rec_off);
 	entry = CALIB_ENTRY_HDR + h.ncost * CALIB_COST(h.nev);
 	if (r->rec_len != sizeof(h) + h.ncpus * entry)
-		return rfail(r, "CALIB record at offset %llu: %u CPUs in %zu bytes",
-			     (unsigned long long)r->rec_off, h.ncpus, r->rec_len);
+		return rfail(r, "%s record at offset %llu: %u CPUs in %zu bytes",
+			     what, (unsigned long long)r->rec_off, h.ncpus, r->rec_len);
 	for (uint32_t i = 0; i < h.ncpus; i++) {
 		uint32_t cpu;
 
 		memcpy(&cpu, r->rec + off + i * entry, 4);
 		if (cpu >= CALIB_MAX_CPUS)
-			return rfail(r, "CALIB record at offset %llu: CPU %u",
-				     (unsigned long long)r->rec_off, cpu);
+			return rfail(r, "%s record at offset %llu: CPU %u",
+				     what, (unsigned long long)r->rec_off, cpu);
 		if (cpu + 1 > maxcpu)
 			maxcpu = cpu + 1;
 	}
-	if (ns_calib_alloc(&r->calib, maxcpu))
+	if (ns_calib_alloc(cs, maxcpu))
 		return rfail(r, "out of memory");
-	r->calib.tsc_khz = h.tsc_khz;
-	snprintf(r->calib.model, sizeof(r->calib.model), "%s", h.model);
+	cs->tsc_khz = h.tsc_khz;
+	cs->cold = cold;
+	snprintf(cs->model, sizeof(cs->model), "%s", h.model);
 	for (uint32_t i = 0; i < h.ncpus; i++, off += entry) {
 		const unsigned char *p = r->rec + off;
 		struct nsl_calib c;
@@ -570,9 +573,12 @@ static int parse_calib(struct nsf_reader *r)
 			memcpy(k->count, q + 24,
 			       8 * (h.nev < NSL_MAX_EVENTS ? h.nev : NSL_MAX_EVENTS));
 		}
-		ns_calib_put(&r->calib, &c);
+		ns_calib_put(cs, &c);
 	}
-	r->have_calib = true;
+	if (cold)
+		r->have_calib_cold = true;
+	else
+		r->have_calib = true;
 	return 0;
 }
 
@@ -681,7 +687,8 @@ static int next_record(struct nsf_reader *r)
 			     (unsigned long long)r->rec_off,
 			     (unsigned long long)r->blocks);
 	if (h.len < HDR || h.len % 8 ||
-	    h.len > (h.kind == NSF_CALIB ? CALIB_MAX_RECORD : NSF_MAX_RECORD))
+	    h.len > (h.kind == NSF_CALIB || h.kind == NSF_CALIB_COLD ?
+		     CALIB_MAX_RECORD : NSF_MAX_RECORD))
 		return rfail(r, "corrupt record length %u at offset %llu",
 			     h.len, (unsigned long long)r->rec_off);
 	r->rec_len = h.len - HDR;
@@ -721,7 +728,7 @@ static int header_record(struct nsf_reader *r, int kind)
 	static const char *const names[] = {
 		[NSF_INFO] = "INFO", [NSF_FIELDS] = "FIELDS",
 		[NSF_EVENTS] = "EVENTS", [NSF_CALIB] = "CALIB",
-		[NSF_XFIELDS] = "XFIELDS",
+		[NSF_XFIELDS] = "XFIELDS", [NSF_CALIB_COLD] = "CALIB_COLD",
 	};
 	unsigned int bit = 1u << kind;
 
@@ -789,7 +796,9 @@ static int advance(struct nsf_reader *r)
 				return -1;
 			break;
 		case NSF_CALIB:
-			if (header_record(r, kind) || parse_calib(r))
+		case NSF_CALIB_COLD:
+			if (header_record(r, kind) ||
+			    parse_calib(r, kind == NSF_CALIB_COLD))
 				return -1;
 			break;
 		case NSF_TRAILER:
@@ -896,4 +905,5 @@ void nsf_reader_close(struct nsf_reader *r)
 	free(r->rec);
 	r->rec = NULL;
 	ns_calib_free(&r->calib);
+	ns_calib_free(&r->calib_cold);
 }

@@ -20,11 +20,14 @@
  *            u32 0, u32 0 and ncost costs of u64 ticks, u64 min,
  *            u32 cv_ppm, u32 samples, u64 count[nev]; the sizes are in
  *            the header, so a newer ABI's larger tables still read
+ *   CALIB_COLD  the same for the cold calibration (NSL_CALIB_COLD),
+ *            written by nsdump --cold; a kind of its own so that older
+ *            readers skip it and correct with the warm one
  *   DATA     one or more whole ABI items, as read() returned them
  *   TRAILER  named u64 values: blocks, lost, loss_items, data_records,
  *            event_records; last record: a file without it was cut short.
  *
- * INFO and FIELDS (and XFIELDS, EVENTS, CALIB) come before the first
+ * INFO and FIELDS (and XFIELDS, EVENTS, CALIB, CALIB_COLD) come before the first
  * DATA record, once each: the reader refuses a second one or a late one.
  * A file without XFIELDS holds event and sysinfo items in this build's
  * layout, if any.
@@ -53,6 +56,7 @@ enum nsf_kind {
 	NSF_DATA	= 5,
 	NSF_TRAILER	= 6,
 	NSF_XFIELDS	= 7,
+	NSF_CALIB_COLD	= 8,
 };
 
 struct nsf_header {
@@ -157,11 +161,12 @@ struct nsf_reader {
 	struct ns_field base[NS_LAYOUT_MAX], ext[NS_LAYOUT_MAX];
 	size_t nbase, next;	/* as read */
 	bool have_info, have_fields, done;
-	bool have_events, have_calib;
+	bool have_events, have_calib, have_calib_cold;
 	uint32_t seen;			/* bit n: a record of kind n was read */
 	/* both fixed once nsf_reader_open() returns: a caller may copy them */
 	struct ns_evsel events;		/* EVENTS, if have_events */
 	struct ns_calib_set calib;	/* CALIB, if have_calib */
+	struct ns_calib_set calib_cold;	/* CALIB_COLD, if have_calib_cold */
 	unsigned char *rec;	/* current record payload */
 	size_t rec_len, pos, cap;
 	unsigned char item[NS_LAYOUT_ITEM_MAX];	/* translated item */

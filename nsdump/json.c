@@ -283,6 +283,8 @@ static void json_rtt(struct ns_report *r)
 	jset(o, "raw", jsummary(&t->raw, scale));
 	if (ns_acc_corrected(r->acc))
 		jset(o, "corrected", jsummary(&t->corrected, scale));
+	if (t->cold && ns_acc_corrected(r->acc))
+		jset(o, "corrected_cold", jsummary(&t->corrected_cold, scale));
 	jset(o, "spanning_loss", ju64(t->spanning_loss));
 	jset(o, "clamped", ju64(t->clamped));
 	jput(r->out, o);

@@ -56,6 +56,7 @@ struct run {
 	struct ns_writer wr;	/* -w */
 	struct ns_evsel sel;		/* -e, or the file's EVENTS */
 	struct ns_calib_set calib;	/* live: NSIOCGCALIB per CPU */
+	struct ns_calib_set calib_cold;	/* --cold: NSL_CALIB_COLD per CPU */
 	const struct ns_calib_set *use_calib;	/* NULL: raw */
 	struct ns_rtt rtt;
 	struct ns_by by;	/* --by */
@@ -104,7 +105,7 @@ static void set_signals(void)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: nsdump [-Mnqtv] [--json] [--raw] [--rtt] [--addr] [-B size] [-c count]\n"
+		"usage: nsdump [-Mnqtv] [--json] [--raw] [--rtt] [--cold] [--addr] [-B size] [-c count]\n"
 		"              [-e event[,event...]] [-i interface] [-p lport.rport]...\n"
 		"              [--dir tx|rx] [--by conn|cpu|dir|dev]\n"
 		"              [--device path | -r file] [-w file]\n"
@@ -144,8 +145,9 @@ static void usage(FILE *f)
 		"  --export chrome-trace file\n"
 		"               the capture for Perfetto or chrome://tracing ('-' = stdout)\n"
 		"  --calibrate  print the macros' own cost on this machine (Table 2)\n"
-		"  --cold       --calibrate with the TLB flushed and the block evicted before\n"
-		"               each sample, as after a context switch (the warm one is the default)\n"
+		"  --cold       also calibrate with the TLB flushed and the block evicted before\n"
+		"               each sample, as after a context switch: --calibrate shows it,\n"
+		"               -w keeps it, --rtt corrects by it too (the other bound)\n"
 		"  --version    nsdump's version and what it was built with\n"
 		"  -h, --help   this summary\n",
 		NSL_MAX_EVENTS);
@@ -447,8 +449,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	}
 	if (optind < argc && compile_expression(o, argc, argv))
 		return -1;
-	if (o->cold && (!o->calibrate || o->rfile)) {
-		error("--cold applies to --calibrate on a device, not to a capture or -r");
+	if (o->cold && o->rfile && !o->calibrate) {
+		error("--cold applies to a device; a file's cold calibration, if it has one, is used by itself");
 		return -1;
 	}
 	if (o->rfile && o->rcvbuf) {
@@ -667,20 +669,18 @@ static int set_events(struct run *run, struct ns_dev *dev)
  * values raw; a CPU that cannot be measured (offline) is skipped and its
  * records use another CPU's calibration.
  */
-static int calibrate_device(struct run *run, struct ns_dev *dev)
+static int calibrate_set(struct ns_dev *dev, struct ns_calib_set *cs, bool cold)
 {
-	struct ns_calib_set *cs = &run->calib;
-
 	if (ns_calib_alloc(cs, dev->info.ncpus)) {
 		error("out of memory");
 		return -1;
 	}
 	cs->tsc_khz = dev->info.tsc_khz;
-	cs->cold = run->o->cold;
+	cs->cold = cold;
 	ns_calib_read_model(cs, "/proc/cpuinfo");
 	for (uint32_t cpu = 0; cpu < dev->info.ncpus; cpu++) {
 		struct nsl_calib c;
-		int err = ns_dev_calib(dev, cpu, run->o->cold, &c);
+		int err = ns_dev_calib(dev, cpu, cold, &c);
 
 		if (err == ENOTTY || err == EOPNOTSUPP)
 			break;
@@ -693,7 +693,7 @@ static int calibrate_device(struct run *run, struct ns_dev *dev)
 			error("%s: NSIOCGCALIB: interrupted", dev->path);
 			return -1;
 		}
-		if (err == EINVAL && run->o->cold) {
+		if (err == EINVAL && cold) {
 			error("%s: NSIOCGCALIB: this module has no cold calibration",
 			      dev->path);
 			return -1;
@@ -704,6 +704,14 @@ static int calibrate_device(struct run *run, struct ns_dev *dev)
 		}
 	}
 	return 0;
+}
+
+/* The warm calibration, and with --cold the cold one beside it. */
+static int calibrate_device(struct run *run, struct ns_dev *dev)
+{
+	if (calibrate_set(dev, &run->calib, false))
+		return -1;
+	return run->o->cold ? calibrate_set(dev, &run->calib_cold, true) : 0;
 }
 
 /*
@@ -879,6 +887,8 @@ static enum ns_flow start_pipeline(struct run *run, const struct nsl_info *info)
 	ns_clock_from_info(&run->p.acc.clock, info);
 	if (o->rtt) {
 		ns_rtt_init(&run->rtt);
+		if (run->use_calib && ns_calib_count(&run->calib_cold))
+			run->rtt.cold = &run->calib_cold;
 		run->p.acc.rtt = &run->rtt;
 	}
 	if (o->by != NS_BY_NONE) {
@@ -888,7 +898,8 @@ static enum ns_flow start_pipeline(struct run *run, const struct nsl_info *info)
 	}
 	if (o->wfile) {
 		switch (ns_writer_open(&run->wr, o->wfile, info, &run->sel,
-				       &run->calib, why, sizeof(why))) {
+				       &run->calib, &run->calib_cold, why,
+				       sizeof(why))) {
 		case NS_WRITER_FAILED:
 			error("%s", why);
 			return NS_FLOW_FAIL;
@@ -975,6 +986,11 @@ static void take_trace_header(struct run *run, struct nsf_reader *r)
 		if (!run->calib.tsc_khz)
 			run->calib.tsc_khz = r->info.tsc_khz;
 	}
+	if (r->have_calib_cold) {
+		run->calib_cold = r->calib_cold;
+		if (!run->calib_cold.tsc_khz)
+			run->calib_cold.tsc_khz = r->info.tsc_khz;
+	}
 }
 
 /* --version */
@@ -1018,6 +1034,7 @@ static int run_list(const struct opts *o)
 static int run_calibrate(struct run *run)
 {
 	const char *names[NSL_MAX_EVENTS] = { NULL };
+	const struct ns_calib_set *cs = run->o->cold ? &run->calib_cold : &run->calib;
 	const struct nsl_calib *first;
 	struct nsf_reader reader;
 	struct ns_dev dev = { .fd = -1 };
@@ -1033,14 +1050,15 @@ static int run_calibrate(struct run *run)
 	} else if (set_events(run, &dev) || calibrate_device(run, &dev)) {
 		goto out;
 	}
-	first = ns_calib_get(&run->calib, 0);
+	first = ns_calib_get(cs, 0);
 	if (!first) {
-		error("no calibration (the kernel offers none, or the file has no CALIB record)");
+		error(run->o->cold ? "no cold calibration (the file has no CALIB_COLD record: written without --cold)" :
+		      "no calibration (the kernel offers none, or the file has no CALIB record)");
 		goto out;
 	}
 	for (unsigned int e = 0; e < run->sel.n; e++)
 		names[e] = run->sel.name[e];
-	(run->o->json ? ns_json_calib : ns_calib_print)(stdout, &run->calib, names,
+	(run->o->json ? ns_json_calib : ns_calib_print)(stdout, cs, names,
 		first->nevents > run->sel.n ? first->nevents : run->sel.n);
 	ret = finish_output(stdout);
 out:
@@ -1048,6 +1066,7 @@ out:
 		close_trace(&reader, fd);
 	} else {
 		ns_calib_free(&run->calib);
+		ns_calib_free(&run->calib_cold);
 		ns_dev_close(&dev);
 	}
 	return ret;
@@ -1109,6 +1128,7 @@ out:
 	records_off(run, &dev);
 	stop_pipeline(run);
 	ns_calib_free(&run->calib);
+	ns_calib_free(&run->calib_cold);
 	ns_dev_close(&dev);
 	return ret;
 }

@@ -357,6 +357,10 @@ static void plain_rtt(struct ns_report *r)
 			(unsigned long long)cor.n, cor.mean, cor.p50, cor.p99);
 	else
 		fprintf(f, "rtt corrected - (no calibration)\n");
+	if (t->cold && ns_acc_corrected(r->acc) &&
+	    ns_stats_summary(&t->corrected_cold, 1000.0 / r->acc->tsc_khz, &cor))
+		fprintf(f, "rtt cold-corr n %llu mean %.3f p50 %.3f p99 %.3f us (cold calibration: the other bound)\n",
+			(unsigned long long)cor.n, cor.mean, cor.p50, cor.p99);
 	if (t->spanning_loss || t->clamped || t->oom)
 		fprintf(f, "# rtt: %llu samples with a loss inside dropped, %llu clamped to 0%s\n",
 			(unsigned long long)t->spanning_loss,

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "calib.h"
 #include "netslice.h"
 #include "stats.h"
 
@@ -17,6 +18,7 @@ struct ns_rtt_block {
 	uint64_t tsc0;
 	uint64_t conn;
 	uint64_t overhead;	/* ticks the macros of this block add */
+	uint64_t overhead_cold;	/* the same by the cold calibration */
 	uint8_t dir;
 	bool retrans;
 };
@@ -27,10 +29,12 @@ struct ns_rtt {
 	uint64_t *loss_tsc;
 	size_t nloss, loss_cap;
 	bool oom;
+	/* the cold calibration (nsdump --cold), or NULL: the other bound */
+	const struct ns_calib_set *cold;
 	/* results of ns_rtt_finish() */
-	struct ns_stats raw, corrected;
+	struct ns_stats raw, corrected, corrected_cold;
 	uint64_t spanning_loss;	/* samples dropped: a loss inside them */
-	uint64_t clamped;
+	uint64_t clamped, clamped_cold;
 };
 
 void ns_rtt_init(struct ns_rtt *t);

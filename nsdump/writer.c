@@ -12,20 +12,24 @@ static const struct ns_sink_ops writer_ops;
 
 static int header_records(struct nsf_writer *w, const struct nsl_info *info,
 			  const struct ns_evsel *sel,
-			  const struct ns_calib_set *cs)
+			  const struct ns_calib_set *cs,
+			  const struct ns_calib_set *cold)
 {
 	if (nsf_writer_open(w, w->fd, w->name, info) ||
 	    ns_write_writer_record(w))
 		return -1;
 	if (sel->n && nsf_write_events(w, sel))
 		return -1;
-	return ns_calib_count(cs) ? nsf_write_calib(w, cs) : 0;
+	if (ns_calib_count(cs) && nsf_write_calib(w, cs))
+		return -1;
+	return cold && ns_calib_count(cold) ? nsf_write_calib(w, cold) : 0;
 }
 
 enum ns_writer_status ns_writer_open(struct ns_writer *nw, const char *name,
 				     const struct nsl_info *info,
 				     const struct ns_evsel *sel,
 				     const struct ns_calib_set *cs,
+				     const struct ns_calib_set *cold,
 				     char *why, size_t len)
 {
 	int fd = 1, err;
@@ -41,7 +45,7 @@ enum ns_writer_status ns_writer_open(struct ns_writer *nw, const char *name,
 	}
 	nw->w.fd = fd;
 	nw->w.name = name;
-	if (!header_records(&nw->w, info, sel, cs)) {
+	if (!header_records(&nw->w, info, sel, cs, cold)) {
 		nw->open = true;
 		return NS_WRITER_OK;
 	}

@@ -34,6 +34,7 @@ enum ns_writer_status ns_writer_open(struct ns_writer *nw, const char *name,
 				     const struct nsl_info *info,
 				     const struct ns_evsel *sel,
 				     const struct ns_calib_set *cs,
+				     const struct ns_calib_set *cold,
 				     char *why, size_t len);
 
 #endif /* _NS_WRITER_H */

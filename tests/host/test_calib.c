@@ -260,6 +260,62 @@ static void report(void)
 	ns_calib_free(&cs);
 }
 
+/* Warm and cold calibrations of one capture: both kept, apart. */
+static int write_calibs(int fd, const struct ns_calib_set *warm,
+			const struct ns_calib_set *cold, int ncold)
+{
+	struct nsf_writer w;
+	struct nsl_info info;
+	int ret = 0;
+
+	gen_info(&info);
+	ret |= nsf_writer_open(&w, fd, "t", &info);
+	if (warm)
+		ret |= nsf_write_calib(&w, warm);
+	while (ncold-- > 0)
+		ret |= nsf_write_calib(&w, cold);
+	ret |= nsf_writer_close(&w);
+	return ret;
+}
+
+static void file_cold(void)
+{
+	struct ns_calib_set warm, cold;
+	struct nsf_reader rd;
+	int fd;
+
+	calib_set(&warm, 2, 1);
+	calib_set(&cold, 2, 1);
+	cold.cold = true;
+	cold.cpu[1].cost[NSL_C_NSA].ticks = 12345;
+
+	fd = memfd_create("nstest", 0);
+	tap_ok(!write_calibs(dup(fd), &warm, &cold, 1), "file: CALIB and CALIB_COLD written");
+	lseek(fd, 0, SEEK_SET);
+	tap_ok(!nsf_reader_open(&rd, fd, "t"), "file: CALIB_COLD read (%s)", rd.err);
+	tap_ok(rd.have_calib && !rd.calib.cold, "file: the warm set is warm");
+	tap_ok(rd.have_calib_cold && rd.calib_cold.cold, "file: the cold set is cold");
+	tap_ok(rd.calib_cold.ncpus == 2 &&
+	       !memcmp(&rd.calib_cold.cpu[1], &cold.cpu[1], sizeof(cold.cpu[1])),
+	       "file: CALIB_COLD round-trips CPU 1's struct nsl_calib");
+	tap_ok(rd.calib.cpu[1].cost[NSL_C_NSA].ticks == warm.cpu[1].cost[NSL_C_NSA].ticks,
+	       "file: the warm set is not the cold one (NSA %llu)",
+	       (unsigned long long)rd.calib.cpu[1].cost[NSL_C_NSA].ticks);
+	nsf_reader_close(&rd);
+	close(fd);
+
+	fd = memfd_create("nstest", 0);
+	write_calibs(dup(fd), NULL, &cold, 2);
+	lseek(fd, 0, SEEK_SET);
+	tap_ok(nsf_reader_open(&rd, fd, "t") &&
+	       strstr(rd.err, "second CALIB_COLD record"),
+	       "file: a second CALIB_COLD is refused (%s)", rd.err);
+	nsf_reader_close(&rd);
+	close(fd);
+	ns_calib_free(&warm);
+	ns_calib_free(&cold);
+}
+
 static void file_records(void)
 {
 	struct gen_opts g = { .n = 10, .nevents = 2, .calib = true, .named = true };
@@ -331,6 +387,7 @@ static void file_records(void)
 	       rd.err);
 	nsf_reader_close(&rd);
 	close(fd);
+	file_cold();
 }
 
 /*
@@ -517,6 +574,33 @@ static void rtt(void)
 		       (unsigned long long)t.raw.n, t.raw.mean, t.corrected.mean);
 		ns_rtt_free(&t);
 	}
+
+	/* The cold set, every cost doubled: 900 per block, 1800 a trip. */
+	struct ns_calib_set cold;
+	struct ns_rtt t;
+
+	calib_set(&cold, 2, 0);
+	for (unsigned int cpu = 0; cpu < 2; cpu++)
+		for (int m = 0; m < NSL_C_MAX; m++)
+			cold.cpu[cpu].cost[m].ticks *= 2;
+	ns_rtt_init(&t);
+	t.cold = &cold;
+	for (unsigned int j = 0; j < rows[0].n; j++) {
+		struct nsl_block b;
+
+		rtt_block(&b, rows[0].b[j].tsc0, rows[0].b[j].conn, false);
+		ns_rtt_block(&t, &b, ns_block_overhead(&cs, &b));
+	}
+	ns_rtt_finish(&t);
+	tap_ok(t.corrected_cold.n == 3, "rtt cold: 3 samples (%llu)",
+	       (unsigned long long)t.corrected_cold.n);
+	tap_ok(fabs(t.corrected_cold.mean - 3700.0 / 3) < 1e-9,
+	       "rtt cold: each trip less twice the warm cost (mean %.1f, want %.1f)",
+	       t.corrected_cold.mean, 3700.0 / 3);
+	tap_ok(fabs(t.corrected.mean - 6400.0 / 3) < 1e-9,
+	       "rtt cold: the warm correction unchanged (mean %.1f)", t.corrected.mean);
+	ns_rtt_free(&t);
+	ns_calib_free(&cold);
 	ns_calib_free(&cs);
 }
 

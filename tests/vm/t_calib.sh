@@ -150,7 +150,7 @@ srv=$!
 $T "$BENCH/lat_tcp" -s -n -b 127.0.0.1 -p 5502 >"$W/lsrv.out" 2>&1 &
 lsrv=$!
 wait_listen 5501 peer && wait_listen 5502 || die "servers did not start"
-nsdump_bg "$W/t.err" -q -w "$W/t.nst" || die "nsdump did not start"
+nsdump_bg "$W/t.err" -q --cold -w "$W/t.nst" || die "nsdump did not start"
 $T "$BENCH/tcp_stream" -c "$NS_PEER_IP" -p 5501 -t 2 >"$W/cli.out" 2>&1 &
 cli=$!
 $T "$BENCH/lat_tcp" -c 127.0.0.1 -p 5502 -W 50 -N 500 >"$W/lat.out" 2>&1
@@ -182,6 +182,31 @@ $STATS formula "$W/raw.json" "$W/cor.json" "$W/file-calib.txt" >"$W/formula.out"
 rc=$?
 comment <"$W/formula.out"
 tap $rc "--raw vs default: raw - nmerged*tau_o - K*tau_beta, by hand, for every block"
+
+# The file written with --cold keeps both calibrations; --rtt corrects by
+# each: the cold one (dearer macros) can only take out more.
+"$NSDUMP" -r "$W/t.nst" --calibrate --cold --json >"$W/file-cold.json" 2>&1 &&
+	"$NSDUMP" -r "$W/t.nst" --rtt --json -q >"$W/rtt.json" 2>&1
+tap $? "nsdump -r: --calibrate --cold, --rtt"
+tap_lines < <(python3 - "$W/file-calib.txt" "$W/file-cold.json" "$W/rtt.json" <<'PY'
+import json, sys
+cold = json.load(open(sys.argv[2]))
+rtt = [json.loads(l) for l in open(sys.argv[3]) if l.strip()]
+rtt = [o for o in rtt if o.get("type") == "rtt"]
+print("%s the file's cold calibration is marked cold, %d CPUs" % (
+    "ok" if cold["cold"] and cold["cpus"] else "fail", len(cold["cpus"])))
+if not rtt or "corrected_cold" not in rtt[0]:
+    print("fail --rtt gives no corrected_cold: %s" % rtt)
+    sys.exit()
+r = rtt[0]
+raw, warm, cc = r["raw"], r["corrected"], r["corrected_cold"]
+print("# rtt p50 us: raw %.1f, corrected (warm) %.1f, corrected (cold) %.1f; n %d"
+      % (raw["p50"], warm["p50"], cc["p50"], raw["n"]))
+print("%s --rtt: cold-corrected p50 <= warm-corrected p50 <= raw p50, one sample set (n %d %d %d)" % (
+    "ok" if cc["n"] == warm["n"] == raw["n"] > 0 and cc["p50"] <= warm["p50"] <= raw["p50"] else "fail",
+    raw["n"], warm["n"], cc["n"]))
+PY
+)
 
 rmmod netslice
 tap $? "rmmod netslice"

@@ -27,8 +27,9 @@
 #    blocks with an rx-nic taken from the poll;
 #  - copies of one skb reaching several drivers: a tc mirred mirror of
 #    vnet0's traffic to a dummy device, and a bridge flooding datagrams
-#    for an unknown MAC to two dummy ports: one block per transmission on
-#    every device, N each, closed and nested.
+#    for an unknown MAC to three dummy ports: one block per transmission on
+#    every device, N each, closed and nested; the port whose qdisc drops
+#    everything (blackhole) has none, its N copies flagged NOXMIT.
 # The flow's trace files are read by nspath.py from their bytes, not by
 # nsdump.  TAP on stdout; exit 0 pass, 1 fail.
 . "${NS_REPO:?}/tests/vm/lib.sh"
@@ -308,16 +309,37 @@ tc qdisc del dev "$NS_VIRTIO_IF" clsact
 
 # --- bridge flooding: datagrams to a neighbour whose MAC no port has
 # learnt are flooded to every port of the bridge (clones, the last port
-# the original).
+# the original: the bridge walks its ports newest first).  A third port
+# drops all it is given (a blackhole qdisc): its copies reached the
+# bridge's driver but not their own, and are flagged NOXMIT.
 ip link add nsbr1 type bridge || die "ip link add nsbr1"
 ip link set nsbr1 type bridge stp_state 0 forward_delay 0
-ip link add nsdum1 type dummy && ip link add nsdum2 type dummy || die "dummies"
-ip link set nsdum1 master nsbr1 && ip link set nsdum2 master nsbr1 || die "enslave dummies"
-ip link set nsdum1 up && ip link set nsdum2 up && ip link set nsbr1 up
+for d in nsdum1 nsdum2 nsdum3; do
+	ip link add $d type dummy && ip link set $d master nsbr1 && ip link set $d up ||
+		die "bridge port $d"
+done
+tc qdisc add dev nsdum3 root blackhole || die "tc qdisc add blackhole"
+ip link set nsbr1 up
 ip addr add 203.0.113.1/24 dev nsbr1
 ip neigh add 203.0.113.9 lladdr 02:00:00:00:00:09 dev nsbr1 || die "ip neigh add"
-tx_copies "bridge flood" 6804 203.0.113.9 \
-	"$(cat /sys/class/net/nsdum1/ifindex)" "$(cat /sys/class/net/nsdum2/ifindex)"
+ifx1=$(cat /sys/class/net/nsdum1/ifindex) ifx2=$(cat /sys/class/net/nsdum2/ifindex)
+ifx3=$(cat /sys/class/net/nsdum3/ifindex) ifbr=$(cat /sys/class/net/nsbr1/ifindex)
+tx_copies "bridge flood" 6804 203.0.113.9 "$ifx1" "$ifx2"
+f=$W/c6804.nst
+on3=$($PATHS count "$f" --dir tx --proto 17 --port 6804 --ifindex "$ifx3")
+nox=$($PATHS count "$f" --dir tx --proto 17 --port 6804 --flag NOXMIT)
+noxbr=$($PATHS count "$f" --dir tx --proto 17 --port 6804 --flag NOXMIT --ifindex "$ifbr")
+nox12=$(($($PATHS count "$f" --dir tx --proto 17 --port 6804 --flag NOXMIT --ifindex "$ifx1") +
+	$($PATHS count "$f" --dir tx --proto 17 --port 6804 --flag NOXMIT --ifindex "$ifx2")))
+echo "# bridge flood: $on3 blocks on the blackholed port, $nox NOXMIT ($noxbr on the bridge, $nox12 on the ports that sent)"
+((on3 == 0))
+tap $? "bridge flood: no block says it reached the blackholed port's driver ($on3)"
+((nox == N))
+tap $? "bridge flood: the copies the blackhole dropped are flagged NOXMIT ($nox of $N)"
+((noxbr == N))
+tap $? "bridge flood: each NOXMIT copy ends at the bridge, the last driver it reached ($noxbr of $N)"
+((nox12 == 0))
+tap $? "bridge flood: none of the transmitted copies is flagged NOXMIT ($nox12)"
 
 rmmod netslice
 tap $? "rmmod netslice"

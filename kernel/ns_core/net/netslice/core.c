@@ -782,7 +782,13 @@ static void nsl_emit(struct nsl_skb_block *b)
 	    test_bit(NSL_ST_DEAD, &b->state) ||
 	    test_and_set_bit(NSL_ST_EMITTED, &b->state))
 		return;
-	if (!b->owner && blk->dir == NSL_DIR_TX)
+	/*
+	 * Not transmitted: no driver ever had it, or a device's queue took it
+	 * after an upper device's driver had (a stacked device's, a bridge
+	 * flood's copy) and dropped it there, its link still open.
+	 */
+	if (blk->dir == NSL_DIR_TX &&
+	    (!b->owner || nsl_open_record(b, NSL_R_LINK)))
 		blk->flags |= NSL_BF_NOXMIT;
 	blk->hdr.size = NSL_BLOCK_SIZE(blk->nrec);
 	nsl_deliver(&blk->hdr);
