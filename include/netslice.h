@@ -20,8 +20,11 @@
  * 2: the flow in every block (family, addresses, ports), UDP's regions,
  * NSL_BF_FORWARDED, NSL_REC_FLOWADDR.  Readers take version-1 items by
  * their field descriptions (a trace file's FIELDS record).
+ * 3: UDP's MAGNeT events (NSL_EV_UDP_SEND, NSL_EV_UDP_RECV), whose type
+ * values a version-2 reader refuses; NSL_CALIB_COLD.  Items are laid out
+ * as in version 2.
  */
-#define NSL_ABI_VERSION		2
+#define NSL_ABI_VERSION		3
 
 #define NSL_MAX_RECORDS		16	/* region records in one block */
 #define NSL_MAX_EVENTS		4	/* counter events at once */
@@ -167,7 +170,9 @@ enum nsl_event_type {
 	NSL_EV_IP_RECV		= 6,	/* MAGNET_IP_RECV */
 	NSL_EV_TCP_RECV		= 7,	/* MAGNET_TCP_RECV: queued on socket */
 	NSL_EV_SOCK_RECV	= 8,	/* MAGNET_SOCK_RECV: recvmsg() return */
-	NSL_EV_MAX		= 9
+	NSL_EV_UDP_SEND		= 9,	/* MAGNET_UDP_SEND: datagram built */
+	NSL_EV_UDP_RECV		= 10,	/* MAGNET_UDP_RECV: queued on socket */
+	NSL_EV_MAX		= 11
 };
 
 /* nsl_event_rec.flags and nsl_record_opts.flags */

@@ -39,6 +39,8 @@ static const char *const event_type_names[NSL_EV_MAX] = {
 	[NSL_EV_IP_RECV]	= "MAGNET_IP_RECV",
 	[NSL_EV_TCP_RECV]	= "MAGNET_TCP_RECV",
 	[NSL_EV_SOCK_RECV]	= "MAGNET_SOCK_RECV",
+	[NSL_EV_UDP_SEND]	= "MAGNET_UDP_SEND",
+	[NSL_EV_UDP_RECV]	= "MAGNET_UDP_RECV",
 };
 
 const char *ns_event_type_name(unsigned int type)

@@ -235,9 +235,11 @@ bool ns_magnet_layer(struct ns_layer_acc *a, uint32_t tsc_khz,
 	return true;
 }
 
+/* The journey's order: TCP's and UDP's events hold the same place. */
 const uint8_t ns_magnet_order[NSL_EV_MAX - 1] = {
-	NSL_EV_SOCK_SEND, NSL_EV_TCP_SEND, NSL_EV_IP_SEND, NSL_EV_DEV_SEND,
-	NSL_EV_DEV_RECV, NSL_EV_IP_RECV, NSL_EV_TCP_RECV, NSL_EV_SOCK_RECV,
+	NSL_EV_SOCK_SEND, NSL_EV_TCP_SEND, NSL_EV_UDP_SEND, NSL_EV_IP_SEND,
+	NSL_EV_DEV_SEND, NSL_EV_DEV_RECV, NSL_EV_IP_RECV, NSL_EV_TCP_RECV,
+	NSL_EV_UDP_RECV, NSL_EV_SOCK_RECV,
 };
 
 /* ---- text ---- */

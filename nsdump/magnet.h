@@ -115,7 +115,8 @@ void ns_conn_endpoint(const struct ns_conn *c, bool local, char *buf,
 
 static inline bool ns_event_is_send(uint32_t type)
 {
-	return type >= NSL_EV_SOCK_SEND && type <= NSL_EV_DEV_SEND;
+	return (type >= NSL_EV_SOCK_SEND && type <= NSL_EV_DEV_SEND) ||
+	       type == NSL_EV_UDP_SEND;
 }
 
 #endif /* _NS_MAGNET_H */

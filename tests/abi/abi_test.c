@@ -15,7 +15,7 @@
 
 /* X(expression, value it must have on every ABI) */
 #define ABI_CHECKS(X) \
-	X(NSL_ABI_VERSION, 2) \
+	X(NSL_ABI_VERSION, 3) \
 	X(NSL_MAX_RECORDS, 16) \
 	X(NSL_MAX_EVENTS, 4) \
 	X(NSL_R_MAX, 18) \
@@ -75,7 +75,9 @@
 	\
 	X(NSL_ITEM_EVENT, 3) \
 	X(NSL_ITEM_SYSINFO, 4) \
-	X(NSL_EV_MAX, 9) \
+	X(NSL_EV_UDP_SEND, 9) \
+	X(NSL_EV_UDP_RECV, 10) \
+	X(NSL_EV_MAX, 11) \
 	X(SZ(nsl_tcp_state), 56) \
 	X(OFF(nsl_tcp_state, snd_wnd), 0) \
 	X(OFF(nsl_tcp_state, mss), 44) \

@@ -267,7 +267,7 @@ static void values(void)
 	event_type_max(buf);
 	ns_decode_describe(ns_decode_item(buf, EV_SIZE, &it), &it, msg,
 			   sizeof(msg));
-	tap_ok(!strcmp(msg, "event record type 9 (valid 1..8)"),
+	tap_ok(!strcmp(msg, "event record type 11 (valid 1..10)"),
 	       "decode: reason text '%s'", msg);
 	sysinfo_swapped(buf);
 	ns_decode_describe(ns_decode_item(buf, SI_SIZE, &it), &it, msg,

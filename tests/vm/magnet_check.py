@@ -8,6 +8,9 @@
     magnet_check.py state FILE.json --lport L --rport R --client CLI.json
                     --ss SS.txt
         TCP state in the records against `ss -tin` read at the end.
+    magnet_check.py udp FILE.json --lport 0 --rport P --writes N --size S
+        N datagrams of S bytes to port P: UDP's events between the socket's
+        and IP's, on each side, one per datagram, with its payload.
 
 FILE.json is `nsdump -r trace --json -M`, TEXT `nsdump -r trace -M`.
 Output: one line per assertion, "ok DESCRIPTION" or "fail DESCRIPTION",
@@ -343,10 +346,64 @@ def state(a, path):
     return 1 if failed() else 0
 
 
+def udp(a, path):
+    """The sockets are the blocks' (a block's conn is its socket's cookie,
+    as the events' is): the sender's send blocks and the receiver's
+    receive blocks of the flow to port --rport."""
+    events, blocks, losses, conns, _ = load(path)
+    check(not losses, "udp: no items lost (%d loss items)" % len(losses))
+    flow = [b for b in blocks if b.get("proto") == 17 and b.get("dport") == a.rport]
+    tx = {b["conn"] for b in flow if b["dir"] == "tx"}
+    rx = {b["conn"] for b in flow if b["dir"] == "rx"}
+    note("udp: %d send blocks on %d socket(s), %d receive blocks on %d",
+         sum(b["dir"] == "tx" for b in flow), len(tx),
+         sum(b["dir"] == "rx" for b in flow), len(rx))
+    check(len(tx) == 1 and len(rx) == 1, "udp: one sending and one receiving "
+          "socket (%d, %d)" % (len(tx), len(rx)))
+    if len(tx) != 1 or len(rx) != 1:
+        return 1
+    send = by_seq([e for e in events if e["conn"] in tx])
+    recv = by_seq([e for e in events if e["conn"] in rx])
+    rows = []
+    for side, evs, names in (("send", send, ("SOCK_SEND", "UDP_SEND", "IP_SEND", "DEV_SEND")),
+                             ("receive", recv, ("DEV_RECV", "IP_RECV", "UDP_RECV", "SOCK_RECV"))):
+        per = {n: typed(evs, n) for n in names}
+        rows.append("%s: %s" % (side, ", ".join("%s %d" % (n, len(v)) for n, v in per.items())))
+        check(all(len(v) == a.writes for v in per.values()),
+              "udp %s: %d events of each of %s" % (side, a.writes, ", ".join(names)))
+        u = per[names[1] if side == "send" else names[2]]
+        bad = [e["bytes"] for e in u if e["bytes"] != a.size]
+        check(u and not bad, "udp %s: every UDP event carries the %d-byte payload "
+              "(%d do not: %s)" % (side, a.size, len(bad), bad[:5]))
+        # The datagrams go one at a time: the i-th of each kind belong
+        # together, in the journey's order.
+        order = 0
+        if all(len(v) == a.writes for v in per.values()):
+            for i in range(a.writes):
+                t = [per[n][i]["tsc"] for n in names]
+                order += t != sorted(t)
+        check(order == 0, "udp %s: each datagram's events in the order %s "
+              "(%d out of order)" % (side, " <= ".join(names), order))
+    note("udp events: %s", "; ".join(rows))
+    # Table III has UDP's rows, between the socket's and IP's.
+    for c in conns:
+        if c["conn"] in tx | rx:
+            got = [l["event"] for l in c["layers"]]
+            want = "MAGNET_UDP_SEND" if c["conn"] in tx else "MAGNET_UDP_RECV"
+            n = {l["event"]: l["n"] for l in c["layers"]}
+            note("udp: Table III of conn %d: %s", c["conn"], got)
+            check(n.get(want) == a.writes and
+                  got.index(want) == got.index(want.replace("UDP", "SOCK")) +
+                  (1 if c["conn"] in tx else -1),
+                  "udp: Table III row %s (n %s) next to the socket's"
+                  % (want, n.get(want)))
+    return 1 if failed() else 0
+
+
 def main(argv):
     import argparse
     p = argparse.ArgumentParser()
-    p.add_argument("cmd", choices=("ftp", "state"))
+    p.add_argument("cmd", choices=("ftp", "state", "udp"))
     p.add_argument("json")
     p.add_argument("text", nargs="?")
     p.add_argument("--lport", type=int, required=True)
@@ -360,6 +417,8 @@ def main(argv):
     a = p.parse_args(argv[1:])
     if a.cmd == "ftp":
         return ftp(a, a.json, a.text)
+    if a.cmd == "udp":
+        return udp(a, a.json)
     return state(a, a.json)
 
 

@@ -19,6 +19,11 @@
 #    bytes_retrans); the last data record: total_retrans exact, srtt within
 #    50%, cwnd below ss's by at most the packets it had out (ACKs that came
 #    after it).
+#  - UDP: 100 datagrams of 500 bytes to the peer; the sender's socket has
+#    100 each of SOCK_SEND, UDP_SEND, IP_SEND, DEV_SEND, the receiver's of
+#    DEV_RECV, IP_RECV, UDP_RECV, SOCK_RECV, in that order per datagram,
+#    the UDP events carrying the 500-byte payload; Table III has the UDP
+#    rows next to the socket's;
 #  - NSIOCSRECORDS: bad arguments give EINVAL; records switched on and off
 #    100 times under traffic leave a stream that decodes item by item and
 #    that nsdump reads; no WARNING (the harness fails on one).
@@ -86,6 +91,20 @@ lport=$(jget "$W/bulk-cli.json" lport)
 sed 's/^/# ss: /' "$W/bulk-ss.txt"
 tap_lines < <($CHECK state "$W/bulk.json" --lport "$lport" --rport 5602 \
 	--client "$W/bulk-cli.json" --ss "$W/bulk-ss.txt")
+
+# --- UDP: its own events between the socket's and IP's, on both sides
+rm -f "$W/got"*
+peer bash -c "$(declare -f udp_recv); udp_recv $NS_PEER_IP 5604 100 $W/got; wait \$rpid" &
+waiter=$!
+for ((i = 0; i < 300; i++)); do [[ -e $W/got.ready ]] && break; sleep 0.1; done
+nsd_start udp
+udp_send "$NS_PEER_IP" 5604 100
+wait $waiter
+echo "# receiver read $(cat "$W/got") datagrams"
+sleep 0.5			# TX completions
+nsd_stop udp "100 datagrams"
+"$NSDUMP" -r "$W/udp.ns" --json -M >"$W/udp.json" 2>/dev/null
+tap_lines < <($CHECK udp "$W/udp.json" --lport 0 --rport 5604 --writes 100 --size 500)
 
 # --- records on and off under traffic
 peer "$REPO/bench/tcp_stream" -s -n -p 5603 >/dev/null 2>&1 &

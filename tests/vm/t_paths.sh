@@ -6,14 +6,17 @@
 #    (picked by family, protocol and port from the flow every block now
 #    carries) equal the datagrams sent and the sender's Udp OutDatagrams
 #    (Udp6OutDatagrams); the receive blocks equal the datagrams read and
-#    the receiver's InDatagrams; every send block has write, udp, ip,
+#    the receiver's InDatagrams; with the packets that carry no block
+#    (tcpdump) they equal the sender's tx_packets, and the peer's receive
+#    blocks its rx_packets and rx_bytes; every send block has write, udp, ip,
 #    link and nic, every receive block rx-nic .. rx-udp, queue and copy,
 #    closed, ordered and nested, none ABSORBED;
 #  - UDP over loopback, IPv4 and IPv6: one block per datagram carrying
 #    the whole journey from the write to the copy in the reader;
 #  - TCP over IPv6: through the NIC the send blocks equal the data skbs
 #    tcpdump sees leave and, with the packets that carry no block, the
-#    driver's tx_packets; over loopback (a ping-pong) one block per data
+#    driver's tx_packets; the peer's receive blocks its rx_packets; over
+#    loopback (a ping-pong) one block per data
 #    skb with the whole journey;
 #  - into a container: a namespace behind a veth pair; UDP datagrams
 #    sent into it keep one block across the veth (FORWARDED), from the
@@ -34,11 +37,36 @@
 # nsdump.  TAP on stdout; exit 0 pass, 1 fail.
 . "${NS_REPO:?}/tests/vm/lib.sh"
 PATHS="python3 $REPO/tests/vm/nspath.py"
+RECV="python3 $REPO/tests/vm/recv_check.py"
+UDP_NIC=0
 N=200		# datagrams per UDP run
 
 insmod "$NS_MODULE" || die "insmod $NS_MODULE"
 ipv6_up
 if_local=$(cat "/sys/class/net/$NS_LOCAL_IF/ifindex")
+if_peer=$(peer cat "/sys/class/net/$NS_PEER_IF/ifindex")
+
+# The drivers' own counters, for a flow through the e1000s: what the
+# sender's e1000 sent is the flow's send blocks plus the packets that
+# carry none (ARP, ND: tcpdump counts them, up to the snapshot); every
+# frame the peer's e1000 received has a receive block (recv_check.py).
+nic_snap() { # <0|1>: snapshot 0 before the traffic, 1 after it
+	local i=$1
+	[[ $i == 1 ]] && declare -g nic_t1=$(date +%s.%N)
+	declare -g nic_tx$i=$(stat_local tx_packets)
+	{ read -r "nic_rp$i"; read -r "nic_rb$i"; } < <(stat_peer rx_packets rx_bytes)
+}
+nic_check() { # <tag> <trace> <pcap> <send blocks> <their filter>
+	local other
+	other=$(count_pcap "$3" "not ($5)" "$nic_t1")
+	echo "# $1: $4 send blocks, $other packets without one; tx_packets +$((nic_tx1 - nic_tx0)); peer rx_packets +$((nic_rp1 - nic_rp0))"
+	(($4 + other == nic_tx1 - nic_tx0))
+	tap $? "$1: send blocks ($4) + packets without a block ($other) == the sender's tx_packets (+$((nic_tx1 - nic_tx0)))"
+	"$NSDUMP" -r "$2" --json >"$2.json" 2>/dev/null
+	tap $? "$1: nsdump -r --json"
+	tap_lines < <($RECV nic "$2.json" --ifindex "$if_peer" --name "$1: peer $NS_PEER_IF" \
+		--rx-packets $((nic_rp1 - nic_rp0)) --rx-bytes $((nic_rb1 - nic_rb0)))
+}
 
 # udp_flow <tag> <4|6> <src-ns|-> <dst> <port> <want-tx> <want-rx> [tx filters]:
 # N datagrams from this namespace (or src-ns) to the peer's dst:port.
@@ -53,12 +81,19 @@ udp_flow() {
 	for ((i = 0; i < 300; i++)); do [[ -e $W/got.ready ]] && break; sleep 0.1; done
 	quiesce
 	nsdump_bg "$W/f$port.err" -q -B 16M -w "$W/f$port.nst" || die "nsdump did not start"
+	if ((UDP_NIC)); then
+		capture_start "$NS_LOCAL_IF" "$W/f$port.pcap" "$W/f$port.tcpdump" ||
+			die "tcpdump did not start"
+		local tpid=$!
+		nic_snap 0
+	fi
 	o0=$("${in_src[@]}" bash -c "$(declare -f snmp snmp6 udp_out); udp_out $fam")
 	i0=$(peer bash -c "$(declare -f snmp snmp6 udp_in); udp_in $fam")
 	"${in_src[@]}" bash -c "$(declare -f udp_send); udp_send $dst $port $N"
 	wait $waiter
 	got=$(cat "$W/got")
 	quiesce
+	((UDP_NIC)) && nic_snap 1
 	o1=$("${in_src[@]}" bash -c "$(declare -f snmp snmp6 udp_out); udp_out $fam")
 	i1=$(peer bash -c "$(declare -f snmp snmp6 udp_in); udp_in $fam")
 	kill -INT $nsd
@@ -72,6 +107,11 @@ udp_flow() {
 	tap $? "$tag: send blocks ($tx) == datagrams sent ($N) == OutDatagrams (+$((o1 - o0)))"
 	((rx == got && rx == i1 - i0 && got == N))
 	tap $? "$tag: receive blocks ($rx) == datagrams read ($got) == peer InDatagrams (+$((i1 - i0)))"
+	if ((UDP_NIC)); then
+		capture_stop $tpid "$W/f$port.tcpdump" "$W/f$port.pcap" "$NS_LOCAL_IF"
+		tap $? "$tag: tcpdump lost nothing"
+		nic_check "$tag" "$W/f$port.nst" "$W/f$port.pcap" "$tx" "udp port $port"
+	fi
 	tap_lines < <($PATHS check "$W/f$port.nst" --tag "$tag send" --dir tx \
 		--family "$fam" --proto 17 --port "$port" --want "$want_tx" "$@")
 	tap_lines < <($PATHS check "$W/f$port.nst" --tag "$tag receive" --dir rx \
@@ -80,10 +120,12 @@ udp_flow() {
 
 # --- UDP through the NIC
 UDP_RX=rx-nic,rx-link,rx-ip,rx-udp,queue,copy
+UDP_NIC=1
 udp_flow "UDP/IPv4 NIC" 4 - "$NS_PEER_IP" 6004 write,udp,ip,link,nic "$UDP_RX" \
 	--ifindex "$if_local"
 udp_flow "UDP/IPv6 NIC" 6 - "$PEER6" 6006 write,udp,ip,link,nic "$UDP_RX" \
 	--ifindex "$if_local"
+UDP_NIC=0
 
 # --- UDP over loopback: the whole journey in one block
 udp_lo() { # <4|6> <addr> <port>
@@ -119,13 +161,12 @@ quiesce
 nsdump_bg "$W/t6.err" -q -B 32M -w "$W/t6.nst" || die "nsdump did not start"
 capture_start "$NS_LOCAL_IF" "$W/t6.pcap" "$W/tcpdump6.err" || die "tcpdump did not start"
 tpid=$!
-tx0=$(stat_local tx_packets)
+nic_snap 0
 "$BENCH/tcp_stream" -c "$PEER6" -p 5601 -t 2 >/dev/null
 tap $? "TCP/IPv6 NIC: tcp_stream to $PEER6"
 wait $srv
 quiesce
-t1=$(date +%s.%N)
-tx1=$(stat_local tx_packets)
+nic_snap 1
 capture_stop $tpid "$W/tcpdump6.err" "$W/t6.pcap" "$NS_LOCAL_IF"
 tap $? "TCP/IPv6 NIC: tcpdump lost nothing"
 kill -INT $nsd
@@ -133,12 +174,10 @@ wait $nsd
 blocks=$($PATHS count "$W/t6.nst" --dir tx --family 6 --proto 6 --port 5601 --ifindex "$if_local")
 segs=$($PATHS segs "$W/t6.nst" --dir tx --family 6 --proto 6 --port 5601 --ifindex "$if_local")
 data_skbs=$(count_pcap "$W/t6.pcap" "$payload6")
-other=$(count_pcap "$W/t6.pcap" "not ($payload6)" "$t1")
-echo "# TCP/IPv6 NIC: $blocks blocks, $segs segments; capture: $data_skbs data skbs, $other without payload; tx_packets +$((tx1 - tx0))"
+echo "# TCP/IPv6 NIC: $blocks blocks, $segs segments; capture: $data_skbs data skbs"
 ((blocks == data_skbs && blocks > 0))
 tap $? "TCP/IPv6 NIC: send blocks ($blocks) == data skbs seen by tcpdump ($data_skbs)"
-((segs + other == tx1 - tx0))
-tap $? "TCP/IPv6 NIC: segments in blocks ($segs) + packets without a block ($other) == tx_packets ($((tx1 - tx0)))"
+nic_check "TCP/IPv6 NIC" "$W/t6.nst" "$W/t6.pcap" "$segs" "$payload6"
 tap_lines < <($PATHS check "$W/t6.nst" --tag "TCP/IPv6 NIC send" --dir tx --family 6 --proto 6 \
 	--port 5601 --ifindex "$if_local" --want write,tcp,ip,link,nic)
 

@@ -162,6 +162,13 @@ void __nsl_start(int region, struct sk_buff *skb)
 		if (!b)
 			return;
 	}
+	/* UDP hands the datagram it built to IP: MAGNeT's UDP send event. */
+	if (region == NSL_R_IP && unlikely(nsl_records_on()) &&
+	    (b->blk.proto == IPPROTO_UDP || b->blk.proto == IPPROTO_UDPLITE) &&
+	    test_bit(NSL_ST_ELIGIBLE, &b->state))
+		nsl_event(skb->sk, skb, NSL_EV_UDP_SEND, nsl_udp_payload(skb),
+			  nsl_now(), b->blk.conn,
+			  skb_is_gso(skb) ? NSL_EVF_TSO : 0);
 	nsl_start_block(b, region, NSL_NOW);
 }
 EXPORT_SYMBOL_GPL(__nsl_start);

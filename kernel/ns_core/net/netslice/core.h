@@ -29,6 +29,7 @@ void nsl_deliver(struct nsl_item_hdr *item);
 bool nsl_records_on(void);
 /* Blocks keep their flow's addresses (NSL_REC_FLOWADDR). */
 bool nsl_flow_addr_on(void);
+u32 nsl_udp_payload(const struct sk_buff *skb);
 void nsl_event(const struct sock *sk, const struct sk_buff *skb, int type,
 	       u32 bytes, u64 tsc, u64 conn, u32 evflags);
 

@@ -18,6 +18,7 @@
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/tcp.h>
+#include <linux/udp.h>
 #include <linux/jiffies.h>
 #include <net/dsfield.h>
 #include <net/tcp.h>
@@ -83,6 +84,22 @@ static void nsl_fill_tcp(struct nsl_event_rec *ev, const struct sock *sk,
 		ev->ip.daddr = inet_sk(sk)->inet_daddr;
 	}
 	ev->flags |= NSL_EVF_TCP;
+}
+
+static bool nsl_sk_udp(const struct sock *sk)
+{
+	return sk->sk_protocol == IPPROTO_UDP ||
+	       sk->sk_protocol == IPPROTO_UDPLITE;
+}
+
+/* A UDP socket's ports and (IPv4) addresses: no state beyond them. */
+static void nsl_fill_udp(struct nsl_event_rec *ev, const struct sock *sk)
+{
+	ev->tcp.sport = ntohs(inet_sk(sk)->inet_sport);
+	ev->tcp.dport = ntohs(inet_sk(sk)->inet_dport);
+	/* A packet's own addresses, if any, replace these. */
+	ev->ip.saddr = inet_sk(sk)->inet_saddr;
+	ev->ip.daddr = inet_sk(sk)->inet_daddr;
 }
 
 /*
@@ -170,6 +187,9 @@ void nsl_event(const struct sock *sk, const struct sk_buff *skb, int type,
 	if (sk && sk_fullsock(sk) && sk->sk_protocol == IPPROTO_TCP &&
 	    (flags & (NSL_REC_TCP | NSL_REC_ADDR)))
 		nsl_fill_tcp(&ev, sk, flags);
+	else if (sk && sk_fullsock(sk) && nsl_sk_udp(sk) &&
+		 (flags & NSL_REC_ADDR))
+		nsl_fill_udp(&ev, sk);
 	if (skb && (flags & (NSL_REC_IP | NSL_REC_ADDR)))
 		nsl_fill_ip(&ev, skb, flags);
 	if (!(flags & NSL_REC_TCP) && (ev.flags & NSL_EVF_TCP)) {
@@ -204,6 +224,24 @@ void __nsl_sock_event(struct sock *sk, int type, int bytes)
 	nsl_event(sk, NULL, type, bytes, now, sock_gen_cookie(sk), 0);
 }
 EXPORT_SYMBOL_GPL(__nsl_sock_event);
+
+/*
+ * A datagram's payload as its UDP header says, where the skb has one; the
+ * bytes past the header otherwise.
+ */
+u32 nsl_udp_payload(const struct sk_buff *skb)
+{
+	const struct udphdr *uh;
+
+	if (skb_transport_header_was_set(skb)) {
+		uh = udp_hdr(skb);
+		if ((const u8 *)(uh + 1) <= skb_tail_pointer(skb) &&
+		    ntohs(uh->len) >= sizeof(*uh))
+			return ntohs(uh->len) - sizeof(*uh);
+	}
+	return skb->len > sizeof(struct udphdr) ?
+	       skb->len - sizeof(struct udphdr) : 0;
+}
 
 /* The time the block recorded for @region (its first START), or @dflt. */
 static u64 nsl_region_tsc(const struct nsl_skb_block *b, int region, u64 dflt)
@@ -248,5 +286,8 @@ void __nsl_rx_sock(struct sk_buff *skb, struct sock *sk)
 	if (sk->sk_protocol == IPPROTO_TCP)
 		nsl_event(sk, skb, NSL_EV_TCP_RECV, skb->len, now, conn,
 			  skb_is_gso(skb) ? NSL_EVF_TSO : 0);
+	else if (nsl_sk_udp(sk))
+		nsl_event(sk, skb, NSL_EV_UDP_RECV, nsl_udp_payload(skb), now,
+			  conn, skb_is_gso(skb) ? NSL_EVF_TSO : 0);
 }
 EXPORT_SYMBOL_GPL(__nsl_rx_sock);
