@@ -40,7 +40,7 @@
 #include <linux/cpumask.h>
 #include <linux/math64.h>
 #include <linux/export.h>
-#include <asm/cacheflush.h>
+#include <linux/cacheflush.h>
 #include <asm/tlbflush.h>
 
 #include "core.h"
