@@ -423,4 +423,9 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    try:
+        sys.exit(main(sys.argv))
+    except Exception as e:  # a crash is a failure the TAP must show
+        print("fail magnet_check.py %s: %s: %s" % (" ".join(sys.argv[1:2]),
+                                                  type(e).__name__, e))
+        sys.exit(1)

@@ -231,4 +231,9 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except Exception as e:  # a crash is a failure the TAP must show
+        print("fail recv_check.py %s: %s: %s" % (" ".join(sys.argv[1:2]),
+                                   type(e).__name__, e))
+        sys.exit(1)

@@ -120,7 +120,7 @@ tap $? "nsdump --calibrate -e cpu-clock: a cpu-clock column, every median a posi
 "$NSDUMP" --calibrate --json -e cpu-clock >"$W/warm.json" 2>&1 &&
 	"$NSDUMP" --calibrate --cold --json -e cpu-clock >"$W/cold.json" 2>&1
 tap $? "nsdump --calibrate [--cold] --json -e cpu-clock"
-tap_lines < <(python3 - "$W/warm.json" "$W/cold.json" <<'PY'
+tap_lines < <(python3 - "$W/warm.json" "$W/cold.json" <<'PY' || echo "fail the check of warm against cold crashed"
 import json, sys
 warm, cold = (json.load(open(f)) for f in sys.argv[1:3])
 print("%s warm is marked warm, cold cold" % ("ok" if (warm["cold"], cold["cold"]) == (False, True) else "fail"))
@@ -186,9 +186,9 @@ tap $rc "--raw vs default: raw - nmerged*tau_o - K*tau_beta, by hand, for every 
 # The file written with --cold keeps both calibrations; --rtt corrects by
 # each: the cold one (dearer macros) can only take out more.
 "$NSDUMP" -r "$W/t.nst" --calibrate --cold --json >"$W/file-cold.json" 2>&1 &&
-	"$NSDUMP" -r "$W/t.nst" --rtt --json -q >"$W/rtt.json" 2>&1
+	"$NSDUMP" -r "$W/t.nst" --rtt --json -q >"$W/rtt.json" 2>"$W/rtt.err"
 tap $? "nsdump -r: --calibrate --cold, --rtt"
-tap_lines < <(python3 - "$W/file-calib.txt" "$W/file-cold.json" "$W/rtt.json" <<'PY'
+tap_lines < <(python3 - "$W/file-calib.txt" "$W/file-cold.json" "$W/rtt.json" <<'PY' || echo "fail the check of --cold and --rtt crashed"
 import json, sys
 cold = json.load(open(sys.argv[2]))
 rtt = [json.loads(l) for l in open(sys.argv[3]) if l.strip()]

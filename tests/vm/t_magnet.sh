@@ -105,6 +105,7 @@ sleep 0.5			# TX completions
 nsd_stop udp "100 datagrams"
 "$NSDUMP" -r "$W/udp.ns" --json -M >"$W/udp.json" 2>/dev/null
 tap_lines < <($CHECK udp "$W/udp.json" --lport 0 --rport 5604 --writes 100 --size 500)
+"$NSDUMP" -r "$W/udp.ns" -q -M 2>&1 | sed -n '/^# application vs wire/,$p' | sed 's/^/# /'
 
 # --- records on and off under traffic
 peer "$REPO/bench/tcp_stream" -s -n -p 5603 >/dev/null 2>&1 &

@@ -56,12 +56,12 @@ nic_snap() { # <0|1>: snapshot 0 before the traffic, 1 after it
 	declare -g nic_tx$i=$(stat_local tx_packets)
 	{ read -r "nic_rp$i"; read -r "nic_rb$i"; } < <(stat_peer rx_packets rx_bytes)
 }
-nic_check() { # <tag> <trace> <pcap> <send blocks> <their filter>
+nic_check() { # <tag> <trace> <pcap> <wire packets of the send blocks> <their filter>
 	local other
 	other=$(count_pcap "$3" "not ($5)" "$nic_t1")
-	echo "# $1: $4 send blocks, $other packets without one; tx_packets +$((nic_tx1 - nic_tx0)); peer rx_packets +$((nic_rp1 - nic_rp0))"
+	echo "# $1: $4 packets in send blocks, $other packets without one; tx_packets +$((nic_tx1 - nic_tx0)); peer rx_packets +$((nic_rp1 - nic_rp0))"
 	(($4 + other == nic_tx1 - nic_tx0))
-	tap $? "$1: send blocks ($4) + packets without a block ($other) == the sender's tx_packets (+$((nic_tx1 - nic_tx0)))"
+	tap $? "$1: packets in send blocks ($4) + packets without a block ($other) == the sender's tx_packets (+$((nic_tx1 - nic_tx0)))"
 	"$NSDUMP" -r "$2" --json >"$2.json" 2>/dev/null
 	tap $? "$1: nsdump -r --json"
 	tap_lines < <($RECV nic "$2.json" --ifindex "$if_peer" --name "$1: peer $NS_PEER_IF" \
