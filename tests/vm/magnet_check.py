@@ -22,6 +22,8 @@ import re
 import statistics
 import sys
 
+import tapmain
+
 from nsjson import check, failed, items, note
 
 NSL_TSO = "TSO"
@@ -423,9 +425,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main(sys.argv))
-    except Exception as e:  # a crash is a failure the TAP must show
-        print("fail magnet_check.py %s: %s: %s" % (" ".join(sys.argv[1:2]),
-                                                  type(e).__name__, e))
-        sys.exit(1)
+    sys.exit(tapmain.run(main, sys.argv))

@@ -26,6 +26,8 @@ import struct
 import sys
 import zlib
 
+import tapmain
+
 BLOCK_FMT = "=HHIQQQIIIHHHHBBBBIHHHHI16s16s"
 BLOCK_KEYS = ("kind", "size", "cpu", "seq", "tsc0", "conn", "flags", "len",
               "ifindex", "gso_segs", "proto", "nhlen", "thlen", "dir", "nrec",
@@ -201,9 +203,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except Exception as e:  # a crash is a failure the TAP must show
-        print("fail nspath.py %s: %s: %s" % (" ".join(sys.argv[1:2]),
-                                   type(e).__name__, e))
-        sys.exit(1)
+    sys.exit(tapmain.run(main))

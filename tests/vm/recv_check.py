@@ -17,6 +17,8 @@ import collections
 import statistics
 import sys
 
+import tapmain
+
 from nsjson import check, failed, items, note
 
 SEND = ("write", "tcp", "tcp", "ip", "link", "nic")
@@ -231,9 +233,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except Exception as e:  # a crash is a failure the TAP must show
-        print("fail recv_check.py %s: %s: %s" % (" ".join(sys.argv[1:2]),
-                                   type(e).__name__, e))
-        sys.exit(1)
+    sys.exit(tapmain.run(main))

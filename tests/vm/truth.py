@@ -41,6 +41,8 @@ import os
 import re
 import sys
 
+import tapmain
+
 import nsioctl
 import nspath
 
@@ -361,9 +363,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main(sys.argv[1:]))
-    except Exception as e:  # a crash is a failure the TAP must show
-        print("fail truth.py %s: %s: %s" % (" ".join(sys.argv[1:2]),
-                                            type(e).__name__, e))
-        sys.exit(1)
+    sys.exit(tapmain.run(main, sys.argv[1:]))
