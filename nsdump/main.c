@@ -1034,7 +1034,7 @@ static int run_list(const struct opts *o)
 static int run_calibrate(struct run *run)
 {
 	const char *names[NSL_MAX_EVENTS] = { NULL };
-	const struct ns_calib_set *cs = run->o->cold ? &run->calib_cold : &run->calib;
+	struct ns_calib_set *cs = run->o->cold ? &run->calib_cold : &run->calib;
 	const struct nsl_calib *first;
 	struct nsf_reader reader;
 	struct ns_dev dev = { .fd = -1 };
@@ -1047,8 +1047,9 @@ static int run_calibrate(struct run *run)
 	} else if (ns_dev_open(&dev, run->o->dev, run->o->rcvbuf)) {
 		error("%s", dev.err);
 		return 1;
-	} else if (set_events(run, &dev) || calibrate_device(run, &dev)) {
-		goto out;
+	} else if (set_events(run, &dev) ||
+		   calibrate_set(&dev, cs, run->o->cold)) {
+		goto out;	/* only the table asked for is measured */
 	}
 	first = ns_calib_get(cs, 0);
 	if (!first) {

@@ -330,25 +330,28 @@ static int nsl_calib_on_cpu(struct nsl_calib_run *run)
 	nsl_summarise_counts(run, &out->cost[NSL_C_NSO], nevents);
 	nsl_summarise(run->samples, run->reps, &out->cost[NSL_C_NSO]);
 
-	/* tau_beta: what one inner pair adds to the enclosing region. */
-	for (i = 0; i < run->reps && run->cold; i++) {
-		u64 t = nsl_calib_pair(run, b, skb, &cr, nevents, gen);
+	/*
+	 * tau_beta: what one inner pair adds to the enclosing region; cold,
+	 * the pair timed from outside, as the macros are.
+	 */
+	for (i = 0; i < run->reps; i++) {
+		u64 t, base;
 
-		run->samples[i] = t > tsc_pair ? t - tsc_pair : 0;
-		memcpy(&run->counts[i * NSL_MAX_EVENTS], cr.count,
-		       sizeof(cr.count));
-		if (nsl_calib_yield(run, i))
-			goto stopped;
-	}
-	for (i = 0; i < run->reps && !run->cold; i++) {
-		u64 t = nsl_calib_region(run, b, skb, true, &cr);
-		u64 base = out->cost[NSL_C_NSO].ticks;
-
-		run->samples[i] = t > base ? t - base : 0;
-		for (op = 0; op < nevents; op++) {
-			base = out->cost[NSL_C_NSO].count[op];
-			run->counts[i * NSL_MAX_EVENTS + op] =
-				cr.count[op] > base ? cr.count[op] - base : 0;
+		if (run->cold) {
+			t = nsl_calib_pair(run, b, skb, &cr, nevents, gen);
+			run->samples[i] = t > tsc_pair ? t - tsc_pair : 0;
+			memcpy(&run->counts[i * NSL_MAX_EVENTS], cr.count,
+			       sizeof(cr.count));
+		} else {
+			t = nsl_calib_region(run, b, skb, true, &cr);
+			base = out->cost[NSL_C_NSO].ticks;
+			run->samples[i] = t > base ? t - base : 0;
+			for (op = 0; op < nevents; op++) {
+				base = out->cost[NSL_C_NSO].count[op];
+				run->counts[i * NSL_MAX_EVENTS + op] =
+					cr.count[op] > base ?
+					cr.count[op] - base : 0;
+			}
 		}
 		if (nsl_calib_yield(run, i))
 			goto stopped;
