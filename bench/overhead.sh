@@ -276,9 +276,9 @@ by = {}
 for path in sys.argv[2:]:
     try:
         for kind, it in nspath.items(path):
-            if kind != 1:
+            if kind not in (nspath.NSL_ITEM_BLOCK, nspath.NSL_ITEM_CBLOCK):
                 continue
-            b = dict(zip(nspath.BLOCK_KEYS, nspath.struct.unpack_from(nspath.BLOCK_FMT, it)))
+            b = nspath.decode_block(kind, it)
             key = "%s%d" % ("rx" if b["dir"] else "tx", b["nrec"])
             n, tot = by.get(key, (0, 0))
             by[key] = (n + 1, tot + len(it))

@@ -23,8 +23,12 @@
  * 3: UDP's MAGNeT events (NSL_EV_UDP_SEND, NSL_EV_UDP_RECV), whose type
  * values a version-2 reader refuses; NSL_CALIB_COLD.  Items are laid out
  * as in version 2.
+ * 4: blocks travel compact (NSL_ITEM_CBLOCK): a 64-byte header, 12 bytes
+ * per record, counter slots only for the events chosen, addresses only
+ * when kept.  struct nsl_block stays the form readers decode into, and
+ * NSL_ITEM_BLOCK items of versions 1 to 3 still read.
  */
-#define NSL_ABI_VERSION		3
+#define NSL_ABI_VERSION		4
 
 #define NSL_MAX_RECORDS		16	/* region records in one block */
 #define NSL_MAX_EVENTS		4	/* counter events at once */
@@ -57,7 +61,8 @@ enum nsl_item_kind {
 	NSL_ITEM_BLOCK		= 1,	/* struct nsl_block */
 	NSL_ITEM_LOSS		= 2,	/* struct nsl_loss */
 	NSL_ITEM_EVENT		= 3,	/* struct nsl_event_rec (MAGNeT) */
-	NSL_ITEM_SYSINFO	= 4	/* struct nsl_sysinfo, first in a stream */
+	NSL_ITEM_SYSINFO	= 4,	/* struct nsl_sysinfo, first in a stream */
+	NSL_ITEM_CBLOCK		= 5	/* struct nsl_cblock: a block, compact */
 };
 
 struct nsl_item_hdr {
@@ -143,6 +148,161 @@ struct nsl_block {
 #define NSL_BLOCK_SIZE(nrec) \
 	((__u32)(sizeof(struct nsl_block) - \
 		 (NSL_MAX_RECORDS - (nrec)) * sizeof(struct nsl_record)))
+
+/*
+ * NSL_ITEM_CBLOCK: a block as read() and trace files carry it since ABI 4,
+ * without the room struct nsl_block keeps for records and counters not
+ * used.  In order, each part a whole number of bytes:
+ *
+ *   struct nsl_cblock              64 bytes
+ *   __u8 saddr[16], daddr[16]      only with NSL_CB_ADDR
+ *   nrec times:
+ *     struct nsl_crec              12 bytes
+ *     struct nsl_crec_ext          12 bytes, only with NSL_RF_EXT
+ *     __u64 count[nevents]         only in count mode
+ *   zeros up to a multiple of 8
+ *
+ * Parts after the header may sit at any 4-byte boundary: copy them out
+ * before use.  A record needs its extension when one of nmerged != 1,
+ * a CPU other than the header's rcpu, start or ticks above 2^32 - 1 is
+ * true, so a 7-record send block in duration mode takes 152 bytes.  The
+ * encoding is exact: decoding it gives back every field of the block
+ * (padding and the counts past nevents as zeros).
+ */
+#define NSL_CB_RX		0x01	/* nsl_block.dir is NSL_DIR_RX */
+#define NSL_CB_COUNT		0x02	/* nsl_block.mode is NSL_MODE_COUNT */
+#define NSL_CB_ADDR		0x04	/* saddr and daddr follow the header */
+#define NSL_CB_KNOWN		0x07
+
+struct nsl_cblock {
+	struct nsl_item_hdr hdr;	/* kind NSL_ITEM_CBLOCK */
+	__u64 seq;
+	__u64 tsc0;
+	__u64 conn;
+	__u32 flags;		/* NSL_BF_* */
+	__u32 len;
+	__u32 ifindex;
+	__u32 tcp_seq;
+	__u16 gso_segs;
+	__u16 nhlen;
+	__u16 sport;
+	__u16 dport;
+	__u16 rcpu;		/* CPU of the records without NSL_RF_EXT */
+	__u8  proto;
+	__u8  thlen;
+	__u8  family;
+	__u8  nrec;
+	__u8  nevents;
+	__u8  cflags;		/* NSL_CB_* */
+};
+
+/* Wire only, in nsl_crec.flags: struct nsl_crec_ext follows. */
+#define NSL_RF_EXT		0x8000
+
+struct nsl_crec {
+	__u8  region;
+	__u8  depth;
+	__u16 flags;		/* NSL_RF_*, NSL_RF_EXT */
+	__u32 start;		/* low halves of nsl_record's */
+	__u32 ticks;
+};
+
+struct nsl_crec_ext {
+	__u16 nmerged;
+	__u16 cpu;
+	__u32 start_hi;
+	__u32 ticks_hi;
+};
+
+/* Largest compact block: every record extended, every counter, addresses. */
+#define NSL_CBLOCK_MAX \
+	(sizeof(struct nsl_cblock) + 32 + NSL_MAX_RECORDS * \
+	 (sizeof(struct nsl_crec) + sizeof(struct nsl_crec_ext) + \
+	  NSL_MAX_EVENTS * 8))
+
+static __inline__ int nsl_crec_needs_ext(const struct nsl_record *r,
+					 __u16 rcpu)
+{
+	return r->nmerged != 1 || r->cpu != rcpu || (r->start >> 32) ||
+	       (r->ticks >> 32);
+}
+
+/*
+ * Writes @b compact to @out (NSL_CBLOCK_MAX bytes of room, 8-aligned);
+ * returns its size, which is also out's hdr.size.  Shared by the kernel,
+ * which emits blocks so, and readers, which write them so to files.
+ */
+static __inline__ __u32 nsl_cblock_encode(const struct nsl_block *b,
+					  void *out)
+{
+	struct nsl_cblock *c = (struct nsl_cblock *)out;
+	unsigned char *p = (unsigned char *)out + sizeof(*c);
+	__u16 rcpu = b->nrec ? b->rec[0].cpu : 0;
+	unsigned int i, j, addr = 0;
+	struct nsl_crec_ext x;
+	struct nsl_crec cr;
+	__u32 size;
+
+	for (i = 0; i < 16; i++)
+		addr |= b->saddr[i] | b->daddr[i];
+	c->hdr.kind = NSL_ITEM_CBLOCK;
+	c->hdr.cpu = b->hdr.cpu;
+	c->seq = b->seq;
+	c->tsc0 = b->tsc0;
+	c->conn = b->conn;
+	c->flags = b->flags;
+	c->len = b->len;
+	c->ifindex = b->ifindex;
+	c->tcp_seq = b->tcp_seq;
+	c->gso_segs = b->gso_segs;
+	c->nhlen = b->nhlen;
+	c->sport = b->sport;
+	c->dport = b->dport;
+	c->rcpu = rcpu;
+	c->proto = (__u8)b->proto;
+	c->thlen = (__u8)b->thlen;
+	c->family = (__u8)b->family;
+	c->nrec = b->nrec;
+	c->nevents = b->nevents;
+	c->cflags = (b->dir == NSL_DIR_RX ? NSL_CB_RX : 0) |
+		    (b->mode == NSL_MODE_COUNT ? NSL_CB_COUNT : 0) |
+		    (addr ? NSL_CB_ADDR : 0);
+	if (addr) {
+		__builtin_memcpy(p, b->saddr, 16);
+		__builtin_memcpy(p + 16, b->daddr, 16);
+		p += 32;
+	}
+	for (i = 0; i < b->nrec && i < NSL_MAX_RECORDS; i++) {
+		const struct nsl_record *r = &b->rec[i];
+
+		cr.region = r->region;
+		cr.depth = r->depth;
+		cr.flags = r->flags & ~NSL_RF_EXT;
+		cr.start = (__u32)r->start;
+		cr.ticks = (__u32)r->ticks;
+		if (nsl_crec_needs_ext(r, rcpu))
+			cr.flags |= NSL_RF_EXT;
+		__builtin_memcpy(p, &cr, sizeof(cr));
+		p += sizeof(cr);
+		if (cr.flags & NSL_RF_EXT) {
+			x.nmerged = r->nmerged;
+			x.cpu = r->cpu;
+			x.start_hi = (__u32)(r->start >> 32);
+			x.ticks_hi = (__u32)(r->ticks >> 32);
+			__builtin_memcpy(p, &x, sizeof(x));
+			p += sizeof(x);
+		}
+		for (j = 0; j < b->nevents && j < NSL_MAX_EVENTS; j++) {
+			__builtin_memcpy(p, &r->count[j], 8);
+			p += 8;
+		}
+	}
+	size = (__u32)(p - (unsigned char *)out);
+	while (size % 8)
+		((unsigned char *)out)[size++] = 0;
+	c->hdr.size = (__u16)size;
+	return size;
+}
 
 /*
  * Inserted where a ring was full: @lost items (blocks and event records,

@@ -55,10 +55,22 @@ static enum ns_decode_error fail(struct ns_item *it, enum ns_decode_error err,
 	return err;
 }
 
+static enum ns_decode_error check_records(struct ns_item *it)
+{
+	const struct nsl_block *b = &it->block;
+	unsigned int i;
+
+	for (i = 0; i < b->nrec; i++)
+		if (b->rec[i].region == NSL_R_NONE ||
+		    b->rec[i].region >= NSL_R_MAX)
+			return fail(it, NS_DEC_REGION, i);
+	it->type = NS_ITEM_BLOCK;
+	return NS_DEC_OK;
+}
+
 static enum ns_decode_error decode_block(const void *buf, struct ns_item *it)
 {
 	struct nsl_block *b = &it->block;
-	unsigned int i;
 
 	if (it->hdr.size < BLOCK_FIXED)
 		return fail(it, NS_DEC_BLOCK_SHORT, it->hdr.size);
@@ -72,12 +84,113 @@ static enum ns_decode_error decode_block(const void *buf, struct ns_item *it)
 		return fail(it, NS_DEC_NEVENTS, b->nevents);
 	memcpy(b->rec, (const char *)buf + BLOCK_FIXED,
 	       b->nrec * sizeof(b->rec[0]));
-	for (i = 0; i < b->nrec; i++)
-		if (b->rec[i].region == NSL_R_NONE ||
-		    b->rec[i].region >= NSL_R_MAX)
-			return fail(it, NS_DEC_REGION, i);
-	it->type = NS_ITEM_BLOCK;
-	return NS_DEC_OK;
+	return check_records(it);
+}
+
+/* Takes @n bytes at *@off of the item's @size; false: they are not there. */
+static bool take(const unsigned char *buf, size_t size, size_t *off,
+		 void *dst, size_t n)
+{
+	if (n > size - *off)
+		return false;
+	memcpy(dst, buf + *off, n);
+	*off += n;
+	return true;
+}
+
+/* The inverse of nsl_cblock_encode() (include/netslice.h). */
+static enum ns_decode_error decode_cblock(const unsigned char *buf,
+					  struct ns_item *it)
+{
+	struct nsl_block *b = &it->block;
+	size_t size = it->hdr.size, off;
+	struct nsl_crec_ext x;
+	struct nsl_cblock c;
+	struct nsl_crec cr;
+	unsigned int i;
+
+	if (size < sizeof(c))
+		return fail(it, NS_DEC_BLOCK_SHORT, size);
+	memcpy(&c, buf, sizeof(c));
+	if (c.cflags & ~NSL_CB_KNOWN)
+		return fail(it, NS_DEC_CBLOCK_FLAGS, c.cflags);
+	if (c.nrec > NSL_MAX_RECORDS)
+		return fail(it, NS_DEC_NREC, c.nrec);
+	if (c.nevents > NSL_MAX_EVENTS)
+		return fail(it, NS_DEC_NEVENTS, c.nevents);
+	memset(b, 0, sizeof(*b));
+	b->hdr = c.hdr;
+	b->seq = c.seq;
+	b->tsc0 = c.tsc0;
+	b->conn = c.conn;
+	b->flags = c.flags;
+	b->len = c.len;
+	b->ifindex = c.ifindex;
+	b->tcp_seq = c.tcp_seq;
+	b->gso_segs = c.gso_segs;
+	b->nhlen = c.nhlen;
+	b->sport = c.sport;
+	b->dport = c.dport;
+	b->proto = c.proto;
+	b->thlen = c.thlen;
+	b->family = c.family;
+	b->nrec = c.nrec;
+	b->nevents = c.nevents;
+	b->dir = c.cflags & NSL_CB_RX ? NSL_DIR_RX : NSL_DIR_TX;
+	b->mode = c.cflags & NSL_CB_COUNT ? NSL_MODE_COUNT : NSL_MODE_DURATION;
+	off = sizeof(c);
+	if ((c.cflags & NSL_CB_ADDR) &&
+	    (!take(buf, size, &off, b->saddr, 16) ||
+	     !take(buf, size, &off, b->daddr, 16)))
+		return fail(it, NS_DEC_CBLOCK_SIZE, size);
+	for (i = 0; i < c.nrec; i++) {
+		struct nsl_record *r = &b->rec[i];
+
+		if (!take(buf, size, &off, &cr, sizeof(cr)))
+			return fail(it, NS_DEC_CBLOCK_SIZE, size);
+		r->region = cr.region;
+		r->depth = cr.depth;
+		r->flags = cr.flags & ~NSL_RF_EXT;
+		r->nmerged = 1;
+		r->cpu = c.rcpu;
+		r->start = cr.start;
+		r->ticks = cr.ticks;
+		if (cr.flags & NSL_RF_EXT) {
+			if (!take(buf, size, &off, &x, sizeof(x)))
+				return fail(it, NS_DEC_CBLOCK_SIZE, size);
+			r->nmerged = x.nmerged;
+			r->cpu = x.cpu;
+			r->start |= (uint64_t)x.start_hi << 32;
+			r->ticks |= (uint64_t)x.ticks_hi << 32;
+		}
+		if (!take(buf, size, &off, r->count, c.nevents * 8))
+			return fail(it, NS_DEC_CBLOCK_SIZE, size);
+	}
+	if ((off + 7) / 8 * 8 != size)
+		return fail(it, NS_DEC_CBLOCK_SIZE, size);
+	for (; off < size; off++)
+		if (buf[off])
+			return fail(it, NS_DEC_CBLOCK_PAD, off);
+	return check_records(it);
+}
+
+bool ns_block_compacts(const struct nsl_block *b)
+{
+	unsigned int i, j;
+
+	if (b->proto > 0xff || b->thlen > 0xff || b->family > 0xff ||
+	    b->dir > NSL_DIR_RX || b->mode > NSL_MODE_COUNT || b->pad ||
+	    b->pad2 || b->nrec > NSL_MAX_RECORDS ||
+	    b->nevents > NSL_MAX_EVENTS)
+		return false;
+	for (i = 0; i < b->nrec; i++) {
+		if (b->rec[i].flags & NSL_RF_EXT)
+			return false;
+		for (j = b->nevents; j < NSL_MAX_EVENTS; j++)
+			if (b->rec[i].count[j])
+				return false;
+	}
+	return true;
 }
 
 static enum ns_decode_error decode_event(const void *buf, struct ns_item *it)
@@ -135,6 +248,8 @@ enum ns_decode_error ns_decode_item(const void *buf, size_t len,
 		return decode_event(buf, it);
 	case NSL_ITEM_SYSINFO:
 		return decode_sysinfo(buf, it);
+	case NSL_ITEM_CBLOCK:
+		return decode_cblock(buf, it);
 	default:
 		it->type = NS_ITEM_SKIPPED;
 		return NS_DEC_OK;
@@ -203,6 +318,18 @@ void ns_decode_describe(enum ns_decode_error err, const struct ns_item *it,
 	case NS_DEC_SYSINFO_SIZE:
 		snprintf(msg, msglen, "sysinfo size %llu, expected %zu", bad,
 			 sizeof(struct nsl_sysinfo));
+		break;
+	case NS_DEC_CBLOCK_FLAGS:
+		snprintf(msg, msglen, "compact block flags 0x%llx, unknown bits 0x%llx",
+			 bad, bad & ~(unsigned long long)NSL_CB_KNOWN);
+		break;
+	case NS_DEC_CBLOCK_SIZE:
+		snprintf(msg, msglen, "compact block size %llu does not fit its %u records and %u counters",
+			 bad, it->block.nrec, it->block.nevents);
+		break;
+	case NS_DEC_CBLOCK_PAD:
+		snprintf(msg, msglen, "compact block has a non-zero byte at %llu, in its padding",
+			 bad);
 		break;
 	case NS_DEC_SYSINFO_BOM:
 		snprintf(msg, msglen, "sysinfo byte-order mark 0x%08llx%s", bad,

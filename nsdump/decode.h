@@ -8,6 +8,7 @@
 #ifndef _NS_DECODE_H
 #define _NS_DECODE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "netslice.h"
@@ -36,6 +37,9 @@ enum ns_decode_error {
 	NS_DEC_EVENT_FLAGS,	/* flags outside NSL_EVF_* */
 	NS_DEC_SYSINFO_SIZE,	/* hdr.size != sizeof(struct nsl_sysinfo) */
 	NS_DEC_SYSINFO_BOM,	/* byte_order != NSL_BYTE_ORDER_MARK */
+	NS_DEC_CBLOCK_FLAGS,	/* compact block: cflags outside NSL_CB_* */
+	NS_DEC_CBLOCK_SIZE,	/* compact block: size != what its parts take */
+	NS_DEC_CBLOCK_PAD,	/* compact block: non-zero bytes after its parts */
 };
 
 #define NS_EVF_KNOWN	(NSL_EVF_TCP | NSL_EVF_IP | NSL_EVF_ADDR | NSL_EVF_TSO)
@@ -46,7 +50,8 @@ struct ns_item {
 	const void *raw;	/* the item's bytes in the input buffer */
 	uint64_t bad;		/* on error: the offending value or index */
 	union {
-		struct nsl_block block;	/* records past nrec are zero */
+		/* records past nrec are zero; NSL_ITEM_CBLOCK decodes to it */
+		struct nsl_block block;
 		struct nsl_loss loss;
 		struct nsl_event_rec event;
 		struct nsl_sysinfo sysinfo;
@@ -60,6 +65,14 @@ struct ns_item {
  */
 enum ns_decode_error ns_decode_item(const void *buf, size_t len,
 				    struct ns_item *it);
+
+/*
+ * Whether nsl_cblock_encode() keeps every byte of @b: the fields that are
+ * narrower in the compact form fit, the padding and the counts past
+ * nevents are zero, no record flag is NSL_RF_EXT.  A block of an older
+ * module or file that does not is written as it is (NSL_ITEM_BLOCK).
+ */
+bool ns_block_compacts(const struct nsl_block *b);
 
 /* One line saying what is wrong, e.g. "nrec 17 exceeds 16". */
 void ns_decode_describe(enum ns_decode_error err, const struct ns_item *it,

@@ -336,12 +336,17 @@ int nsf_writer_flush(struct nsf_writer *w)
 
 int nsf_write_item(struct nsf_writer *w, const struct ns_item *it)
 {
+	uint64_t cblock[NSL_CBLOCK_MAX / 8];
 	const void *src = it->raw;
 	size_t size = it->hdr.size;
 
 	if (w->err)
 		return -1;
-	if (it->type == NS_ITEM_BLOCK) {
+	if (it->type == NS_ITEM_BLOCK && ns_block_compacts(&it->block)) {
+		/* compact, whatever form it came in (an older module's) */
+		src = cblock;
+		size = nsl_cblock_encode(&it->block, cblock);
+	} else if (it->type == NS_ITEM_BLOCK) {
 		src = &it->block;
 		size = NSL_BLOCK_SIZE(it->block.nrec);
 	} else if (it->type == NS_ITEM_LOSS) {
@@ -830,8 +835,8 @@ int nsf_reader_open(struct nsf_reader *r, int fd, const char *name)
 		return rfail(r, "written on a machine of the other byte order: unsupported");
 	if (fh.bom != NSF_BOM)
 		return rfail(r, "bad byte-order mark 0x%08x", fh.bom);
-	if (fh.version != NSF_VERSION)
-		return rfail(r, "file format version %u, this nsdump reads %u",
+	if (fh.version < 1 || fh.version > NSF_VERSION)
+		return rfail(r, "file format version %u, this nsdump reads 1 to %u",
 			     fh.version, NSF_VERSION);
 	if (advance(r) < 0)
 		return -1;

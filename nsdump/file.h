@@ -23,7 +23,8 @@
  *   CALIB_COLD  the same for the cold calibration (NSL_CALIB_COLD),
  *            written by nsdump --cold; a kind of its own so that older
  *            readers skip it and correct with the warm one
- *   DATA     one or more whole ABI items, as read() returned them
+ *   DATA     one or more whole ABI items, blocks compact (NSL_ITEM_CBLOCK;
+ *            NSL_ITEM_BLOCK in version 1)
  *   TRAILER  named u64 values: blocks, lost, loss_items, data_records,
  *            event_records; last record: a file without it was cut short.
  *
@@ -43,7 +44,12 @@
 #include "layout.h"
 
 #define NSF_MAGIC		"NSLTRACE"
-#define NSF_VERSION		1
+/*
+ * 2: blocks are written compact (NSL_ITEM_CBLOCK), which a version-1
+ * reader would skip as an unknown kind; the version makes it refuse the
+ * file instead.  Version-1 files (NSL_ITEM_BLOCK) still read.
+ */
+#define NSF_VERSION		2
 #define NSF_BOM			0x01020304u
 #define NSF_MAX_RECORD		(1u << 20)	/* refuse larger records, but CALIB */
 #define NSF_DATA_TARGET		(64u << 10)	/* writer's DATA payload size */

@@ -150,17 +150,40 @@ static u32 ring_room(const struct nslm_ring *ring)
 	return ring->nslots - ring->count;
 }
 
-static void *ring_push(struct nslm_ring *ring, const void *item, u16 size)
+/* Takes the slot after the last item. */
+static struct nsl_item_hdr *ring_reserve(struct nslm_ring *ring)
 {
 	u32 tail = ring->head + ring->count;
-	void *dst;
 
 	lockdep_assert_held(&ring->lock);
 	if (tail >= ring->nslots)
 		tail -= ring->nslots;
-	dst = ring_slot(ring, tail);
-	memcpy(dst, item, size);
 	WRITE_ONCE(ring->count, ring->count + 1);
+	return ring_slot(ring, tail);
+}
+
+static void *ring_push(struct nslm_ring *ring, const void *item, u16 size)
+{
+	return memcpy(ring_reserve(ring), item, size);
+}
+
+/*
+ * A block goes in compact (the item read() returns, NSL_ITEM_CBLOCK): the
+ * copy out and the reader's bytes are those of the records it has, not
+ * of the room the skb's extension keeps.
+ */
+static struct nsl_item_hdr *ring_push_item(struct nslm_ring *ring,
+					   const struct nsl_item_hdr *item)
+{
+	struct nsl_item_hdr *dst;
+
+	BUILD_BUG_ON(NSL_CBLOCK_MAX > NSLM_SLOT_SIZE);
+	BUILD_BUG_ON(offsetof(struct nsl_cblock, seq) !=
+		     offsetof(struct nsl_block, seq));
+	if (item->kind != NSL_ITEM_BLOCK)
+		return ring_push(ring, item, item->size);
+	dst = ring_reserve(ring);
+	nsl_cblock_encode(container_of(item, struct nsl_block, hdr), dst);
 	return dst;
 }
 
@@ -231,7 +254,7 @@ static u32 ring_offer(struct nslm_ring *ring, const struct nsl_item_hdr *item)
 	} else if (ring_room(ring) >= (ring->lost ? 2 : 1)) {
 		if (ring->lost)
 			ring_push_loss(ring);
-		dst = ring_push(ring, item, item->size);
+		dst = ring_push_item(ring, item);
 		dst->cpu = ring->cpu;
 		*item_seq(dst) = seq;
 		ring->counted++;

@@ -15,7 +15,7 @@
 
 /* X(expression, value it must have on every ABI) */
 #define ABI_CHECKS(X) \
-	X(NSL_ABI_VERSION, 3) \
+	X(NSL_ABI_VERSION, 4) \
 	X(NSL_MAX_RECORDS, 16) \
 	X(NSL_MAX_EVENTS, 4) \
 	X(NSL_R_MAX, 18) \
@@ -37,6 +37,39 @@
 	X(OFF(nsl_record, ticks), 16) \
 	X(OFF(nsl_record, count), 24) \
 	X(FSZ(nsl_record, count), 32) \
+	\
+	X(NSL_ITEM_CBLOCK, 5) \
+	X(SZ(nsl_cblock), 64) \
+	X(OFF(nsl_cblock, seq), 8) \
+	X(OFF(nsl_cblock, tsc0), 16) \
+	X(OFF(nsl_cblock, conn), 24) \
+	X(OFF(nsl_cblock, flags), 32) \
+	X(OFF(nsl_cblock, len), 36) \
+	X(OFF(nsl_cblock, ifindex), 40) \
+	X(OFF(nsl_cblock, tcp_seq), 44) \
+	X(OFF(nsl_cblock, gso_segs), 48) \
+	X(OFF(nsl_cblock, nhlen), 50) \
+	X(OFF(nsl_cblock, sport), 52) \
+	X(OFF(nsl_cblock, dport), 54) \
+	X(OFF(nsl_cblock, rcpu), 56) \
+	X(OFF(nsl_cblock, proto), 58) \
+	X(OFF(nsl_cblock, thlen), 59) \
+	X(OFF(nsl_cblock, family), 60) \
+	X(OFF(nsl_cblock, nrec), 61) \
+	X(OFF(nsl_cblock, nevents), 62) \
+	X(OFF(nsl_cblock, cflags), 63) \
+	X(SZ(nsl_crec), 12) \
+	X(OFF(nsl_crec, region), 0) \
+	X(OFF(nsl_crec, depth), 1) \
+	X(OFF(nsl_crec, flags), 2) \
+	X(OFF(nsl_crec, start), 4) \
+	X(OFF(nsl_crec, ticks), 8) \
+	X(SZ(nsl_crec_ext), 12) \
+	X(OFF(nsl_crec_ext, nmerged), 0) \
+	X(OFF(nsl_crec_ext, cpu), 2) \
+	X(OFF(nsl_crec_ext, start_hi), 4) \
+	X(OFF(nsl_crec_ext, ticks_hi), 8) \
+	X(NSL_CBLOCK_MAX, 992) \
 	\
 	X(SZ(nsl_block), 1000) \
 	X(OFF(nsl_block, hdr), 0) \

@@ -10,11 +10,12 @@ mkdir -p "$dir/file" "$dir/stream" "$dir/opts"
 cp "$data"/*.nst "$dir/file/"
 
 i=0
-for args in "-n 0" "-n 3" "-n 3 -l 2 -o 2 -i 3 -e 2 -C -N" "-n 4 -P -e 4 -C" \
+for args in "-n 0" "-n 3" "-n 3 -l 2 -o 2 -i 3 -e 2 -C -N" "-n 4 -P -e 4 -C" "-n 12 -f" \
 	    "-F 1 -G 1 -A -S -X 3" "-F 1 -T -S"; do
 	i=$((i + 1))
 	"$mk" $args "$dir/file/gen$i.ns"
 	"$mk" -R $args "$dir/stream/gen$i.raw"
+	"$mk" -R -K $args "$dir/stream/gen$i-compact.raw"
 done
 # a file cut inside its DATA record, and one without its trailer
 "$mk" -n 5 -l 2 "$dir/file/whole.ns"

@@ -577,3 +577,25 @@ int gen_file(const struct gen_opts *g, int fd)
 {
 	return gen_trace_file(walk, g, g, fd);
 }
+
+bool gen_same_item(const void *want, size_t left, const struct ns_item *got,
+		   size_t *taken)
+{
+	struct ns_item w;
+	const void *a = &w.loss, *b = &got->loss;
+
+	*taken = left;
+	if (ns_decode_item(want, left, &w) || w.type != got->type)
+		return false;
+	*taken = w.hdr.size;
+	if (w.type == NS_ITEM_BLOCK)
+		return w.block.hdr.cpu == got->block.hdr.cpu &&
+		       !memcmp(&w.block.seq, &got->block.seq,
+			       sizeof(w.block) -
+			       offsetof(struct nsl_block, seq));
+	if (w.type == NS_ITEM_EVENT)
+		a = &w.event, b = &got->event;
+	else if (w.type == NS_ITEM_SYSINFO)
+		a = &w.sysinfo, b = &got->sysinfo;
+	return w.hdr.size == got->hdr.size && !memcmp(a, b, w.hdr.size);
+}

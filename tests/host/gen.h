@@ -27,6 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "calib.h"
+#include "decode.h"
 #include "events.h"
 #include "netslice.h"
 
@@ -159,6 +160,14 @@ int gen_trace_file(gen_walker walk, const void *opts,
 
 /* The whole stream (raw ABI items) into malloc'd memory. */
 unsigned char *gen_stream(const struct gen_opts *g, size_t *len);
+/*
+ * Whether @got (read back from a file) is the item at @want (@left bytes
+ * of a stream); *@taken is the stream item's size.  A block is compared
+ * as the struct it decodes to, all but its kind and size: the writer
+ * makes it compact (NSL_ITEM_CBLOCK).
+ */
+bool gen_same_item(const void *want, size_t left, const struct ns_item *got,
+		   size_t *taken);
 /* A trace file; 0 or -1. */
 int gen_file(const struct gen_opts *g, int fd);
 

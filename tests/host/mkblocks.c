@@ -2,8 +2,9 @@
 /*
  * mkblocks: synthetic NetSlice data for tests (see gen.h for its values).
  *   mkblocks [-n blocks] [-l loss_every] [-o open_every] [-i invalid_every]
- *            [-e nevents] [-C] [-N] [-P] [-Q] [-f [-Z]] [-R | -D] [file]
- * Writes a trace file, or with -R the raw item stream /dev/ns would give,
+ *            [-e nevents] [-C] [-N] [-P] [-Q] [-f [-Z]] [-R [-K] | -D] [file]
+ * Writes a trace file, or with -R the raw item stream /dev/ns would give
+ * (an ABI 3 module's whole blocks; -K: an ABI 4 module's compact ones),
  * to @file or stdout; -C adds a CALIB record, -N an EVENTS record; -P
  * makes the blocks a ping-pong of two connections; -Q names the events
  * and the CPU with gen.h's GEN_NASTY_* strings; -f gives the blocks
@@ -46,14 +47,38 @@ static void list_flow(const struct gen_opts *g, unsigned int i, FILE *f)
 		(unsigned long long)b.conn);
 }
 
+/* -K: @p's blocks compact, as an ABI 4 module sends them; the new length. */
+static size_t compact_stream(unsigned char *p, size_t len)
+{
+	size_t in = 0, out = 0;
+	struct ns_item it;
+
+	while (in < len && !ns_decode_item(p + in, len - in, &it)) {
+		size_t size = it.hdr.size;
+
+		if (it.type == NS_ITEM_BLOCK) {
+			uint64_t c[NSL_CBLOCK_MAX / 8];
+			size_t n = nsl_cblock_encode(&it.block, c);
+
+			memcpy(p + out, c, n);
+			out += n;
+		} else {
+			memmove(p + out, p + in, size);
+			out += size;
+		}
+		in += size;
+	}
+	return out;
+}
+
 int main(int argc, char **argv)
 {
 	struct gen_opts g = { .n = 10 };
 	struct gen_magnet m = { 0 };
-	int c, fd = 1, raw = 0, list = 0, views = -1;
+	int c, fd = 1, raw = 0, compact = 0, list = 0, views = -1;
 	bool magnet = false;
 
-	while ((c = getopt(argc, argv, "n:l:o:i:e:CNPQRF:G:TASX:fZDV:")) != -1) {
+	while ((c = getopt(argc, argv, "n:l:o:i:e:CNPQRKF:G:TASX:fZDV:")) != -1) {
 		switch (c) {
 		case 'n': g.n = atoi(optarg); break;
 		case 'l': g.loss_every = atoi(optarg); break;
@@ -65,6 +90,7 @@ int main(int argc, char **argv)
 		case 'P': g.pingpong = true; break;
 		case 'Q': g.nasty = true; break;
 		case 'R': raw = 1; break;
+		case 'K': compact = 1; break;
 		case 'f': g.flows = true; break;
 		case 'Z': g.no_addr = true; break;
 		case 'D': list = 1; break;
@@ -110,6 +136,8 @@ int main(int argc, char **argv)
 		unsigned char *p = magnet ? gen_magnet_stream(&m, &len) :
 					    gen_stream(&g, &len);
 
+		if (p && compact)
+			len = compact_stream(p, len);
 		if (!p || write(fd, p, len) != (ssize_t)len) {
 			perror("mkblocks");
 			return 1;

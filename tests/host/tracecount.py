@@ -15,7 +15,7 @@ import sys
 import zlib
 
 DATA, TRAILER, WRITER = 5, 6, 64
-ITEM_BLOCK, ITEM_LOSS = 1, 2
+ITEM_BLOCK, ITEM_LOSS, ITEM_CBLOCK = 1, 2, 5	# NSL_ITEM_*; a block is CBLOCK since ABI 4
 
 
 def records(data):
@@ -43,7 +43,7 @@ def main():
             pos = 0
             while pos < len(payload):
                 ikind, size = struct.unpack_from("<HH", payload, pos)
-                if ikind == ITEM_BLOCK:
+                if ikind in (ITEM_BLOCK, ITEM_CBLOCK):
                     out["blocks"] += 1
                 elif ikind == ITEM_LOSS:
                     out["loss_items"] += 1

@@ -34,6 +34,7 @@
 #include <linux/perf_event.h>
 
 #include "netslice.h"
+#include "decode.h"	/* nsdump's: the compact blocks */
 
 #define DEV		"/dev/ns"
 #define BIG_READ	(1 << 20)
@@ -154,7 +155,10 @@ static void stream_feed(struct stream *s, const char *buf, size_t n)
 	const struct nsl_sysinfo *si;
 	const struct nsl_block *blk;
 	const struct nsl_loss *loss;
+	enum ns_decode_error err;
+	struct ns_item it;
 	size_t off = 0;
+	char why[128];
 
 	while (off < n) {
 		hdr = (const void *)(buf + off);
@@ -195,12 +199,14 @@ static void stream_feed(struct stream *s, const char *buf, size_t n)
 			s->events++;
 			s->items++;
 			break;
-		case NSL_ITEM_BLOCK:
-			blk = (const void *)hdr;
-			if (blk->nrec > NSL_MAX_RECORDS ||
-			    hdr->size != NSL_BLOCK_SIZE(blk->nrec))
-				stream_bad(s, "block size %u, nrec %u",
-					   hdr->size, blk->nrec);
+		case NSL_ITEM_CBLOCK:
+			err = ns_decode_item(hdr, n - off, &it);
+			if (err) {
+				ns_decode_describe(err, &it, why, sizeof(why));
+				stream_bad(s, "block: %s", why);
+				return;
+			}
+			blk = &it.block;
 			if (blk->seq != s->next_seq[hdr->cpu])
 				stream_bad(s, "cpu %u: seq %llu, want %llu",
 					   hdr->cpu,

@@ -38,6 +38,8 @@ import struct
 import sys
 import time
 
+import nspath
+
 DEV = os.environ.get("NSDUMP_DEV", "/dev/ns")
 
 # asm-generic/ioctl.h: dir(2) size(14) type(8) nr(8), x86 numbering.
@@ -102,19 +104,8 @@ PERF_COUNT_SW_MAX = 12      # v6.12: ... CGROUP_SWITCHES = 11, MAX
 NSL_MODE_DURATION, NSL_MODE_COUNT = 0, 1
 NSL_RF_OPEN, NSL_RF_INVALID = 0x1, 0x2
 NSL_ITEM_BLOCK, NSL_ITEM_LOSS, NSL_ITEM_EVENT, NSL_ITEM_SYSINFO = 1, 2, 3, 4
+NSL_ITEM_CBLOCK = 5		# how an ABI 4 module sends a block
 COST_NAMES = ("NSI", "NSS", "NST", "NSE", "NSO", "NSA")
-
-# struct nsl_block up to rec[]: hdr(kind u16, size u16, cpu u32), seq,
-# tsc0, conn, flags, len, ifindex, gso_segs, proto, nhlen, thlen, dir,
-# nrec, nevents, mode, tcp_seq, family, pad, sport, dport, pad2, saddr,
-# daddr
-BLOCK_HDR_FMT = "=HHIQQQIIIHHHHBBBBIHHHHI16s16s"
-BLOCK_HDR = struct.calcsize(BLOCK_HDR_FMT)
-# struct nsl_record: region, depth, flags, nmerged, cpu, start, ticks, count[4]
-REC_FMT = "=BBHHHQQ" + "Q" * NSL_MAX_EVENTS
-REC = struct.calcsize(REC_FMT)
-assert BLOCK_HDR == 104 and REC == 56
-
 
 def events_buf(evs, nevents=None, flags=0):
     """evs: list of (type, config[, flags, config1, config2])."""
@@ -337,8 +328,8 @@ def cmd_filter(argv):
     fcntl.ioctl(fd, NSIOCSSTATE, bytearray(struct.pack(STATE_FMT, 1, 0)), True)
     print("# %d writes over loopback; items read by kind %s; %d refused, "
           "%d emitted by the core" % (sent, kinds, refused, emitted))
-    tap(kinds.get(NSL_ITEM_BLOCK, 0) == 0, "'ret #0': no block read (%d)"
-        % kinds.get(NSL_ITEM_BLOCK, 0))
+    nblocks = kinds.get(NSL_ITEM_BLOCK, 0) + kinds.get(NSL_ITEM_CBLOCK, 0)
+    tap(nblocks == 0, "'ret #0': no block read (%d)" % nblocks)
     tap(refused >= sent and refused == emitted,
         "'ret #0': every block emitted (%d) refused (%d), at least one per write (%d)"
         % (emitted, refused, sent))
@@ -443,19 +434,15 @@ def parse_items(buf, tsc_khz):
         kind, size, cpu = struct.unpack_from("=HHI", buf, pos)
         if size < 8 or size % 8 or pos + size > len(buf):
             raise ValueError("bad item size %d at %d" % (size, pos))
-        if kind == NSL_ITEM_BLOCK:
-            h = struct.unpack_from(BLOCK_HDR_FMT, buf, pos)
-            nrec, nevents, mode = h[14], h[15], h[16]
-            if size != BLOCK_HDR + nrec * REC:
-                raise ValueError("block size %d for %d records" % (size, nrec))
-            recs = []
-            for i in range(nrec):
-                r = struct.unpack_from(REC_FMT, buf, pos + BLOCK_HDR + i * REC)
-                recs.append({"region": r[0], "depth": r[1], "flags": r[2],
-                             "nmerged": r[3], "cpu": r[4], "start": r[5],
-                             "ticks": r[6], "count": list(r[7:7 + nevents])})
-            yield "block", {"cpu": cpu, "seq": h[3], "nevents": nevents,
-                            "mode": mode, "records": recs}
+        if kind in (NSL_ITEM_BLOCK, NSL_ITEM_CBLOCK):
+            try:
+                b = nspath.decode_block(kind, buf[pos:pos + size])
+            except SystemExit as e:
+                raise ValueError(str(e))
+            recs = [dict(r, region=r["rid"]) for r in b["records"]]
+            yield "block", {"cpu": cpu, "seq": b["seq"],
+                            "nevents": b["nevents"], "mode": b["mode"],
+                            "records": recs}
         elif kind == NSL_ITEM_LOSS:
             yield "loss", struct.unpack_from("=Q", buf, pos + 8)[0]
         else:

@@ -4,7 +4,8 @@
 
 The trace file (nsdump -w of this build) is parsed here from its bytes:
 records (kind, len, crc, 0) whose CRC is checked, DATA records split into
-items, blocks decoded with ABI 2's layout.  The blocks of one path are
+items, blocks decoded in either form (ABI 2's whole block, ABI 4's
+compact one).  The blocks of one path are
 picked by their flow (direction, family, protocol, a port) and checked.
 
     nspath.py count FILE [filters]
@@ -75,22 +76,82 @@ def items(path):
         off += ln
 
 
+# include/netslice.h: NSL_ITEM_CBLOCK (ABI 4), what files hold since format 2
+NSL_ITEM_BLOCK, NSL_ITEM_CBLOCK = 1, 5
+CBLOCK_FMT = "=HHIQQQIIIIHHHHHBBBBBB"
+CBLOCK_KEYS = ("kind", "size", "cpu", "seq", "tsc0", "conn", "flags", "len",
+               "ifindex", "tcp_seq", "gso_segs", "nhlen", "sport", "dport",
+               "rcpu", "proto", "thlen", "family", "nrec", "nevents",
+               "cflags")
+CBLOCK_HDR = struct.calcsize(CBLOCK_FMT)
+CREC_FMT, CREC_EXT_FMT = "=BBHII", "=HHII"
+CB_RX, CB_COUNT, CB_ADDR = 1, 2, 4
+RF_EXT = 0x8000
+assert CBLOCK_HDR == 64 and struct.calcsize(CREC_FMT) == 12
+
+
+def record(region, depth, flags, nmerged, cpu, start, ticks, counts):
+    return {"region": REGIONS[region] if region < len(REGIONS)
+            else "#%d" % region, "rid": region, "depth": depth, "flags": flags,
+            "nmerged": nmerged, "cpu": cpu, "start": start, "ticks": ticks,
+            "count": counts}
+
+
+def decode_cblock(it):
+    """A compact block as the dict decode_block() makes of a whole one."""
+    b = dict(zip(CBLOCK_KEYS, struct.unpack_from(CBLOCK_FMT, it)))
+    if b["cflags"] & ~(CB_RX | CB_COUNT | CB_ADDR) or b["nrec"] > 16 or \
+            b["nevents"] > 4:
+        raise SystemExit("compact block: cflags 0x%x nrec %d nevents %d"
+                         % (b["cflags"], b["nrec"], b["nevents"]))
+    b["dir"] = 1 if b["cflags"] & CB_RX else 0
+    b["mode"] = 1 if b["cflags"] & CB_COUNT else 0
+    b["saddr"] = b["daddr"] = bytes(16)
+    pos = CBLOCK_HDR
+    if b["cflags"] & CB_ADDR:
+        b["saddr"], b["daddr"] = it[pos:pos + 16], it[pos + 16:pos + 32]
+        pos += 32
+    b["records"] = []
+    for _ in range(b["nrec"]):
+        region, depth, flags, start, ticks = \
+            struct.unpack_from(CREC_FMT, it, pos)
+        pos += 12
+        nmerged, cpu = 1, b["rcpu"]
+        if flags & RF_EXT:
+            nmerged, cpu, shi, thi = struct.unpack_from(CREC_EXT_FMT, it, pos)
+            start |= shi << 32
+            ticks |= thi << 32
+            pos += 12
+        counts = struct.unpack_from("=%dQ" % b["nevents"], it, pos)
+        pos += 8 * b["nevents"]
+        b["records"].append(record(region, depth, flags & ~RF_EXT, nmerged,
+                                   cpu, start, ticks, list(counts)))
+    if (pos + 7) // 8 * 8 != len(it) or any(it[pos:]):
+        raise SystemExit("compact block of %d bytes: its parts take %d"
+                         % (len(it), pos))
+    return b
+
+
+def decode_block(kind, it):
+    """A block item of either form (NSL_ITEM_BLOCK, NSL_ITEM_CBLOCK)."""
+    if kind == NSL_ITEM_CBLOCK:
+        return decode_cblock(it)
+    b = dict(zip(BLOCK_KEYS, struct.unpack_from(BLOCK_FMT, it)))
+    if len(it) != BLOCK_HDR + b["nrec"] * REC:
+        raise SystemExit("block of %d bytes with %d records"
+                         % (len(it), b["nrec"]))
+    b["records"] = []
+    for i in range(b["nrec"]):
+        r = struct.unpack_from(REC_FMT, it, BLOCK_HDR + i * REC)
+        b["records"].append(record(r[0], r[1], r[2], r[3], r[4], r[5], r[6],
+                                   list(r[7:7 + b["nevents"]])))
+    return b
+
+
 def blocks(path):
     for kind, it in items(path):
-        if kind != 1:
-            continue
-        b = dict(zip(BLOCK_KEYS, struct.unpack_from(BLOCK_FMT, it)))
-        if len(it) != BLOCK_HDR + b["nrec"] * REC:
-            raise SystemExit("block of %d bytes with %d records"
-                             % (len(it), b["nrec"]))
-        b["records"] = []
-        for i in range(b["nrec"]):
-            r = struct.unpack_from(REC_FMT, it, BLOCK_HDR + i * REC)
-            b["records"].append({"region": REGIONS[r[0]] if r[0] < len(REGIONS)
-                                 else "#%d" % r[0], "depth": r[1],
-                                 "flags": r[2], "cpu": r[4], "start": r[5],
-                                 "ticks": r[6]})
-        yield b
+        if kind in (NSL_ITEM_BLOCK, NSL_ITEM_CBLOCK):
+            yield decode_block(kind, it)
 
 
 def selected(b, a):

@@ -26,6 +26,7 @@ import threading
 import time
 import zlib
 
+import nspath
 from nsjson import check, failed
 
 DEV = os.environ.get("NSDUMP_DEV", "/dev/ns")
@@ -36,11 +37,11 @@ NSL_REC_ON, NSL_REC_TCP, NSL_REC_IP, NSL_REC_ADDR = 1, 2, 4, 8
 NSL_REC_ALL = 0xF
 NSL_REC_FLOWADDR = 0x10
 NSL_ITEM_BLOCK, NSL_ITEM_LOSS, NSL_ITEM_EVENT, NSL_ITEM_SYSINFO = 1, 2, 3, 4
-NSL_EV_MAX = 9
+NSL_ITEM_CBLOCK = 5		# blocks, compact, since ABI 4
+NSL_ABI_VERSION = 4
+NSL_EV_MAX = 11
 NSL_EVF_ALL = 0xF
 NSL_MAX_RECORDS = 16
-REC_SIZE = 24 + 4 * 8			# struct nsl_record
-BLOCK_HDR = 8 + 8 * 3 + 4 * 3 + 2 * 4 + 4 + 4 + 2 * 4 + 4 + 32	# up to rec[]
 EVENT_SIZE = 8 + 8 * 3 + 4 * 4 + (12 * 4 + 2 * 2 + 2 + 2) + 16
 SYSINFO_SIZE = 8 + 4 * 4 + 8 * 2
 LOSS_SIZE = 8 + 8 * 3
@@ -148,11 +149,17 @@ def parse(data):
         it = data[off:off + size]
         items.append(it)
         off += size
-        if kind == NSL_ITEM_BLOCK:
+        if kind == NSL_ITEM_CBLOCK:
             seq = struct.unpack_from("=Q", it, 8)[0]
-            nrec = it[53]	# struct nsl_block.nrec
-            if nrec > NSL_MAX_RECORDS or size != BLOCK_HDR + nrec * REC_SIZE:
-                probs.append("block seq %d: nrec %d size %d" % (seq, nrec, size))
+            try:
+                nspath.decode_cblock(it)
+            except SystemExit as e:
+                probs.append("block seq %d: %s" % (seq, e))
+            cnt["block"] += 1
+        elif kind == NSL_ITEM_BLOCK:
+            probs.append("a whole block (kind 1) from an ABI %d module"
+                         % NSL_ABI_VERSION)
+            seq = struct.unpack_from("=Q", it, 8)[0]
             cnt["block"] += 1
         elif kind == NSL_ITEM_EVENT:
             seq = struct.unpack_from("=Q", it, 8)[0]

@@ -107,6 +107,7 @@
 #include <linux/perf_event.h>
 
 #include "netslice.h"
+#include "decode.h"	/* nsdump's: the compact blocks */
 
 #define DEV		"/dev/ns"
 #define MODNAME		"netslice"
@@ -1183,6 +1184,7 @@ static bool take_items(struct stream *s, const uint8_t *buf, size_t n)
 	struct nsl_block blk;
 	struct nsl_event_rec ev;
 	struct nsl_loss loss;
+	struct ns_item it;
 	size_t off = 0;
 
 	s->reads++;
@@ -1216,11 +1218,14 @@ static bool take_items(struct stream *s, const uint8_t *buf, size_t n)
 					   si.abi_version, si.byte_order, si.ncpus);
 			s->sysinfos++;
 			break;
-		case NSL_ITEM_BLOCK:
-			memset(&blk, 0, sizeof(blk));
-			memcpy(&blk, buf + off, h.size);
+		case NSL_ITEM_CBLOCK:
+			if (ns_decode_item(buf + off, n - off, &it)) {
+				stream_bad(s, "compact block at %zu of %zu, size %u",
+					   off, n, h.size);
+				break;
+			}
+			blk = it.block;
 			if (blk.nrec > NSL_MAX_RECORDS ||
-			    h.size != NSL_BLOCK_SIZE(blk.nrec) ||
 			    blk.dir > NSL_DIR_RX || blk.mode > NSL_MODE_COUNT ||
 			    blk.nevents > NSL_MAX_EVENTS) {
 				stream_bad(s, "block size %u nrec %u dir %u mode %u",

@@ -50,9 +50,26 @@ if_peer=$(peer cat "/sys/class/net/$NS_PEER_IF/ifindex")
 # sender's e1000 sent is the flow's send blocks plus the packets that
 # carry none (ARP, ND: tcpdump counts them, up to the snapshot); every
 # frame the peer's e1000 received has a receive block (recv_check.py).
+# tcpdump stamps a frame as it goes to the driver; the driver counts it
+# in tx_packets when it reclaims it (TX completion), later.  So snapshot 1
+# takes its time t1, then waits until the driver holds nothing it was
+# handed (BQL's inflight bytes 0), and only then reads tx_packets: every
+# frame stamped up to t1 is counted in it by then.
+nic_drained() { # true once the local NIC's TX queue holds nothing in flight
+	local q=/sys/class/net/$NS_LOCAL_IF/queues/tx-0/byte_queue_limits/inflight k
+	[[ -r $q ]] || { echo "# no BQL inflight for $NS_LOCAL_IF: not waited"; return 0; }
+	for ((k = 0; k < 200; k++)); do
+		[[ $(cat "$q") == 0 ]] && return 0
+		sleep 0.05
+	done
+	return 1
+}
 nic_snap() { # <0|1>: snapshot 0 before the traffic, 1 after it
 	local i=$1
-	[[ $i == 1 ]] && declare -g nic_t1=$(date +%s.%N)
+	if [[ $i == 1 ]]; then
+		declare -g nic_t1=$(date +%s.%N)
+		nic_drained || echo "# $NS_LOCAL_IF: TX still in flight after 10 s"
+	fi
 	declare -g nic_tx$i=$(stat_local tx_packets)
 	{ read -r "nic_rp$i"; read -r "nic_rb$i"; } < <(stat_peer rx_packets rx_bytes)
 }
@@ -120,10 +137,7 @@ udp_flow() {
 
 # --- UDP through the NIC
 UDP_RX=rx-nic,rx-link,rx-ip,rx-udp,queue,copy
-# Off: on the debug kernel a packet tcpdump stamped before the snapshot
-# had its TX completion counted after it (CI11: 200 + 4 vs tx_packets
-# +203); the bound must be the driver's completion, not the capture.
-UDP_NIC=0
+UDP_NIC=1
 udp_flow "UDP/IPv4 NIC" 4 - "$NS_PEER_IP" 6004 write,udp,ip,link,nic "$UDP_RX" \
 	--ifindex "$if_local"
 udp_flow "UDP/IPv6 NIC" 6 - "$PEER6" 6006 write,udp,ip,link,nic "$UDP_RX" \

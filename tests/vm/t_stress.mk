@@ -5,13 +5,14 @@ REPO := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))../..)
 OUT ?= $(REPO)/build/tests/bin
 CC ?= cc
 CFLAGS ?= -O2 -g
-CFLAGS += -Wall -Wextra -Werror -pthread -I$(REPO)/include
+CFLAGS += -Wall -Wextra -Werror -pthread -I$(REPO)/include -I$(REPO)/nsdump
 
 all: $(OUT)/stress
 
-$(OUT)/stress: $(REPO)/tests/vm/stress.c $(REPO)/include/netslice.h
+$(OUT)/stress: $(REPO)/tests/vm/stress.c $(REPO)/include/netslice.h \
+		$(REPO)/nsdump/decode.c $(REPO)/nsdump/decode.h
 	mkdir -p $(OUT)
-	$(CC) $(CFLAGS) -o $@ $<
+	$(CC) $(CFLAGS) -o $@ $< $(REPO)/nsdump/decode.c
 
 clean:
 	rm -f $(OUT)/stress

@@ -2,7 +2,7 @@
 /*
  * Self-tests of the ring's loss accounting on a private 4-slot ring,
  * compiled under DEBUG and run at module load: every block offered must
- * come out as itself or inside a loss item, in seq order, whatever the
+ * come out as itself (a block compact) or inside a loss item, in seq order, whatever the
  * interleaving of offers, reads and a resize.
  */
 
@@ -15,9 +15,14 @@ struct selftest_stream {
 	u8 *buf;	/* room for a whole ring */
 };
 
+/* A compact block of selftest_block(): no record needs its extension. */
+#define SELFTEST_SIZE(nrec) \
+	ALIGN(sizeof(struct nsl_cblock) + (nrec) * sizeof(struct nsl_crec), 8)
+
 static struct nsl_item_hdr *selftest_block(u8 nrec)
 {
 	static struct nsl_block blk;
+	unsigned int i;
 
 	memset(&blk, 0, sizeof(blk));
 	blk.hdr.kind = NSL_ITEM_BLOCK;
@@ -25,6 +30,8 @@ static struct nsl_item_hdr *selftest_block(u8 nrec)
 	blk.hdr.cpu = U32_MAX;
 	blk.nrec = nrec;
 	blk.seq = U64_MAX;
+	for (i = 0; i < nrec; i++)
+		blk.rec[i].nmerged = 1;
 	return &blk.hdr;
 }
 
@@ -45,7 +52,7 @@ static bool selftest_read(struct nslm_ring *ring, struct selftest_stream *st,
 {
 	const struct nsl_item_hdr *hdr;
 	const struct nsl_event_rec *ev;
-	const struct nsl_block *blk;
+	const struct nsl_cblock *blk;
 	const struct nsl_loss *loss;
 	unsigned int nitems, i;
 	size_t len, off = 0;
@@ -55,10 +62,10 @@ static bool selftest_read(struct nslm_ring *ring, struct selftest_stream *st,
 		hdr = (const struct nsl_item_hdr *)(st->buf + off);
 		if (off + hdr->size > len || hdr->cpu != ring->cpu)
 			return false;
-		if (hdr->kind == NSL_ITEM_BLOCK) {
-			blk = (const struct nsl_block *)hdr;
+		if (hdr->kind == NSL_ITEM_CBLOCK) {
+			blk = (const struct nsl_cblock *)hdr;
 			if (blk->seq != st->next_seq ||
-			    hdr->size != NSL_BLOCK_SIZE(blk->nrec))
+			    hdr->size != SELFTEST_SIZE(blk->nrec))
 				return false;
 			st->next_seq++;
 			st->blocks++;
@@ -125,10 +132,10 @@ bool __init nslm_ring_selftest(void)
 	CHECK(ring_offer(&ring, selftest_block(NSL_MAX_RECORDS)) == 3);
 	CHECK(ring.count == 3);
 	/* Too small for the first item: nothing, not a partial item. */
-	CHECK(selftest_read(&ring, &st, NSL_BLOCK_SIZE(0) - 8));
+	CHECK(selftest_read(&ring, &st, SELFTEST_SIZE(0) - 8));
 	CHECK(st.blocks == 0 && ring.count == 3);
-	CHECK(selftest_read(&ring, &st, NSL_BLOCK_SIZE(0) +
-			    NSL_BLOCK_SIZE(1)));
+	CHECK(selftest_read(&ring, &st, SELFTEST_SIZE(0) +
+			    SELFTEST_SIZE(1)));
 	CHECK(st.blocks == 2 && ring.count == 1);
 	CHECK(selftest_read(&ring, &st, ring_bytes));
 	CHECK(st.blocks == 3 && ring.count == 0 && !ring.lost);
@@ -140,12 +147,12 @@ bool __init nslm_ring_selftest(void)
 	CHECK(ring.lost == 3 && ring.dropped == 3);
 	CHECK(selftest_balanced(&ring, &st));
 	/* Reading one frees a slot: the reader places the loss marker. */
-	CHECK(selftest_read(&ring, &st, NSL_BLOCK_SIZE(0)));
+	CHECK(selftest_read(&ring, &st, SELFTEST_SIZE(0)));
 	CHECK(!ring.lost && ring.count == 4);
 	/* Full again: this one is dropped, a new loss pending. */
 	CHECK(!ring_offer(&ring, selftest_block(2)));
 	CHECK(ring.lost == 1);
-	CHECK(selftest_read(&ring, &st, NSL_BLOCK_SIZE(1)));
+	CHECK(selftest_read(&ring, &st, SELFTEST_SIZE(1)));
 	CHECK(!ring.lost && ring.count == 4);
 	CHECK(selftest_read(&ring, &st, ring_bytes));
 	CHECK(!ring.count && !ring.lost);

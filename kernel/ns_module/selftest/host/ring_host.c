@@ -50,7 +50,7 @@ static int fuzz(long iters)
 		} else if (op < 60) {
 			ring_offer(r, selftest_block(rand() % 17));
 		} else if (op < 95) {
-			if (!selftest_read(r, &st, NSL_BLOCK_SIZE(0) +
+			if (!selftest_read(r, &st, SELFTEST_SIZE(0) +
 					   rand() % (8 * NSLM_SLOT_SIZE)))
 				return 0;
 		} else if (op < 99) {
