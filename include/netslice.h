@@ -26,7 +26,9 @@
  * 4: blocks travel compact (NSL_ITEM_CBLOCK): a 64-byte header, 12 bytes
  * per record, counter slots only for the events chosen, addresses only
  * when kept.  struct nsl_block stays the form readers decode into, and
- * NSL_ITEM_BLOCK items of versions 1 to 3 still read.
+ * NSL_ITEM_BLOCK items of versions 1 to 3 still read.  Event records
+ * carry IPv6 addresses (saddr6, daddr6, NSL_EVF_ADDR6): 152 bytes, were
+ * 120.
  */
 #define NSL_ABI_VERSION		4
 
@@ -340,6 +342,7 @@ enum nsl_event_type {
 #define NSL_EVF_IP		0x0002	/* struct nsl_ip_fields is valid */
 #define NSL_EVF_ADDR		0x0004	/* addresses and ports are valid */
 #define NSL_EVF_TSO		0x0008	/* bytes are a TSO/GSO super-segment */
+#define NSL_EVF_ADDR6		0x0010	/* saddr6, daddr6 hold the addresses */
 
 /* TCP state at the event (MAGNeT's optional TCP data). */
 struct nsl_tcp_state {
@@ -385,6 +388,13 @@ struct nsl_event_rec {
 	__u32 pad;		/* 0 */
 	struct nsl_tcp_state tcp;
 	struct nsl_ip_fields ip;
+	/*
+	 * With NSL_EVF_ADDR6 (since ABI 4): the IPv6 addresses of the
+	 * socket or packet, network order, where ip.saddr and ip.daddr
+	 * (then 0) have no room.  An IPv4-mapped socket's are IPv4.
+	 */
+	__u8  saddr6[16];
+	__u8  daddr6[16];
 };
 
 /* First item of every stream (MAGNeT's MAGNET_SYSINFO). */

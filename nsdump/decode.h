@@ -42,7 +42,8 @@ enum ns_decode_error {
 	NS_DEC_CBLOCK_PAD,	/* compact block: non-zero bytes after its parts */
 };
 
-#define NS_EVF_KNOWN	(NSL_EVF_TCP | NSL_EVF_IP | NSL_EVF_ADDR | NSL_EVF_TSO)
+#define NS_EVF_KNOWN	(NSL_EVF_TCP | NSL_EVF_IP | NSL_EVF_ADDR | NSL_EVF_TSO | \
+			 NSL_EVF_ADDR6)
 
 struct ns_item {
 	enum ns_item_type type;

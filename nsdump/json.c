@@ -432,8 +432,13 @@ static void json_event(struct ns_report *r, const struct nsl_event_rec *ev,
 	if (ev->flags & NSL_EVF_ADDR) {
 		jset(o, "sport", ju64(ev->tcp.sport));
 		jset(o, "dport", ju64(ev->tcp.dport));
-		jset(o, "saddr", jipv4(ev->ip.saddr));
-		jset(o, "daddr", jipv4(ev->ip.daddr));
+		if (ev->flags & NSL_EVF_ADDR6) {
+			jset(o, "saddr", jaddr(AF_INET6, ev->saddr6));
+			jset(o, "daddr", jaddr(AF_INET6, ev->daddr6));
+		} else {
+			jset(o, "saddr", jipv4(ev->ip.saddr));
+			jset(o, "daddr", jipv4(ev->ip.daddr));
+		}
 	}
 	jput(r->out, o);
 }
@@ -480,10 +485,10 @@ static void json_conn(struct ns_report *r, struct ns_conn *c)
 		jset(o, "lport", ju64(c->lport));
 		jset(o, "rport", ju64(c->rport));
 	}
-	if (c->have_laddr)
-		jset(o, "laddr", jipv4(c->laddr));
-	if (c->have_raddr)
-		jset(o, "raddr", jipv4(c->raddr));
+	if (c->laddr.family)
+		jset(o, "laddr", jaddr(c->laddr.family, c->laddr.a));
+	if (c->raddr.family)
+		jset(o, "raddr", jaddr(c->raddr.family, c->raddr.a));
 	for (unsigned int k = 0; k < NSL_EV_MAX - 1; k++) {
 		unsigned int type = ns_magnet_order[k];
 		struct ns_layer_summary s;

@@ -46,6 +46,10 @@ static const struct ns_field ext_fields[] = {
 	E(tcp.tcp_flags),
 	E(ip.version), E(ip.tos), E(ip.ttl), E(ip.protocol), E(ip.id),
 	E(ip.frag_off), E(ip.saddr), E(ip.daddr),
+	{ "event.saddr6_0", offsetof(struct nsl_event_rec, saddr6), 8 },
+	{ "event.saddr6_8", offsetof(struct nsl_event_rec, saddr6) + 8, 8 },
+	{ "event.daddr6_0", offsetof(struct nsl_event_rec, daddr6), 8 },
+	{ "event.daddr6_8", offsetof(struct nsl_event_rec, daddr6) + 8, 8 },
 	S(abi_version), S(byte_order), S(tsc_khz), S(ncpus), S(ref_tsc),
 	S(ref_realtime_ns),
 };

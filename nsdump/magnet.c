@@ -103,25 +103,47 @@ oom:
 	return NULL;
 }
 
+/* @len bytes at @a as an address of @family; family 0 if all zero. */
+static void conn_addr(struct ns_conn_addr *out, uint16_t family,
+		      const void *a, size_t len)
+{
+	static const uint8_t zero[16];
+
+	memset(out, 0, sizeof(*out));
+	if (!memcmp(a, zero, len))
+		return;
+	out->family = family;
+	memcpy(out->a, a, len);
+}
+
 /*
- * The record's local and remote IPv4 addresses (0: not known).  A socket
- * event has no packet: the kernel gives the socket's addresses, local
- * first; the others carry their packet's, source first.
+ * The record's local and remote addresses (family 0: not known), IPv6
+ * ones with NSL_EVF_ADDR6.  A socket event has no packet: the kernel
+ * gives the socket's addresses, local first; the others carry their
+ * packet's, source first.
  */
-static void event_addrs(const struct nsl_event_rec *ev, uint32_t *local,
-			uint32_t *remote)
+static void event_addrs(const struct nsl_event_rec *ev,
+			struct ns_conn_addr *local, struct ns_conn_addr *remote)
 {
 	bool local_first = ns_event_is_send(ev->type) ||
 			   ev->type == NSL_EV_SOCK_RECV;
+	struct ns_conn_addr s, d;
 
-	*local = local_first ? ev->ip.saddr : ev->ip.daddr;
-	*remote = local_first ? ev->ip.daddr : ev->ip.saddr;
+	if (ev->flags & NSL_EVF_ADDR6) {
+		conn_addr(&s, AF_INET6, ev->saddr6, 16);
+		conn_addr(&d, AF_INET6, ev->daddr6, 16);
+	} else {
+		conn_addr(&s, AF_INET, &ev->ip.saddr, 4);
+		conn_addr(&d, AF_INET, &ev->ip.daddr, 4);
+	}
+	*local = local_first ? s : d;
+	*remote = local_first ? d : s;
 }
 
 bool ns_magnet_learn(struct ns_magnet *m, const struct nsl_event_rec *ev)
 {
+	struct ns_conn_addr local, remote;
 	struct ns_conn *c;
-	uint32_t local, remote;
 	bool was;
 
 	if (!(ev->flags & NSL_EVF_ADDR))
@@ -135,14 +157,10 @@ bool ns_magnet_learn(struct ns_magnet *m, const struct nsl_event_rec *ev)
 	c->lport = ev->tcp.sport;
 	c->rport = ev->tcp.dport;
 	event_addrs(ev, &local, &remote);
-	if (local) {
+	if (local.family)
 		c->laddr = local;
-		c->have_laddr = true;
-	}
-	if (remote) {
+	if (remote.family)
 		c->raddr = remote;
-		c->have_raddr = true;
-	}
 	return !was;
 }
 
@@ -279,14 +297,16 @@ void ns_tcp_flag_letters(unsigned int flags, char *buf, size_t len)
 
 void ns_event_flags(uint32_t flags, char *buf, size_t len)
 {
-	static const char *const names[] = { "TCP", "IP", "ADDR", "TSO" };
+	static const char *const names[] = {
+		"TCP", "IP", "ADDR", "TSO", "ADDR6",
+	};
 	size_t used = 0;
 
 	buf[0] = 0;
 	for (int i = 0; i < 32 && used < len; i++) {
 		if (!(flags & (1u << i)))
 			continue;
-		if (i < 4)
+		if (i < 5)
 			used += snprintf(buf + used, len - used, "%s%s",
 					 used ? "," : "", names[i]);
 		else
@@ -295,48 +315,44 @@ void ns_event_flags(uint32_t flags, char *buf, size_t len)
 	}
 }
 
-static void endpoint(bool have_addr, uint32_t addr, uint16_t port,
+/* "192.0.2.1:80", "[2001:db8::1]:80", "*:80" */
+static void endpoint(const struct ns_conn_addr *addr, uint16_t port,
 		     char *buf, size_t len)
 {
-	char a[16] = "*";
+	char a[INET6_ADDRSTRLEN] = "*";
 
-	if (have_addr)
-		ns_ipv4(addr, a, sizeof(a));
-	snprintf(buf, len, "%s:%u", a, port);
+	if (addr->family)
+		ns_addr_text(addr->family, addr->a, a, sizeof(a));
+	snprintf(buf, len, addr->family == AF_INET6 ? "[%s]:%u" : "%s:%u",
+		 a, port);
 }
 
 void ns_conn_endpoint(const struct ns_conn *c, bool local, char *buf,
 		      size_t len)
 {
 	if (local)
-		endpoint(c->have_laddr, c->laddr, c->lport, buf, len);
+		endpoint(&c->laddr, c->lport, buf, len);
 	else
-		endpoint(c->have_raddr, c->raddr, c->rport, buf, len);
+		endpoint(&c->raddr, c->rport, buf, len);
 }
 
 void ns_event_endpoints(const struct ns_magnet *m,
 			const struct nsl_event_rec *ev, char *buf, size_t len)
 {
 	const struct ns_conn *c = m ? ns_magnet_find(m, ev->conn) : NULL;
-	bool send = ns_event_is_send(ev->type), have_l, have_r;
-	uint32_t laddr, raddr;
-	char l[32], r[32];
+	bool send = ns_event_is_send(ev->type);
+	struct ns_conn_addr laddr, raddr;
+	char l[INET6_ADDRSTRLEN + 8], r[INET6_ADDRSTRLEN + 8];
 
 	buf[0] = 0;
 	if (!(ev->flags & NSL_EVF_ADDR))
 		return;
 	event_addrs(ev, &laddr, &raddr);
-	have_l = laddr != 0;
-	have_r = raddr != 0;
-	if (!have_l && c && c->have_laddr) {
+	if (!laddr.family && c)
 		laddr = c->laddr;
-		have_l = true;
-	}
-	if (!have_r && c && c->have_raddr) {
+	if (!raddr.family && c)
 		raddr = c->raddr;
-		have_r = true;
-	}
-	endpoint(have_l, laddr, ev->tcp.sport, l, sizeof(l));
-	endpoint(have_r, raddr, ev->tcp.dport, r, sizeof(r));
+	endpoint(&laddr, ev->tcp.sport, l, sizeof(l));
+	endpoint(&raddr, ev->tcp.dport, r, sizeof(r));
 	snprintf(buf, len, "%s > %s", send ? l : r, send ? r : l);
 }

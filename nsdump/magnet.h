@@ -39,11 +39,17 @@ struct ns_layer_acc {
 	bool oom;		/* tsc missing: spacing over the rest */
 };
 
+/* An address of one end of a connection: family 0 while not known. */
+struct ns_conn_addr {
+	uint16_t family;	/* AF_INET, AF_INET6 or 0 */
+	uint8_t a[16];		/* network order, IPv4 in the first 4 bytes */
+};
+
 struct ns_conn {
 	uint64_t conn;
-	bool have_ports, have_laddr, have_raddr;
+	bool have_ports;
 	uint16_t lport, rport;	/* host order */
-	uint32_t laddr, raddr;	/* network order */
+	struct ns_conn_addr laddr, raddr;
 	bool accounted;		/* some event of it passed the filter */
 	bool have_flow;		/* a block of it had a flow: */
 	struct ns_tuple flow;	/* that flow seen from the socket, local first */

@@ -42,14 +42,14 @@ bool ns_tuple_from_event(const struct nsl_event_rec *ev,
 		return false;
 	*t = c->flow;
 	/*
-	 * A capture from before blocks kept addresses: the IPv4 ones its
-	 * event records told (-M --addr).
+	 * A capture from before blocks kept addresses: the ones its event
+	 * records told (-M --addr).
 	 */
-	if (t->family == AF_INET && !ns_tuple_has_addr(t)) {
-		if (c->have_laddr)
-			memcpy(t->saddr, &c->laddr, 4);
-		if (c->have_raddr)
-			memcpy(t->daddr, &c->raddr, 4);
+	if (!ns_tuple_has_addr(t)) {
+		if (c->laddr.family == t->family)
+			memcpy(t->saddr, c->laddr.a, 16);
+		if (c->raddr.family == t->family)
+			memcpy(t->daddr, c->raddr.a, 16);
 	}
 	t->len = ev->bytes;
 	t->tcp_seq = 0;

@@ -124,7 +124,10 @@
 	X(OFF(nsl_ip_fields, frag_off), 6) \
 	X(OFF(nsl_ip_fields, saddr), 8) \
 	X(OFF(nsl_ip_fields, daddr), 12) \
-	X(SZ(nsl_event_rec), 120) \
+	X(SZ(nsl_event_rec), 152) \
+	X(OFF(nsl_event_rec, saddr6), 120) \
+	X(OFF(nsl_event_rec, daddr6), 136) \
+	X(NSL_EVF_ADDR6, 0x10) \
 	X(OFF(nsl_event_rec, seq), OFF(nsl_block, seq)) \
 	X(OFF(nsl_event_rec, tsc), 16) \
 	X(OFF(nsl_event_rec, conn), 24) \

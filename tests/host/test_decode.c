@@ -118,7 +118,7 @@ static size_t event_type_max(unsigned char *b) { return event_type(b, NSL_EV_MAX
 
 static size_t event_flags_16(unsigned char *b)
 {
-	uint32_t flags = NSL_EVF_TCP | 0x10;
+	uint32_t flags = NSL_EVF_TCP | 0x20;
 
 	event(b);
 	memcpy(b + offsetof(struct nsl_event_rec, flags), &flags, 4);
@@ -178,7 +178,7 @@ static const struct {
 	{ "event, TSO super-segment", event_tso, NS_DEC_OK, NS_ITEM_EVENT, EV_SIZE, 0 },
 	{ "event type 0",	event_type_0,	NS_DEC_EVENT_TYPE, 0, 0, 0 },
 	{ "event type NSL_EV_MAX", event_type_max, NS_DEC_EVENT_TYPE, 0, 0, NSL_EV_MAX },
-	{ "event unknown flag 0x10", event_flags_16, NS_DEC_EVENT_FLAGS, 0, 0, 0x11 },
+	{ "event unknown flag 0x20", event_flags_16, NS_DEC_EVENT_FLAGS, 0, 0, 0x21 },
 	{ "event 8 bytes short", event_short,	NS_DEC_EVENT_SIZE, 0, 0, EV_SIZE - 8 },
 	{ "event 8 bytes long",	event_long,	NS_DEC_EVENT_SIZE, 0, 0, EV_SIZE + 8 },
 	{ "event cut by the buffer", event_cut,	NS_DEC_TRUNCATED, 0, 0, EV_SIZE },
@@ -245,7 +245,7 @@ static void values(void)
 	tap_ok(!strcmp(msg, "block record 3 has region id 18 (valid 1..17)"),
 	       "decode: reason text '%s'", msg);
 
-	TAP_EQ(EV_SIZE, 120, "decode: struct nsl_event_rec is 120 bytes");
+	TAP_EQ(EV_SIZE, 152, "decode: struct nsl_event_rec is 152 bytes");
 	TAP_EQ(SI_SIZE, 40, "decode: struct nsl_sysinfo is 40 bytes");
 	len = event(buf);
 	ns_decode_item(buf, len, &it);
@@ -262,7 +262,7 @@ static void values(void)
 	event_flags_16(buf);
 	ns_decode_describe(ns_decode_item(buf, EV_SIZE, &it), &it, msg,
 			   sizeof(msg));
-	tap_ok(!strcmp(msg, "event record flags 0x11, unknown bits 0x10"),
+	tap_ok(!strcmp(msg, "event record flags 0x21, unknown bits 0x20"),
 	       "decode: reason text '%s'", msg);
 	event_type_max(buf);
 	ns_decode_describe(ns_decode_item(buf, EV_SIZE, &it), &it, msg,

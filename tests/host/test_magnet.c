@@ -3,6 +3,7 @@
  * MAGNeT event records: wall clock, event lines, Table III on the FTP
  * example of gen.h, and -p / --dir.  Times print in UTC here.
  */
+#include <arpa/inet.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -130,7 +131,7 @@ static const char *after(const char *text, const char *marker)
 
 static void event_lines(void)
 {
-	unsigned char buf[256];
+	unsigned char buf[512];
 	size_t len = gen_sysinfo(buf);
 
 	len += gen_event(1, 7, GEN_EV_T0, NSL_EV_SOCK_SEND, 10240,
@@ -154,11 +155,40 @@ static void event_lines(void)
 			NSL_EVF_TSO, buf);
 	len += gen_event(0, 1, GEN_EV_T0, NSL_EV_SOCK_RECV, 4344,
 			 NSL_EVF_ADDR, buf + len);
-	memset(buf + len - sizeof(struct nsl_ip_fields) + 8, 0, 8);
+	memset(buf + len - sizeof(struct nsl_event_rec) +
+	       offsetof(struct nsl_event_rec, ip.saddr), 0, 8);
 	report_starts(buf, len, &ns_plain_printer,
 		"22:13:20.123456 cpu 0 conn 0x2a MAGNET_TCP_SEND 10240 bytes TSO\n"
 		"22:13:20.123456 cpu 0 conn 0x2a MAGNET_SOCK_RECV 4344 bytes [*:5201 > *:43210]\n",
 		"magnet: no optional data, no brackets; TSO; receive: remote > local, unknown addresses *");
+
+	/* IPv6 (NSL_EVF_ADDR6): the addresses in brackets, and in JSON */
+	len = gen_event(0, 0, GEN_EV_T0, NSL_EV_SOCK_SEND, 1000,
+			NSL_EVF_ADDR | NSL_EVF_ADDR6, buf);
+	{
+		struct nsl_event_rec e;
+
+		memcpy(&e, buf, sizeof(e));
+		e.ip.saddr = e.ip.daddr = 0;
+		inet_pton(AF_INET6, "2001:db8::1", e.saddr6);
+		inet_pton(AF_INET6, "2001:db8::2", e.daddr6);
+		memcpy(buf, &e, sizeof(e));
+	}
+	report_starts(buf, len, &ns_plain_printer,
+		"22:13:20.123456 cpu 0 conn 0x2a MAGNET_SOCK_SEND 1000 bytes [[2001:db8::1]:43210 > [2001:db8::2]:5201]\n",
+		"magnet: IPv6 socket event: [address]:port, local > remote");
+	{
+		struct fed x;
+
+		fed_init(&x);
+		feed(&x, buf, len, &ns_json_printer, false);
+		tap_ok(strstr(x.text, "\"flags\":[\"ADDR\",\"ADDR6\"],\"sport\":43210,\"dport\":5201,\"saddr\":\"2001:db8::1\",\"daddr\":\"2001:db8::2\"}") &&
+		       strstr(x.text, "\"laddr\":\"2001:db8::1\",\"raddr\":\"2001:db8::2\""),
+		       "magnet: IPv6 addresses in the event's and the connection's JSON");
+		if (tap_failed)
+			printf("# %s", x.text);
+		fed_free(&x);
+	}
 }
 
 static const char table3[] =

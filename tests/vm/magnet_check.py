@@ -387,6 +387,8 @@ def udp(a, path):
         check(order == 0, "udp %s: each datagram's events in the order %s "
               "(%d out of order)" % (side, " <= ".join(names), order))
     note("udp events: %s", "; ".join(rows))
+    if a.saddr:
+        udp_addrs(a, send, recv, conns, tx, rx)
     # Table III has UDP's rows, between the socket's and IP's.
     for c in conns:
         if c["conn"] in tx | rx:
@@ -400,6 +402,34 @@ def udp(a, path):
                   "udp: Table III row %s (n %s) next to the socket's"
                   % (want, n.get(want)))
     return 1 if failed() else 0
+
+
+def udp_addrs(a, send, recv, conns, tx, rx):
+    """--saddr/--daddr: the addresses the events and Table III give: a
+    packet's events (IP, DEV) the packet's, source first; the connection
+    rows local first, as the socket sees them."""
+    pkt = [e for e in send + recv
+           if e["event"] in ("MAGNET_IP_SEND", "MAGNET_DEV_SEND",
+                             "MAGNET_DEV_RECV", "MAGNET_IP_RECV")]
+    v6 = ":" in a.saddr
+    flag = [e for e in pkt if ("ADDR6" in e["flags"]) != v6]
+    bad = [(e["event"], e.get("saddr"), e.get("daddr")) for e in pkt
+           if (e.get("saddr"), e.get("daddr")) != (a.saddr, a.daddr)]
+    check(pkt and not flag, "udp addresses: %d packet events, every one %s "
+          "ADDR6 (%d are not)" % (len(pkt), "flagged" if v6 else "without",
+                                  len(flag)))
+    check(pkt and not bad, "udp addresses: every packet event says %s > %s "
+          "(%d do not: %s)" % (a.saddr, a.daddr, len(bad), bad[:3]))
+    rows = {c["conn"]: (c.get("laddr"), c.get("raddr")) for c in conns}
+    want = {}
+    for c in tx:
+        want[c] = (a.saddr, a.daddr)
+    for c in rx:
+        want[c] = (a.daddr, a.saddr)
+    wrong = {c: rows.get(c) for c in want if rows.get(c) != want[c]}
+    note("udp addresses: Table III rows %s", {c: rows.get(c) for c in want})
+    check(not wrong, "udp addresses: each socket's Table III row has local "
+          "and remote address right (%d wrong: %s)" % (len(wrong), wrong))
 
 
 def main(argv):
@@ -416,6 +446,8 @@ def main(argv):
     p.add_argument("--tol-ms", type=float, default=3.0)
     p.add_argument("--client")
     p.add_argument("--ss")
+    p.add_argument("--saddr", help="udp: the sender's address")
+    p.add_argument("--daddr", help="udp: the receiver's address")
     a = p.parse_args(argv[1:])
     if a.cmd == "ftp":
         return ftp(a, a.json, a.text)

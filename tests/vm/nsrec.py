@@ -40,9 +40,9 @@ NSL_ITEM_BLOCK, NSL_ITEM_LOSS, NSL_ITEM_EVENT, NSL_ITEM_SYSINFO = 1, 2, 3, 4
 NSL_ITEM_CBLOCK = 5		# blocks, compact, since ABI 4
 NSL_ABI_VERSION = 4
 NSL_EV_MAX = 11
-NSL_EVF_ALL = 0xF
+NSL_EVF_ALL = 0x1F
 NSL_MAX_RECORDS = 16
-EVENT_SIZE = 8 + 8 * 3 + 4 * 4 + (12 * 4 + 2 * 2 + 2 + 2) + 16
+EVENT_SIZE = 8 + 8 * 3 + 4 * 4 + (12 * 4 + 2 * 2 + 2 + 2) + 16 + 32	# ABI 4: saddr6, daddr6
 SYSINFO_SIZE = 8 + 4 * 4 + 8 * 2
 LOSS_SIZE = 8 + 8 * 3
 

@@ -12,11 +12,13 @@ KO=${NS_MODULE:-$REPO/kernel/ns_module/netslice.ko}
 SRC=$REPO/tests/vm/ioctl_test.c
 HELPER=$REPO/build/tests/bin/ioctl_test
 
-if [[ ! -x $HELPER || $HELPER -ot $SRC || $HELPER -ot $REPO/include/netslice.h ]]; then
+if [[ ! -x $HELPER || $HELPER -ot $SRC || $HELPER -ot $REPO/include/netslice.h ||
+	$HELPER -ot $REPO/nsdump/decode.c ]]; then
 	# Not built on the host (make -f tests/vm/t_ioctl.mk): the host's
 	# compiler is right here on the 9p root.
 	HELPER=/tmp/ioctl_test
-	cc -O2 -Wall -I"$REPO/include" -o "$HELPER" "$SRC"
+	cc -O2 -Wall -I"$REPO/include" -I"$REPO/nsdump" -o "$HELPER" "$SRC" \
+		"$REPO/nsdump/decode.c"
 fi
 tap $? "helper $HELPER ready"
 [[ -x $HELPER && -f $KO ]] || { tap 1 "module $KO exists"; tap_finish; }

@@ -23,7 +23,9 @@
 #    100 each of SOCK_SEND, UDP_SEND, IP_SEND, DEV_SEND, the receiver's of
 #    DEV_RECV, IP_RECV, UDP_RECV, SOCK_RECV, in that order per datagram,
 #    the UDP events carrying the 500-byte payload; Table III has the UDP
-#    rows next to the socket's;
+#    rows next to the socket's; the packet events' addresses are the
+#    packet's, each socket's row has its local and remote address; the
+#    same over IPv6, whose events carry IPv6 addresses (ADDR6);
 #  - NSIOCSRECORDS: bad arguments give EINVAL; records switched on and off
 #    100 times under traffic leave a stream that decodes item by item and
 #    that nsdump reads; no WARNING (the harness fails on one).
@@ -104,8 +106,26 @@ echo "# receiver read $(cat "$W/got") datagrams"
 sleep 0.5			# TX completions
 nsd_stop udp "100 datagrams"
 "$NSDUMP" -r "$W/udp.ns" --json -M >"$W/udp.json" 2>/dev/null
-tap_lines < <($CHECK udp "$W/udp.json" --lport 0 --rport 5604 --writes 100 --size 500)
+tap_lines < <($CHECK udp "$W/udp.json" --lport 0 --rport 5604 --writes 100 --size 500 \
+	--saddr "$NS_LOCAL_IP" --daddr "$NS_PEER_IP")
 "$NSDUMP" -r "$W/udp.ns" -q -M 2>&1 | sed -n '/^# application vs wire/,$p' | sed 's/^/# /'
+
+# --- the same over IPv6: the events' addresses are IPv6 ones (ADDR6)
+ipv6_up
+rm -f "$W/got"*
+peer bash -c "$(declare -f udp_recv); udp_recv $PEER6 5606 100 $W/got; wait \$rpid" &
+waiter=$!
+for ((i = 0; i < 300; i++)); do [[ -e $W/got.ready ]] && break; sleep 0.1; done
+nsd_start udp6
+udp_send "$PEER6" 5606 100
+wait $waiter
+echo "# receiver read $(cat "$W/got") datagrams"
+sleep 0.5			# TX completions
+nsd_stop udp6 "100 IPv6 datagrams"
+"$NSDUMP" -r "$W/udp6.ns" --json -M >"$W/udp6.json" 2>/dev/null
+tap_lines < <($CHECK udp "$W/udp6.json" --lport 0 --rport 5606 --writes 100 --size 500 \
+	--saddr "$LOCAL6" --daddr "$PEER6" | sed 's/^\(ok\|fail\) /\1 IPv6 /')
+"$NSDUMP" -r "$W/udp6.ns" -q -M 2>&1 | sed -n '/^# application vs wire/,$p' | sed 's/^/# /'
 
 # --- records on and off under traffic
 peer "$REPO/bench/tcp_stream" -s -n -p 5603 >/dev/null 2>&1 &

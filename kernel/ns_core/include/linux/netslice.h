@@ -46,7 +46,6 @@ enum nsl_state_bit {
 
 /* The payload of SKB_EXT_NETSLICE. */
 struct nsl_skb_block {
-	struct nsl_block blk;		/* what the receiver gets */
 	const struct sk_buff *owner;	/* the skb handed to the driver */
 	unsigned long state;		/* NSL_ST_* bits */
 	u32 gen;			/* counter set of this block */
@@ -54,7 +53,27 @@ struct nsl_skb_block {
 	bool sealed;			/* no merging into the last record */
 	/* per region: 1 + the record its last START opened (record.h) */
 	u8 open_hint[NSL_R_MAX];
+	/*
+	 * What the receiver gets.  Last: the extension has room for
+	 * NET_SLICE_CONF records of it (NSL_SKB_BLOCK_SIZE), not for all of
+	 * blk.rec[], so never copy or clear this struct by its sizeof.
+	 */
+	struct nsl_block blk;
 };
+
+/*
+ * The paper's NET_SLICE_CONF: the records a block has room for, chosen at
+ * build time (CONFIG_NETSLICE_RECORDS, 4 .. NSL_MAX_RECORDS); a region
+ * more is dropped and the block flagged NSL_BF_TRUNC.
+ */
+#define NET_SLICE_CONF			CONFIG_NETSLICE_RECORDS
+#define NSL_SKB_BLOCK_SIZE \
+	(offsetof(struct nsl_skb_block, blk.rec) + \
+	 NET_SLICE_CONF * sizeof(struct nsl_record))
+/* The part of @b its records so far take: what a copy must copy. */
+#define NSL_SKB_BLOCK_USED(b) \
+	(offsetof(struct nsl_skb_block, blk.rec) + \
+	 (b)->blk.nrec * sizeof(struct nsl_record))
 
 DECLARE_STATIC_KEY_FALSE(nsl_active);
 
@@ -114,6 +133,8 @@ void nsl_ext_cow(const struct sk_buff *skb, void *new, void *old);
 #define NET_SLICE_POLL_END()		this_cpu_write(nsl_poll_mark, 0)
 
 #else /* !CONFIG_NETSLICE */
+
+#define NET_SLICE_CONF			0
 
 static inline void __nsl_init(struct sk_buff *skb, int dir) {}
 static inline void __nsl_start(int region, struct sk_buff *skb) {}
@@ -190,9 +211,6 @@ static inline bool __nsl_has_block(const struct sk_buff *skb)
  * socket backlog's tail): freed next, it has no queue or copy of its own.
  */
 #define NET_SLICE_COALESCED(skb)	NSL_HOOK(__nsl_coalesced(skb))
-
-/* Block size is fixed at build time; NET_SLICE_CONF names it. */
-#define NET_SLICE_CONF			NSL_MAX_RECORDS
 
 #define NSC	NET_SLICE_CONF
 #define NSI	NET_SLICE_INIT

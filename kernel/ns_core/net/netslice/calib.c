@@ -134,7 +134,7 @@ static void nsl_calib_chill(struct nsl_calib_run *run, struct sk_buff *skb)
 		return;
 	b = skb_ext_find(skb, SKB_EXT_NETSLICE);
 	if (b)
-		clflush_cache_range(b, sizeof(*b));
+		clflush_cache_range(b, NSL_SKB_BLOCK_SIZE);
 	clflush_cache_range(skb, sizeof(*skb));
 	__flush_tlb_all();
 }

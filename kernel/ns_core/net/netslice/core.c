@@ -202,7 +202,7 @@ static void nsl_sndq_gap(struct nsl_skb_block *b, u64 now)
 	u64 at = now - blk->tsc0, copied = 0;
 	unsigned int i, n = 0;
 
-	if (!blk->nrec || blk->nrec >= NSL_MAX_RECORDS ||
+	if (!blk->nrec || blk->nrec >= NET_SLICE_CONF ||
 	    (blk->rec[blk->nrec - 1].flags & NSL_RF_OPEN))
 		return;
 	for (i = 0; i < blk->nrec; i++) {
@@ -297,7 +297,8 @@ static struct nsl_skb_block *nsl_block_dup(struct sk_buff *to,
 		this_cpu_inc(nsl_nomem_count);
 		return NULL;
 	}
-	memcpy(b, src, sizeof(*b));
+	/* the records written so far: the rest of the copy is never read */
+	memcpy(b, src, NSL_SKB_BLOCK_USED(src));
 	b->owner = NULL;
 	return b;
 }
@@ -346,7 +347,7 @@ static void nsl_fold_record(struct nsl_skb_block *b,
 			d->count[e] += r->count[e];
 		return;
 	}
-	if (unlikely(blk->nrec >= NSL_MAX_RECORDS)) {
+	if (unlikely(blk->nrec >= NET_SLICE_CONF)) {
 		blk->flags |= NSL_BF_TRUNC;
 		return;
 	}

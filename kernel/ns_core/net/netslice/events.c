@@ -21,6 +21,7 @@
 #include <linux/udp.h>
 #include <linux/jiffies.h>
 #include <net/dsfield.h>
+#include <net/ipv6.h>
 #include <net/tcp.h>
 #include <net/inet_sock.h>
 #include <linux/sock_diag.h>
@@ -55,6 +56,28 @@ bool nsl_flow_addr_on(void)
 	return READ_ONCE(nsl_rec_flags) & NSL_REC_FLOWADDR;
 }
 
+/*
+ * A socket's ports and addresses (IPv6 ones in saddr6/daddr6); a packet's
+ * own addresses, if the event has one, replace these.
+ */
+static void nsl_fill_sk_addrs(struct nsl_event_rec *ev, const struct sock *sk)
+{
+	ev->tcp.sport = ntohs(inet_sk(sk)->inet_sport);
+	ev->tcp.dport = ntohs(inet_sk(sk)->inet_dport);
+#if IS_ENABLED(CONFIG_IPV6)
+	if (sk->sk_family == AF_INET6 &&
+	    !ipv6_addr_v4mapped(&sk->sk_v6_rcv_saddr) &&
+	    !ipv6_addr_v4mapped(&sk->sk_v6_daddr)) {
+		memcpy(ev->saddr6, &sk->sk_v6_rcv_saddr, sizeof(ev->saddr6));
+		memcpy(ev->daddr6, &sk->sk_v6_daddr, sizeof(ev->daddr6));
+		ev->flags |= NSL_EVF_ADDR6;
+		return;
+	}
+#endif
+	ev->ip.saddr = inet_sk(sk)->inet_saddr;
+	ev->ip.daddr = inet_sk(sk)->inet_daddr;
+}
+
 static void nsl_fill_tcp(struct nsl_event_rec *ev, const struct sock *sk,
 			 u32 flags)
 {
@@ -76,13 +99,8 @@ static void nsl_fill_tcp(struct nsl_event_rec *ev, const struct sock *sk,
 	t->mss = READ_ONCE(tp->mss_cache);
 	t->state = READ_ONCE(sk->sk_state);
 	t->ca_state = icsk->icsk_ca_state;
-	if (flags & NSL_REC_ADDR) {
-		t->sport = ntohs(inet_sk(sk)->inet_sport);
-		t->dport = ntohs(inet_sk(sk)->inet_dport);
-		/* A packet's own addresses, if any, replace these. */
-		ev->ip.saddr = inet_sk(sk)->inet_saddr;
-		ev->ip.daddr = inet_sk(sk)->inet_daddr;
-	}
+	if (flags & NSL_REC_ADDR)
+		nsl_fill_sk_addrs(ev, sk);
 	ev->flags |= NSL_EVF_TCP;
 }
 
@@ -92,20 +110,10 @@ static bool nsl_sk_udp(const struct sock *sk)
 	       sk->sk_protocol == IPPROTO_UDPLITE;
 }
 
-/* A UDP socket's ports and (IPv4) addresses: no state beyond them. */
-static void nsl_fill_udp(struct nsl_event_rec *ev, const struct sock *sk)
-{
-	ev->tcp.sport = ntohs(inet_sk(sk)->inet_sport);
-	ev->tcp.dport = ntohs(inet_sk(sk)->inet_dport);
-	/* A packet's own addresses, if any, replace these. */
-	ev->ip.saddr = inet_sk(sk)->inet_saddr;
-	ev->ip.daddr = inet_sk(sk)->inet_daddr;
-}
-
 /*
  * MAGNeT's IP fields.  IPv6: version, traffic class, hop limit and next
- * header in the same places; no id or fragment offset; the record has
- * room for IPv4 addresses only (the block carries the IPv6 flow).
+ * header in the same places; no id or fragment offset; the addresses in
+ * saddr6 and daddr6.
  */
 static void nsl_fill_ip(struct nsl_event_rec *ev, const struct sk_buff *skb,
 			u32 flags)
@@ -124,6 +132,13 @@ static void nsl_fill_ip(struct nsl_event_rec *ev, const struct sk_buff *skb,
 		ev->ip.ttl = ip6->hop_limit;
 		ev->ip.protocol = ip6->nexthdr;
 		proto = ip6->nexthdr;
+		if (flags & NSL_REC_ADDR) {
+			memcpy(ev->saddr6, &ip6->saddr, sizeof(ev->saddr6));
+			memcpy(ev->daddr6, &ip6->daddr, sizeof(ev->daddr6));
+			ev->ip.saddr = 0;
+			ev->ip.daddr = 0;
+			ev->flags |= NSL_EVF_ADDR6;
+		}
 	} else if (skb->protocol == htons(ETH_P_IP)) {
 		iph = ip_hdr(skb);
 		if ((const u8 *)(iph + 1) > skb_tail_pointer(skb) ||
@@ -138,6 +153,9 @@ static void nsl_fill_ip(struct nsl_event_rec *ev, const struct sk_buff *skb,
 		if (flags & NSL_REC_ADDR) {
 			ev->ip.saddr = iph->saddr;
 			ev->ip.daddr = iph->daddr;
+			memset(ev->saddr6, 0, sizeof(ev->saddr6));
+			memset(ev->daddr6, 0, sizeof(ev->daddr6));
+			ev->flags &= ~NSL_EVF_ADDR6;
 		}
 		proto = iph->protocol;
 	} else {
@@ -189,7 +207,7 @@ void nsl_event(const struct sock *sk, const struct sk_buff *skb, int type,
 		nsl_fill_tcp(&ev, sk, flags);
 	else if (sk && sk_fullsock(sk) && nsl_sk_udp(sk) &&
 		 (flags & NSL_REC_ADDR))
-		nsl_fill_udp(&ev, sk);
+		nsl_fill_sk_addrs(&ev, sk);
 	if (skb && (flags & (NSL_REC_IP | NSL_REC_ADDR)))
 		nsl_fill_ip(&ev, skb, flags);
 	if (!(flags & NSL_REC_TCP) && (ev.flags & NSL_EVF_TCP)) {

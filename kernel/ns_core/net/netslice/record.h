@@ -87,7 +87,7 @@ static inline struct nsl_record *nsl_start_rec(struct nsl_skb_block *b,
 			return r;
 		}
 	}
-	if (unlikely(blk->nrec >= NSL_MAX_RECORDS)) {
+	if (unlikely(blk->nrec >= NET_SLICE_CONF)) {
 		blk->flags |= NSL_BF_TRUNC;
 		return NULL;
 	}

@@ -69,9 +69,18 @@ static int expect_failed;
 } while (0)
 #define CHECK(what) do { tap(!expect_failed, what); expect_failed = 0; } while (0)
 
+/*
+ * A block is as big as the kernel's extension makes it (room for
+ * NET_SLICE_CONF records), so ASan catches a record written past it.
+ */
+static struct nsl_skb_block *block_alloc(void)
+{
+	return malloc(NSL_SKB_BLOCK_SIZE);
+}
+
 static void block_reset(struct nsl_skb_block *b)
 {
-	memset(b, 0, sizeof(*b));
+	memset(b, 0, NSL_SKB_BLOCK_SIZE);
 	b->blk.tsc0 = nsl_now();
 	b->sealed = true;
 }
@@ -170,15 +179,17 @@ static void test_trunc(struct nsl_skb_block *b)
 	int i;
 
 	block_reset(b);
-	for (i = 0; i <= NSL_MAX_RECORDS; i++)
+	for (i = 0; i <= NET_SLICE_CONF; i++)
 		nsl_start_block(b, i % 2 ? NSL_R_LINK : NSL_R_QDISC, NSL_NOW);
-	EXPECT_EQ(b->blk.nrec, NSL_MAX_RECORDS);
+	EXPECT_EQ(b->blk.nrec, NET_SLICE_CONF);
 	EXPECT_TRUE(b->blk.flags & NSL_BF_TRUNC);
-	EXPECT_EQ(b->nopen, NSL_MAX_RECORDS);
-	for (i = 0; i <= NSL_MAX_RECORDS; i++)
+	EXPECT_EQ(b->nopen, NET_SLICE_CONF);
+	for (i = 0; i <= NET_SLICE_CONF; i++)
 		nsl_stop_block(b, i % 2 ? NSL_R_LINK : NSL_R_QDISC, nsl_now());
 	EXPECT_EQ(b->nopen, 0);
-	CHECK("a full block: TRUNC, no record past NSL_MAX_RECORDS, every STOP safe");
+	printf("# NET_SLICE_CONF %d: the extension's block is %zu bytes\n",
+	       NET_SLICE_CONF, (size_t)NSL_SKB_BLOCK_SIZE);
+	CHECK("a full block: TRUNC, no record past NET_SLICE_CONF, every STOP safe");
 }
 
 static void test_tsc_order(struct nsl_skb_block *b)
@@ -222,7 +233,7 @@ static struct nsl_record *search_open(struct nsl_skb_block *b, int region)
  */
 static void test_random(struct nsl_skb_block *b, long steps)
 {
-	struct nsl_skb_block *copy = malloc(sizeof(*copy));
+	struct nsl_skb_block *copy = block_alloc();
 	long i, disagree = 0, hits = 0, stops = 0;
 	unsigned int seed = 1;
 
@@ -244,17 +255,17 @@ static void test_random(struct nsl_skb_block *b, long steps)
 		} else if (op == 13) {
 			b->blk.nrec = rand_r(&seed) % (b->blk.nrec + 1);
 			b->nopen = 0;
-		} else if (op == 14 && b->blk.nrec < NSL_MAX_RECORDS) {
+		} else if (op == 14 && b->blk.nrec < NET_SLICE_CONF) {
 			struct nsl_record *r = &b->blk.rec[b->blk.nrec++];
 
 			memset(r, 0, sizeof(*r));
 			r->region = region;
 			r->nmerged = 1;
 		} else if (op == 15) {
-			memcpy(copy, b, sizeof(*b));
-			memcpy(b, copy, sizeof(*b));
+			memcpy(copy, b, NSL_SKB_BLOCK_USED(b));
+			memcpy(b, copy, NSL_SKB_BLOCK_USED(b));
 		}
-		if (b->blk.nrec == NSL_MAX_RECORDS && rand_r(&seed) % 4 == 0)
+		if (b->blk.nrec == NET_SLICE_CONF && rand_r(&seed) % 4 == 0)
 			block_reset(b);
 	}
 	free(copy);
@@ -267,7 +278,7 @@ static void test_random(struct nsl_skb_block *b, long steps)
 
 static int run_tests(void)
 {
-	struct nsl_skb_block *b = malloc(sizeof(*b));
+	struct nsl_skb_block *b = block_alloc();
 
 	printf("TAP version 13\n");
 	test_nesting(b);
