@@ -94,38 +94,28 @@ sed 's/^/# ss: /' "$W/bulk-ss.txt"
 tap_lines < <($CHECK state "$W/bulk.json" --lport "$lport" --rport 5602 \
 	--client "$W/bulk-cli.json" --ss "$W/bulk-ss.txt")
 
-# --- UDP: its own events between the socket's and IP's, on both sides
-rm -f "$W/got"*
-peer bash -c "$(declare -f udp_recv); udp_recv $NS_PEER_IP 5604 100 $W/got; wait \$rpid" &
-waiter=$!
-for ((i = 0; i < 300; i++)); do [[ -e $W/got.ready ]] && break; sleep 0.1; done
-nsd_start udp
-udp_send "$NS_PEER_IP" 5604 100
-wait $waiter
-echo "# receiver read $(cat "$W/got") datagrams"
-sleep 0.5			# TX completions
-nsd_stop udp "100 datagrams"
-"$NSDUMP" -r "$W/udp.ns" --json -M >"$W/udp.json" 2>/dev/null
-tap_lines < <($CHECK udp "$W/udp.json" --lport 0 --rport 5604 --writes 100 --size 500 \
-	--saddr "$NS_LOCAL_IP" --daddr "$NS_PEER_IP")
-"$NSDUMP" -r "$W/udp.ns" -q -M 2>&1 | sed -n '/^# application vs wire/,$p' | sed 's/^/# /'
-
-# --- the same over IPv6: the events' addresses are IPv6 ones (ADDR6)
+# --- UDP: its own events between the socket's and IP's, on both sides;
+# over IPv4, then over IPv6, whose events carry IPv6 addresses (ADDR6)
+udp_run() { # <name> <src> <dst> <port> <what>
+	local name=$1 src=$2 dst=$3 port=$4 what=$5 waiter i
+	rm -f "$W/got"*
+	peer bash -c "$(declare -f udp_recv); udp_recv $dst $port 100 $W/got; wait \$rpid" &
+	waiter=$!
+	for ((i = 0; i < 300; i++)); do [[ -e $W/got.ready ]] && break; sleep 0.1; done
+	nsd_start "$name"
+	udp_send "$dst" "$port" 100
+	wait $waiter
+	echo "# receiver read $(cat "$W/got") datagrams"
+	sleep 0.5			# TX completions
+	nsd_stop "$name" "100 $what datagrams"
+	"$NSDUMP" -r "$W/$name.ns" --json -M >"$W/$name.json" 2>/dev/null
+	tap_lines < <($CHECK udp "$W/$name.json" --lport 0 --rport "$port" --writes 100 \
+		--size 500 --saddr "$src" --daddr "$dst" | sed "s/^\(ok\|fail\) /\1 $what /")
+	"$NSDUMP" -r "$W/$name.ns" -q -M 2>&1 | sed -n '/^# application vs wire/,$p' | sed 's/^/# /'
+}
+udp_run udp "$NS_LOCAL_IP" "$NS_PEER_IP" 5604 IPv4
 ipv6_up
-rm -f "$W/got"*
-peer bash -c "$(declare -f udp_recv); udp_recv $PEER6 5606 100 $W/got; wait \$rpid" &
-waiter=$!
-for ((i = 0; i < 300; i++)); do [[ -e $W/got.ready ]] && break; sleep 0.1; done
-nsd_start udp6
-udp_send "$PEER6" 5606 100
-wait $waiter
-echo "# receiver read $(cat "$W/got") datagrams"
-sleep 0.5			# TX completions
-nsd_stop udp6 "100 IPv6 datagrams"
-"$NSDUMP" -r "$W/udp6.ns" --json -M >"$W/udp6.json" 2>/dev/null
-tap_lines < <($CHECK udp "$W/udp6.json" --lport 0 --rport 5606 --writes 100 --size 500 \
-	--saddr "$LOCAL6" --daddr "$PEER6" | sed 's/^\(ok\|fail\) /\1 IPv6 /')
-"$NSDUMP" -r "$W/udp6.ns" -q -M 2>&1 | sed -n '/^# application vs wire/,$p' | sed 's/^/# /'
+udp_run udp6 "$LOCAL6" "$PEER6" 5606 IPv6
 
 # --- records on and off under traffic
 peer "$REPO/bench/tcp_stream" -s -n -p 5603 >/dev/null 2>&1 &
