@@ -32,14 +32,8 @@
 #include "receiver.h"
 #include "ring.h"
 
-enum {
-	/* Items copied out of a ring per spinlock hold. */
-	NSLM_BOUNCE_BYTES	= 16 * NSLM_SLOT_SIZE,
-};
-
 struct nslm_reader {
-	u8 *bounce;		/* NSLM_BOUNCE_BYTES; nslm_ring_mutex */
-	unsigned int cpu;	/* ring the next read starts at; same lock */
+	unsigned int cpu;	/* ring the next read starts at; nslm_ring_mutex */
 	bool sysinfo_due;	/* not read yet; same lock, poll peeks */
 };
 
@@ -55,9 +49,6 @@ static int nslm_open(struct inode *inode, struct file *file)
 	reader = kzalloc(sizeof(*reader), GFP_KERNEL);
 	if (unlikely(!reader))
 		goto err_reader;
-	reader->bounce = kvmalloc(NSLM_BOUNCE_BYTES, GFP_KERNEL);
-	if (unlikely(!reader->bounce))
-		goto err_bounce;
 	reader->cpu = cpumask_first(cpu_possible_mask);
 	reader->sysinfo_due = true;
 
@@ -69,8 +60,6 @@ static int nslm_open(struct inode *inode, struct file *file)
 	file->private_data = reader;
 	return stream_open(inode, file);
 
-err_bounce:
-	kfree(reader);
 err_reader:
 	clear_bit_unlock(0, &device_busy);
 	return -ENOMEM;
@@ -93,7 +82,6 @@ static int nslm_release(struct inode *inode, struct file *file)
 	struct nslm_reader *reader = file->private_data;
 
 	nslm_reader_choices_reset();
-	kvfree(reader->bounce);
 	kfree(reader);
 	clear_bit_unlock(0, &device_busy);
 	return 0;
@@ -155,16 +143,15 @@ static ssize_t drain(struct nslm_reader *reader, char __user *buf,
 		     size_t count)
 {
 	unsigned int cpu = reader->cpu, idle = 0, nitems;
-	size_t done = 0, len;
+	size_t done = 0;
+	ssize_t len;
 
 	lockdep_assert_held(&nslm_ring_mutex);
 	while (idle < num_possible_cpus()) {
-		len = nslm_ring_peek(cpu, reader->bounce,
-				     min_t(size_t, count - done,
-					   NSLM_BOUNCE_BYTES), &nitems);
+		len = nslm_ring_read(cpu, buf + done, count - done, &nitems);
+		if (len < 0)
+			return done ? done : len;
 		if (nitems) {
-			if (copy_to_user(buf + done, reader->bounce, len))
-				return done ? done : -EFAULT;
 			nslm_ring_consume(cpu, nitems);
 			done += len;
 			idle = 0;

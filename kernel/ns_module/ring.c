@@ -6,9 +6,10 @@
  * copied with its own hdr.size.  The producer is the core's deliver
  * callback, running in any context on the CPU that frees the skb, so every
  * ring has an irq-safe spinlock.  The consumer is the reader of /dev/ns,
- * serialised by nslm_ring_mutex: it copies items out under the spinlock
- * (peek), copies them to user space without it, and only then frees their
- * slots (consume), so a faulting user buffer loses nothing.
+ * serialised by nslm_ring_mutex: it copies items straight from their
+ * slots to user space, the spinlock held only to see which slots hold
+ * items, and only then frees the slots (consume), so a faulting user
+ * buffer loses nothing.
  *
  * Loss accounting: every item the core offers (a block or an event record)
  * takes that ring's next seq, whether it is kept or not.  An item that
@@ -287,28 +288,47 @@ void nslm_rings_read_done(void)
 	nslm_rings_ready();
 }
 
-static size_t ring_peek(struct nslm_ring *ring, void *buf, size_t space,
-			unsigned int *nitems)
+/*
+ * Copy out the whole items at the head of @ring that fit in @space bytes,
+ * to @kbuf, or to @ubuf with copy_to_user() (one copy from the ring to the
+ * reader, the ring's lock not held meanwhile); *@nitems gets how many.
+ * The lock is taken only to see which slots hold items: producers append
+ * after them and never write them, and whatever else moves the head
+ * (consume, resize, reset) needs nslm_ring_mutex, which the reader holds
+ * (or, in the self-tests, nobody else runs).  -EFAULT if the first item
+ * would not go to user space; after any other, what was copied.
+ */
+static ssize_t ring_copy_out(struct nslm_ring *ring, void *kbuf,
+			     char __user *ubuf, size_t space,
+			     unsigned int *nitems)
 {
 	const struct nsl_item_hdr *hdr;
 	unsigned long flags;
 	unsigned int n = 0;
+	bool fault = false;
 	size_t len = 0;
-	u32 i;
+	u32 i, count;
 
 	spin_lock_irqsave(&ring->lock, flags);
-	for (i = ring->head; n < ring->count; n++) {
+	i = ring->head;
+	count = ring->count;
+	spin_unlock_irqrestore(&ring->lock, flags);
+	for (; n < count; n++) {
 		hdr = ring_slot(ring, i);
 		if (hdr->size > space - len)
 			break;
-		memcpy(buf + len, hdr, hdr->size);
+		if (!ubuf)
+			memcpy(kbuf + len, hdr, hdr->size);
+		else if (copy_to_user(ubuf + len, hdr, hdr->size))
+			fault = true;
+		if (fault)
+			break;
 		len += hdr->size;
 		if (++i == ring->nslots)
 			i = 0;
 	}
-	spin_unlock_irqrestore(&ring->lock, flags);
 	*nitems = n;
-	return len;
+	return fault && !n ? -EFAULT : len;
 }
 
 static void ring_consume(struct nslm_ring *ring, unsigned int nitems)
@@ -331,11 +351,12 @@ static void ring_consume(struct nslm_ring *ring, unsigned int nitems)
 	spin_unlock_irqrestore(&ring->lock, flags);
 }
 
-size_t nslm_ring_peek(unsigned int cpu, void *buf, size_t space,
-		      unsigned int *nitems)
+ssize_t nslm_ring_read(unsigned int cpu, char __user *buf, size_t space,
+		       unsigned int *nitems)
 {
 	lockdep_assert_held(&nslm_ring_mutex);
-	return ring_peek(per_cpu_ptr(&nslm_rings, cpu), buf, space, nitems);
+	return ring_copy_out(per_cpu_ptr(&nslm_rings, cpu), NULL, buf, space,
+			     nitems);
 }
 
 void nslm_ring_consume(unsigned int cpu, unsigned int nitems)

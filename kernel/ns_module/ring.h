@@ -48,8 +48,13 @@ u64 nslm_rings_bytes(void);
 u64 nslm_rings_max_bytes(void);
 
 void nslm_ring_deliver(const struct nsl_item_hdr *item, void *priv);
-size_t nslm_ring_peek(unsigned int cpu, void *buf, size_t space,
-		      unsigned int *nitems);
+/*
+ * Whole items of @cpu's ring to @buf, at most @space bytes; *@nitems gets
+ * how many (left in the ring until nslm_ring_consume()).  -EFAULT when
+ * not even the first would copy.
+ */
+ssize_t nslm_ring_read(unsigned int cpu, char __user *buf, size_t space,
+		       unsigned int *nitems);
 void nslm_ring_consume(unsigned int cpu, unsigned int nitems);
 
 #ifdef DEBUG

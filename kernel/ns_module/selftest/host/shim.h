@@ -58,6 +58,13 @@ struct irq_work { int x; };
 #define min_t(t, a, b) ((t)(a) < (t)(b) ? (t)(a) : (t)(b))
 #define max_t(t, a, b) ((t)(a) > (t)(b) ? (t)(a) : (t)(b))
 #define min(a, b) ((a) < (b) ? (a) : (b))
+#define __user
+static inline unsigned long copy_to_user(void *to, const void *from,
+					 unsigned long n)
+{
+	memcpy(to, from, n);
+	return 0;
+}
 #define ALIGN(x, a) (((x) + (a) - 1) / (a) * (a))
 #define mutex_lock(m) do { } while (0)
 #define mutex_unlock(m) do { } while (0)
