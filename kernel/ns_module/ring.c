@@ -290,15 +290,16 @@ void nslm_rings_read_done(void)
 
 /*
  * Copy out the whole items at the head of @ring that fit in @space bytes,
- * to @kbuf, or to @ubuf with copy_to_user() (one copy from the ring to the
- * reader, the ring's lock not held meanwhile); *@nitems gets how many.
+ * to @kbuf, or with @user to @ubuf by copy_to_user() (one copy from the
+ * ring to the reader, the ring's lock not held meanwhile; @ubuf may be
+ * anything, NULL too); *@nitems gets how many.
  * The lock is taken only to see which slots hold items: producers append
  * after them and never write them, and whatever else moves the head
  * (consume, resize, reset) needs nslm_ring_mutex, which the reader holds
  * (or, in the self-tests, nobody else runs).  -EFAULT if the first item
  * would not go to user space; after any other, what was copied.
  */
-static ssize_t ring_copy_out(struct nslm_ring *ring, void *kbuf,
+static ssize_t ring_copy_out(struct nslm_ring *ring, bool user, void *kbuf,
 			     char __user *ubuf, size_t space,
 			     unsigned int *nitems)
 {
@@ -317,7 +318,7 @@ static ssize_t ring_copy_out(struct nslm_ring *ring, void *kbuf,
 		hdr = ring_slot(ring, i);
 		if (hdr->size > space - len)
 			break;
-		if (!ubuf)
+		if (!user)
 			memcpy(kbuf + len, hdr, hdr->size);
 		else if (copy_to_user(ubuf + len, hdr, hdr->size))
 			fault = true;
@@ -355,8 +356,8 @@ ssize_t nslm_ring_read(unsigned int cpu, char __user *buf, size_t space,
 		       unsigned int *nitems)
 {
 	lockdep_assert_held(&nslm_ring_mutex);
-	return ring_copy_out(per_cpu_ptr(&nslm_rings, cpu), NULL, buf, space,
-			     nitems);
+	return ring_copy_out(per_cpu_ptr(&nslm_rings, cpu), true, NULL, buf,
+			     space, nitems);
 }
 
 void nslm_ring_consume(unsigned int cpu, unsigned int nitems)

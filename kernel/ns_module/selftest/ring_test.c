@@ -50,7 +50,7 @@ static struct nsl_item_hdr *selftest_event(void)
 static size_t ring_peek(struct nslm_ring *ring, void *buf, size_t space,
 			unsigned int *nitems)
 {
-	return ring_copy_out(ring, buf, NULL, space, nitems);
+	return ring_copy_out(ring, false, buf, NULL, space, nitems);
 }
 
 /* Read (up to @space bytes of) the ring and check the items. */
