@@ -165,11 +165,13 @@ struct nsl_block {
  *   zeros up to a multiple of 8
  *
  * Parts after the header may sit at any 4-byte boundary: copy them out
- * before use.  A record needs its extension when one of nmerged != 1,
- * a CPU other than the header's rcpu, start or ticks above 2^32 - 1 is
- * true, so a 7-record send block in duration mode takes 152 bytes.  The
- * encoding is exact: decoding it gives back every field of the block
- * (padding and the counts past nevents as zeros).
+ * before use.  A record's depth and, up to 16, its nmerged share a byte;
+ * it needs its extension when it started on a CPU other than the
+ * header's rcpu (the CPU most records started on), when start or ticks
+ * is 2^32 or more, or its depth 16 or nmerged 0 or past 16: so a 7-record
+ * send block in duration mode takes 152 bytes.  The encoding is exact:
+ * decoding it gives back every field of the block (padding and the counts
+ * past nevents as zeros).
  */
 #define NSL_CB_RX		0x01	/* nsl_block.dir is NSL_DIR_RX */
 #define NSL_CB_COUNT		0x02	/* nsl_block.mode is NSL_MODE_COUNT */
@@ -203,11 +205,12 @@ struct nsl_cblock {
 
 struct nsl_crec {
 	__u8  region;
-	__u8  depth;
+	__u8  dm;		/* depth | (nmerged - 1) << 4; depth with EXT */
 	__u16 flags;		/* NSL_RF_*, NSL_RF_EXT */
 	__u32 start;		/* low halves of nsl_record's */
 	__u32 ticks;
 };
+#define NSL_CREC_DM(depth, nmerged)	((depth) | ((nmerged) - 1) << 4)
 
 struct nsl_crec_ext {
 	__u16 nmerged;
@@ -225,8 +228,27 @@ struct nsl_crec_ext {
 static __inline__ int nsl_crec_needs_ext(const struct nsl_record *r,
 					 __u16 rcpu)
 {
-	return r->nmerged != 1 || r->cpu != rcpu || (r->start >> 32) ||
-	       (r->ticks >> 32);
+	return r->cpu != rcpu || r->depth > 15 || r->nmerged < 1 ||
+	       r->nmerged > 16 || (r->start >> 32) || (r->ticks >> 32);
+}
+
+/* The CPU most of @b's records started on (the first of equals). */
+static __inline__ __u16 nsl_cblock_rcpu(const struct nsl_block *b)
+{
+	unsigned int i, j, n, best = 0, nrec = b->nrec;
+	__u16 cpu = nrec ? b->rec[0].cpu : 0;
+
+	if (nrec > NSL_MAX_RECORDS)
+		nrec = NSL_MAX_RECORDS;
+	for (i = 0; i < nrec; i++) {
+		for (n = 0, j = 0; j < nrec; j++)
+			n += b->rec[j].cpu == b->rec[i].cpu;
+		if (n > best) {
+			best = n;
+			cpu = b->rec[i].cpu;
+		}
+	}
+	return cpu;
 }
 
 /*
@@ -239,7 +261,7 @@ static __inline__ __u32 nsl_cblock_encode(const struct nsl_block *b,
 {
 	struct nsl_cblock *c = (struct nsl_cblock *)out;
 	unsigned char *p = (unsigned char *)out + sizeof(*c);
-	__u16 rcpu = b->nrec ? b->rec[0].cpu : 0;
+	__u16 rcpu = nsl_cblock_rcpu(b);
 	unsigned int i, j, addr = 0;
 	struct nsl_crec_ext x;
 	struct nsl_crec cr;
@@ -278,12 +300,15 @@ static __inline__ __u32 nsl_cblock_encode(const struct nsl_block *b,
 		const struct nsl_record *r = &b->rec[i];
 
 		cr.region = r->region;
-		cr.depth = r->depth;
 		cr.flags = r->flags & ~NSL_RF_EXT;
 		cr.start = (__u32)r->start;
 		cr.ticks = (__u32)r->ticks;
-		if (nsl_crec_needs_ext(r, rcpu))
+		if (nsl_crec_needs_ext(r, rcpu)) {
 			cr.flags |= NSL_RF_EXT;
+			cr.dm = r->depth;
+		} else {
+			cr.dm = (__u8)NSL_CREC_DM(r->depth, r->nmerged);
+		}
 		__builtin_memcpy(p, &cr, sizeof(cr));
 		p += sizeof(cr);
 		if (cr.flags & NSL_RF_EXT) {

@@ -149,15 +149,16 @@ static enum ns_decode_error decode_cblock(const unsigned char *buf,
 		if (!take(buf, size, &off, &cr, sizeof(cr)))
 			return fail(it, NS_DEC_CBLOCK_SIZE, size);
 		r->region = cr.region;
-		r->depth = cr.depth;
+		r->depth = cr.dm & 0xf;
 		r->flags = cr.flags & ~NSL_RF_EXT;
-		r->nmerged = 1;
+		r->nmerged = (cr.dm >> 4) + 1;
 		r->cpu = c.rcpu;
 		r->start = cr.start;
 		r->ticks = cr.ticks;
 		if (cr.flags & NSL_RF_EXT) {
 			if (!take(buf, size, &off, &x, sizeof(x)))
 				return fail(it, NS_DEC_CBLOCK_SIZE, size);
+			r->depth = cr.dm;
 			r->nmerged = x.nmerged;
 			r->cpu = x.cpu;
 			r->start |= (uint64_t)x.start_hi << 32;

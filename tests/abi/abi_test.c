@@ -60,7 +60,7 @@
 	X(OFF(nsl_cblock, cflags), 63) \
 	X(SZ(nsl_crec), 12) \
 	X(OFF(nsl_crec, region), 0) \
-	X(OFF(nsl_crec, depth), 1) \
+	X(OFF(nsl_crec, dm), 1) \
 	X(OFF(nsl_crec, flags), 2) \
 	X(OFF(nsl_crec, start), 4) \
 	X(OFF(nsl_crec, ticks), 8) \

@@ -372,9 +372,9 @@ static void random_block(struct nsl_block *b, unsigned int seed)
 		struct nsl_record *r = &b->rec[i];
 
 		r->region = rand() % (NSL_R_MAX - 1) + 1;
-		r->depth = rand() % 8;
+		r->depth = rand() % 8 ? rand() % 8 : rand() % 256;
 		r->flags = rand() & 0x3f;
-		r->nmerged = rand() % 4 ? 1 : rand() % 70000;
+		r->nmerged = rand() % 4 ? 1 + rand() % 16 : rand() % 70000;
 		r->cpu = rand() % 4 ? b->rec[0].cpu : rand() % 64;
 		r->start = rand() % 4 ? (uint64_t)rand() :
 			   (uint64_t)rand() << 20 | rand();
@@ -388,15 +388,26 @@ static void random_block(struct nsl_block *b, unsigned int seed)
 /* Bytes the compact form must take, counted from the header's rules. */
 static size_t compact_size(const struct nsl_block *b)
 {
-	size_t n = sizeof(struct nsl_cblock), i;
+	size_t n = sizeof(struct nsl_cblock), i, j, most = 0, k;
+	unsigned int rcpu = b->nrec ? b->rec[0].cpu : 0;
 	int addr = 0;
+
+	for (i = 0; i < b->nrec; i++) {
+		for (k = 0, j = 0; j < b->nrec; j++)
+			k += b->rec[j].cpu == b->rec[i].cpu;
+		if (k > most) {
+			most = k;
+			rcpu = b->rec[i].cpu;
+		}
+	}
 
 	for (i = 0; i < 16; i++)
 		addr |= b->saddr[i] | b->daddr[i];
 	n += addr ? 32 : 0;
 	for (i = 0; i < b->nrec; i++)
 		n += 12 + 8 * b->nevents +
-		     (b->rec[i].nmerged != 1 || b->rec[i].cpu != b->rec[0].cpu ||
+		     (b->rec[i].nmerged < 1 || b->rec[i].nmerged > 16 ||
+		      b->rec[i].depth > 15 || b->rec[i].cpu != rcpu ||
 		      b->rec[i].start >> 32 || b->rec[i].ticks >> 32 ? 12 : 0);
 	return (n + 7) / 8 * 8;
 }
@@ -442,12 +453,17 @@ static void compact(void)
 	b.mode = NSL_MODE_DURATION;
 	for (i = 0; i < 7; i++) {
 		b.rec[i].nmerged = 1;
+		b.rec[i].depth = i ? 1 : 0;
 		b.rec[i].cpu = 3;
 		b.rec[i].start = i * 1000;
 		b.rec[i].ticks = 5000;
 	}
-	TAP_EQ(nsl_cblock_encode(&b, buf), 152, "compact: a 7-record send block is 152 bytes (struct nsl_block: %u)",
+	b.rec[1].nmerged = 2;	/* tcp: the copy and the header build */
+	b.rec[0].cpu = 1;	/* rcpu is the CPU most records have */
+	TAP_EQ(nsl_cblock_encode(&b, buf), 160, "compact: a 7-record send block with one record on another CPU: 160 bytes (struct nsl_block: %u)",
 	       (unsigned int)NSL_BLOCK_SIZE(7));
+	b.rec[0].cpu = 3;
+	TAP_EQ(nsl_cblock_encode(&b, buf), 152, "compact: a 7-record send block, tcp merged twice, all on one CPU: 152 bytes");
 
 	/* what cannot be represented is written as a whole block */
 	b.pad = 1;

@@ -113,11 +113,12 @@ def decode_cblock(it):
         pos += 32
     b["records"] = []
     for _ in range(b["nrec"]):
-        region, depth, flags, start, ticks = \
+        region, dm, flags, start, ticks = \
             struct.unpack_from(CREC_FMT, it, pos)
         pos += 12
-        nmerged, cpu = 1, b["rcpu"]
+        depth, nmerged, cpu = dm & 15, (dm >> 4) + 1, b["rcpu"]
         if flags & RF_EXT:
+            depth = dm
             nmerged, cpu, shi, thi = struct.unpack_from(CREC_EXT_FMT, it, pos)
             start |= shi << 32
             ticks |= thi << 32
