@@ -210,6 +210,7 @@ struct nsl_crec {
 	__u32 start;		/* low halves of nsl_record's */
 	__u32 ticks;
 };
+
 #define NSL_CREC_DM(depth, nmerged)	((depth) | ((nmerged) - 1) << 4)
 
 struct nsl_crec_ext {
