@@ -25,7 +25,7 @@
 #   II   NetSlice core built in, netslice.ko loaded, collection off
 #        (insmod netslice.ko enable=0): the cost of the hooks alone
 #   III  collecting durations: nsdump -q -w FILE on tmpfs draining /dev/ns
-#   IIIn III with the reader woken for every item (wakeup_items=1
+#   IIIn III with the reader woken for every item (wakeup_bytes=1
 #        wakeup_us=0), as before batched wake-ups: not in the default set
 #   IV   collecting with counters in count mode: nsdump -e cycles,instructions
 #        where a PMU exists, -e cpu-clock where not (QEMU TCG)
@@ -222,7 +222,7 @@ local_run() {
 	IIIn)
 		# III as before batched wake-ups: the reader woken per item.
 		grep -q '^netslice ' /proc/modules && rmmod netslice
-		insmod "$ko" wakeup_items=1 wakeup_us=0 || return 1 ;;
+		insmod "$ko" wakeup_bytes=1 wakeup_us=0 || return 1 ;;
 	III|IV)
 		grep -q '^netslice ' /proc/modules || insmod "$ko" || return 1
 		if [[ $cfg == IV ]]; then

@@ -64,7 +64,8 @@ enum nsl_item_kind {
 	NSL_ITEM_LOSS		= 2,	/* struct nsl_loss */
 	NSL_ITEM_EVENT		= 3,	/* struct nsl_event_rec (MAGNeT) */
 	NSL_ITEM_SYSINFO	= 4,	/* struct nsl_sysinfo, first in a stream */
-	NSL_ITEM_CBLOCK		= 5	/* struct nsl_cblock: a block, compact */
+	NSL_ITEM_CBLOCK		= 5,	/* struct nsl_cblock: a block, compact */
+	NSL_ITEM_PAD		= 6	/* only in a mapped ring: skip to its end */
 };
 
 struct nsl_item_hdr {
@@ -341,6 +342,47 @@ struct nsl_loss {
 	__u64 lost;		/* items dropped since the previous item */
 	__u64 first_seq;	/* seq of the first item dropped */
 	__u64 tsc;		/* TSC when the first was dropped */
+};
+
+/*
+ * The mapped rings: mmap() of /dev/ns at offset 0, length ncpus *
+ * (page size + ring_bytes) (struct nsl_info), read-write and shared.  For
+ * every CPU in turn, a control page (struct nsl_ring_ctl) and then
+ * ring_bytes of data: whole items, 8-aligned, one after another, the
+ * next after the last at data offset pos % ring_bytes.  The kernel
+ * writes items from head on and then moves head; the reader takes those
+ * from tail to head and then moves tail past them.  An item never
+ * wraps: where the next would not fit before the end of the data, a
+ * NSL_ITEM_PAD item fills the rest and the next one starts at offset 0.
+ * head and tail count bytes since the device was opened and only grow;
+ * head - tail is the bytes waiting.  Load head with acquire semantics
+ * before reading the items, and store tail with release semantics once
+ * done with them (the kernel then writes over them).
+ *
+ * A tail beyond head or more than ring_bytes behind it makes the ring
+ * full: every item offered is dropped and counted.  One mapping per open
+ * file (a second mmap() gets EBUSY); it is not inherited by fork();
+ * NSIOCSRCVBUF gets EBUSY while it exists.  read() still works, sharing
+ * tail with the mapping (sysinfo comes only from read()).  Losses are
+ * marked by loss items as with read(); a drop the kernel has not yet
+ * marked is counted in lost.  Additions: no item or file changes, so no
+ * new NSL_ABI_VERSION; an older module refuses mmap() with ENODEV.
+ */
+#define NSL_RING_MAGIC		0x4e534c52	/* "NSLR" */
+struct nsl_ring_ctl {
+	/* Written by the kernel only. */
+	__u32 magic;		/* NSL_RING_MAGIC */
+	__u32 cpu;		/* CPU whose items this ring carries */
+	__u64 size;		/* data bytes: nsl_info.ring_bytes */
+	__u64 head;		/* bytes written */
+	__u64 offered;		/* items offered (NSIOCGPACKETS's share) */
+	__u64 dropped;		/* items dropped (NSIOCGDROPS's share) */
+	__u64 lost;		/* drops not yet marked by a loss item */
+	__u64 watermark;	/* bytes waiting that wake a poll()er */
+	__u64 pad0;
+	/* Written by the reader, on a cache line of its own. */
+	__u64 tail;		/* bytes read */
+	__u64 pad1[7];
 };
 
 /*

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "capture.h"
 
@@ -41,11 +43,45 @@ static int dev_fail(struct ns_dev *d, const char *what, int err)
 	return -1;
 }
 
+/*
+ * Map the rings if the module can (an older one says ENODEV) and the
+ * device is one (a test's stand-in is a plain file).  Failing that,
+ * read() carries everything, as it always could.
+ */
+static void dev_map(struct ns_dev *d)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	const struct nsl_ring_ctl *ctl;
+	struct stat st;
+	void *m;
+
+	if (fstat(d->fd, &st) || !S_ISCHR(st.st_mode))
+		return;
+	d->stride = page + d->info.ring_bytes;
+	d->map_len = d->info.ncpus * d->stride;
+	m = mmap(NULL, d->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, d->fd,
+		 0);
+	if (m == MAP_FAILED)
+		return;
+	for (uint32_t cpu = 0; cpu < d->info.ncpus; cpu++) {
+		ctl = (const void *)((unsigned char *)m + cpu * d->stride);
+		if (ctl->magic != NSL_RING_MAGIC || ctl->cpu != cpu ||
+		    ctl->size != d->info.ring_bytes) {
+			munmap(m, d->map_len);
+			return;
+		}
+	}
+	d->map = m;
+}
+
 int ns_dev_open(struct ns_dev *d, const char *path, uint64_t rcvbuf)
 {
 	memset(d, 0, sizeof(*d));
 	d->path = path;
-	d->fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* Writable for the mapping's tail; read() needs only reading. */
+	d->fd = open(path, O_RDWR | O_CLOEXEC);
+	if (d->fd < 0 && (errno == EACCES || errno == EROFS))
+		d->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (d->fd < 0)
 		return dev_fail(d, NULL, errno);
 	if (ioctl(d->fd, NSIOCGINFO, &d->info))
@@ -81,8 +117,10 @@ int ns_dev_open(struct ns_dev *d, const char *path, uint64_t rcvbuf)
 			}
 			return dev_fail(d, "NSIOCSRCVBUF", err);
 		}
-		d->info.ring_bytes = rcvbuf;
+		/* The kernel keeps whole pages. */
+		d->info.ring_bytes = rcvbuf & ~(uint64_t)(sysconf(_SC_PAGESIZE) - 1);
 	}
+	dev_map(d);
 	return 0;
 }
 
@@ -113,16 +151,98 @@ int ns_dev_calib(struct ns_dev *d, uint32_t cpu, bool cold,
 	return ioctl(d->fd, NSIOCGCALIB, c) ? errno : 0;
 }
 
-ssize_t ns_dev_read(struct ns_dev *d, void *buf, size_t len,
-		    volatile sig_atomic_t *stop, volatile sig_atomic_t *wake,
-		    int idle_ms)
+static struct nsl_ring_ctl *dev_ctl(const struct ns_dev *d, uint32_t cpu)
+{
+	return (struct nsl_ring_ctl *)(d->map + cpu * d->stride);
+}
+
+/*
+ * The longest run of whole items at @ctl's tail that is contiguous (up to
+ * a PAD or the end of the data); a PAD at the tail is stepped over.
+ * Returns its bytes (0: none), -1 if the ring holds no whole item there.
+ */
+static ssize_t ring_run(struct ns_dev *d, struct nsl_ring_ctl *ctl,
+			const unsigned char **items)
+{
+	const unsigned char *data = (const unsigned char *)ctl +
+				    (d->stride - ctl->size);
+	uint64_t head = __atomic_load_n(&ctl->head, __ATOMIC_ACQUIRE);
+	uint64_t tail = ctl->tail, pos;
+	const struct nsl_item_hdr *hdr;
+	size_t off, run = 0;
+
+	if (head - tail > ctl->size)
+		return -1;
+	for (pos = tail; pos != head; pos += hdr->size) {
+		off = pos % ctl->size;
+		hdr = (const void *)(data + off);
+		if (hdr->size < sizeof(*hdr) || hdr->size % 8 ||
+		    hdr->size > ctl->size - off || hdr->size > head - pos)
+			return -1;
+		if (hdr->kind != NSL_ITEM_PAD) {
+			run += hdr->size;
+			continue;
+		}
+		if (run)
+			break;
+		/* Only the end of the data is padded: the rest is there. */
+		tail = pos + hdr->size;
+		__atomic_store_n(&ctl->tail, tail, __ATOMIC_RELEASE);
+	}
+	*items = data + tail % ctl->size;
+	d->taken_ctl = ctl;
+	d->taken_tail = tail + run;
+	return run;
+}
+
+/* The next run of items in the mapping, the rings taken in turn. */
+static ssize_t map_take(struct ns_dev *d, const unsigned char **items)
+{
+	for (uint32_t i = 0; i < d->info.ncpus; i++) {
+		uint32_t cpu = (d->next_cpu + i) % d->info.ncpus;
+		ssize_t n = ring_run(d, dev_ctl(d, cpu), items);
+
+		if (n < 0) {
+			snprintf(d->err, sizeof(d->err),
+				 "%s: ring of cpu %u holds no whole item at its tail",
+				 d->path, cpu);
+			return -1;
+		}
+		if (n) {
+			d->next_cpu = cpu + 1;
+			return n;
+		}
+	}
+	return 0;
+}
+
+void ns_dev_done(struct ns_dev *d)
+{
+	if (d->taken_ctl)
+		__atomic_store_n(&d->taken_ctl->tail, d->taken_tail,
+				 __ATOMIC_RELEASE);
+	d->taken_ctl = NULL;
+}
+
+ssize_t ns_dev_next(struct ns_dev *d, void *buf, size_t len,
+		    const unsigned char **items, volatile sig_atomic_t *stop,
+		    volatile sig_atomic_t *wake, int idle_ms)
 {
 	struct pollfd p = { .fd = d->fd, .events = POLLIN };
+	bool mapped = d->map && d->sysinfo_read;
 
+	*items = buf;
 	while (!*stop && !*wake) {
 		ssize_t n;
-		int ready = poll(&p, 1, idle_ms);
+		int ready;
 
+		/* What is there is taken; poll() is for when nothing is. */
+		if (mapped) {
+			n = map_take(d, items);
+			if (n)
+				return n;
+		}
+		ready = poll(&p, 1, idle_ms);
 		/*
 		 * A signal ends poll() with EINTR, SA_RESTART or not, and the
 		 * flags are looked at again; one that comes just before poll()
@@ -137,9 +257,13 @@ ssize_t ns_dev_read(struct ns_dev *d, void *buf, size_t len,
 		}
 		if (!ready)
 			return 0;
+		if (mapped)
+			continue;
 		n = read(d->fd, buf, len);
-		if (n > 0)
+		if (n > 0) {
+			d->sysinfo_read = true;
 			return n;
+		}
 		if (n == 0) {
 			snprintf(d->err, sizeof(d->err), "%s: unexpected end of file",
 				 d->path);
@@ -212,6 +336,9 @@ int ns_dev_drops(struct ns_dev *d, uint64_t *drops)
 
 void ns_dev_close(struct ns_dev *d)
 {
+	if (d->map)
+		munmap(d->map, d->map_len);
+	d->map = NULL;
 	if (d->fd < 0)
 		return;
 	ns_dev_collect(d, false);

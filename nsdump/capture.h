@@ -19,9 +19,20 @@ struct ns_dev {
 	const char *path;
 	struct nsl_info info;
 	char err[256];
+	/* The rings mapped (struct nsl_ring_ctl), or NULL: read() only. */
+	unsigned char *map;
+	size_t map_len, stride;
+	unsigned int next_cpu;	/* ring the next take starts at */
+	bool sysinfo_read;	/* the sysinfo only comes by read() */
+	/* The run ns_dev_next() handed out, until ns_dev_done(). */
+	struct nsl_ring_ctl *taken_ctl;
+	uint64_t taken_tail;
 };
 
-/* Open, check the ABI, set the ring size if @rcvbuf.  0 or -1. */
+/*
+ * Open, check the ABI, set the ring size if @rcvbuf, map the rings (a
+ * module that cannot leaves read()).  0 or -1.
+ */
 int ns_dev_open(struct ns_dev *d, const char *path, uint64_t rcvbuf);
 /* Switch collection on; 0 or -1 (d->err, the device closed). */
 int ns_dev_start(struct ns_dev *d);
@@ -34,13 +45,17 @@ int ns_dev_set_events(struct ns_dev *d, const struct nsl_events *ev);
 int ns_dev_calib(struct ns_dev *d, uint32_t cpu, bool cold,
 		 struct nsl_calib *c);
 /*
- * Wait for and read whole items.  Returns bytes read, 0 if @stop or
- * @wake was raised by a signal meanwhile or nothing came for @idle_ms
- * (-1: wait for ever), -1 on error (d->err).
+ * Wait for whole items and hand out the next run of them: in place in
+ * the mapping, or read() into @buf (@len bytes); *@items points at them.
+ * Returns their bytes, 0 if @stop or @wake was raised by a signal
+ * meanwhile or nothing came for @idle_ms (-1: wait for ever), -1 on error
+ * (d->err).  Call ns_dev_done() once done with the items: a mapped
+ * ring's tail moves past them then, and the kernel may write over them.
  */
-ssize_t ns_dev_read(struct ns_dev *d, void *buf, size_t len,
-		    volatile sig_atomic_t *stop, volatile sig_atomic_t *wake,
-		    int idle_ms);
+ssize_t ns_dev_next(struct ns_dev *d, void *buf, size_t len,
+		    const unsigned char **items, volatile sig_atomic_t *stop,
+		    volatile sig_atomic_t *wake, int idle_ms);
+void ns_dev_done(struct ns_dev *d);
 int ns_dev_collect(struct ns_dev *d, bool on);	/* NSIOCSSTATE */
 /* NSIOCSRECORDS with NSL_REC_* @flags (0: off): 0 or the errno. */
 int ns_dev_records(struct ns_dev *d, uint32_t flags);

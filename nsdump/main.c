@@ -161,9 +161,10 @@ static void print_listening(const struct run *run, const struct ns_dev *dev)
 {
 	unsigned int i;
 
-	fprintf(stderr, "nsdump: listening on %s, %u CPUs, %llu KiB ring per CPU, ",
+	fprintf(stderr, "nsdump: listening on %s, %u CPUs, %llu KiB ring per CPU%s, ",
 		dev->path, dev->info.ncpus,
-		(unsigned long long)(dev->info.ring_bytes / 1024));
+		(unsigned long long)(dev->info.ring_bytes / 1024),
+		dev->map ? " mapped" : "");
 	if (!run->sel.n)
 		fputs("duration mode (TSC only)", stderr);
 	for (i = 0; i < run->sel.n; i++)
@@ -521,7 +522,7 @@ static void print_stats(struct run *run, struct ns_dev *dev)
 	print_counts(run, drops, refused, src);
 }
 
-/* The items of one read(), each through the pipeline. */
+/* The items of one read() or mapped run, each through the pipeline. */
 static enum ns_flow consume_buffer(struct run *run, struct ns_dev *dev,
 				   const unsigned char *buf, size_t n)
 {
@@ -534,7 +535,7 @@ static enum ns_flow consume_buffer(struct run *run, struct ns_dev *dev,
 		err = ns_decode_item(buf + pos, n - pos, &it);
 		if (err) {
 			ns_decode_describe(err, &it, why, sizeof(why));
-			error("%s: bad item at byte %zu of a read: %s",
+			error("%s: bad item at byte %zu of a batch: %s",
 			      dev->path, pos, why);
 			return NS_FLOW_FAIL;
 		}
@@ -563,15 +564,17 @@ static enum ns_flow drain_device(struct run *run, struct ns_dev *dev,
 	if (ns_dev_collect(dev, false))
 		return NS_FLOW_DONE;
 	for (int quiet = 0; quiet < 20 && !stop_flag; ) {
-		ssize_t n = ns_dev_read(dev, buf, cap, &stop_flag, &no_wake,
-					50);
+		const unsigned char *items;
+		ssize_t n = ns_dev_next(dev, buf, cap, &items, &stop_flag,
+					&no_wake, 50);
 		enum ns_flow flow;
 
 		if (n < 0) {
 			error("%s", dev->err);
 			return NS_FLOW_FAIL;
 		}
-		flow = consume_buffer(run, dev, buf, n);
+		flow = consume_buffer(run, dev, items, n);
+		ns_dev_done(dev);
 		if (flow != NS_FLOW_MORE)
 			return flow;
 		if (n)
@@ -595,8 +598,9 @@ static enum ns_flow read_device(struct run *run, struct ns_dev *dev)
 		return NS_FLOW_FAIL;
 	}
 	while (flow == NS_FLOW_MORE) {
-		ssize_t n = ns_dev_read(dev, buf, cap, &stop_flag, &usr1_flag,
-					NS_IDLE_MS);
+		const unsigned char *items;
+		ssize_t n = ns_dev_next(dev, buf, cap, &items, &stop_flag,
+					&usr1_flag, NS_IDLE_MS);
 
 		if (usr1_flag) {
 			usr1_flag = 0;
@@ -613,7 +617,8 @@ static enum ns_flow read_device(struct run *run, struct ns_dev *dev)
 			/* Idle: the event lines held for time order are due. */
 			ns_pipeline_idle(&run->p);
 		} else {
-			flow = consume_buffer(run, dev, buf, n);
+			flow = consume_buffer(run, dev, items, n);
+			ns_dev_done(dev);
 		}
 	}
 	free(buf);

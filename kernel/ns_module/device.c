@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /dev/ns, the misc device: one reader at a time (a second open() gets
- * EBUSY).  Opening resets the rings and counters, so NSIOCGPACKETS and
- * NSIOCGDROPS count from the open, seqs restart at 0 on every CPU, and the
- * first item read is a struct nsl_sysinfo.  Collection itself
- * (NSIOCSSTATE) is left as it was, on open and close.
+ * EBUSY), which reads or maps the rings (ring.c), or both.  Opening resets
+ * the rings and counters, so NSIOCGPACKETS and NSIOCGDROPS count from the
+ * open, seqs restart at 0 on every CPU, and the first item read is a
+ * struct nsl_sysinfo.  Collection itself (NSIOCSSTATE) is left as it was,
+ * on open and close.
  */
 
 #include <linux/bitops.h>
@@ -15,6 +16,7 @@
 #include <linux/fs.h>
 #include <linux/irqflags.h>
 #include <linux/miscdevice.h>
+#include <linux/mm.h>
 #include <linux/netslice.h>
 #include <linux/perf_event.h>
 #include <linux/poll.h>
@@ -142,17 +144,16 @@ static unsigned int next_ring(unsigned int cpu)
 static ssize_t drain(struct nslm_reader *reader, char __user *buf,
 		     size_t count)
 {
-	unsigned int cpu = reader->cpu, idle = 0, nitems;
+	unsigned int cpu = reader->cpu, idle = 0;
 	size_t done = 0;
 	ssize_t len;
 
 	lockdep_assert_held(&nslm_ring_mutex);
 	while (idle < num_possible_cpus()) {
-		len = nslm_ring_read(cpu, buf + done, count - done, &nitems);
+		len = nslm_ring_read(cpu, buf + done, count - done);
 		if (len < 0)
 			return done ? done : len;
-		if (nitems) {
-			nslm_ring_consume(cpu, nitems);
+		if (len) {
 			done += len;
 			idle = 0;
 		} else {
@@ -183,7 +184,7 @@ static ssize_t nslm_read(struct file *file, char __user *buf, size_t count,
 	ssize_t ret, len;
 
 	/* Never a partial item: the buffer must hold the largest one. */
-	if (count < NSLM_SLOT_SIZE)
+	if (count < NSLM_ITEM_MAX)
 		return -EINVAL;
 
 	do {
@@ -209,17 +210,51 @@ static ssize_t nslm_read(struct file *file, char __user *buf, size_t count,
 			if (len >= 0 || !ret)
 				ret += len;
 		}
-		nslm_rings_read_done();
 		mutex_unlock(&nslm_ring_mutex);
 	} while (!ret);	/* another thread of ours took the items */
 
 	return ret;
 }
 
+/* A mapper polls when it has taken what there was: mark drops now. */
 static __poll_t nslm_poll(struct file *file, poll_table *wait)
 {
 	poll_wait(file, &nslm_ring_wait, wait);
+	nslm_rings_mark_losses();
 	return batch_ready(file->private_data) ? EPOLLIN | EPOLLRDNORM : 0;
+}
+
+static void nslm_vm_close(struct vm_area_struct *vma)
+{
+	nslm_rings_unmapped();
+}
+
+/* The mapping stays whole and where it is: its close() ends it. */
+static int nslm_vm_may_split(struct vm_area_struct *vma, unsigned long addr)
+{
+	return -EINVAL;
+}
+
+static int nslm_vm_mremap(struct vm_area_struct *vma)
+{
+	return -EINVAL;
+}
+
+static const struct vm_operations_struct nslm_vm_ops = {
+	.close		= nslm_vm_close,
+	.may_split	= nslm_vm_may_split,
+	.mremap		= nslm_vm_mremap,
+};
+
+/* One mapping of every ring at once; see struct nsl_ring_ctl. */
+static int nslm_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	int ret;
+
+	ret = nslm_rings_mmap(vma);
+	if (!ret)
+		vma->vm_ops = &nslm_vm_ops;
+	return ret;
 }
 
 static int set_rcvbuf(void __user *argp)
@@ -452,6 +487,7 @@ static const struct file_operations nslm_fops = {
 	.release	= nslm_release,
 	.read		= nslm_read,
 	.poll		= nslm_poll,
+	.mmap		= nslm_mmap,
 	.unlocked_ioctl	= nslm_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
 };

@@ -1,131 +1,188 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Per-CPU rings.
+ * Per-CPU rings, mapped into the reader (struct nsl_ring_ctl in netslice.h
+ * says what the reader sees).
  *
- * Each possible CPU has a ring of fixed-size slots; a slot holds one item,
- * copied with its own hdr.size.  The producer is the core's deliver
- * callback, running in any context on the CPU that frees the skb, so every
- * ring has an irq-safe spinlock.  The consumer is the reader of /dev/ns,
- * serialised by nslm_ring_mutex: it copies items straight from their
- * slots to user space, the spinlock held only to see which slots hold
- * items, and only then frees the slots (consume), so a faulting user
- * buffer loses nothing.
+ * Each CPU id has a control page and ring_bytes of data, all CPUs' in one
+ * vmalloc_user() area that mmap() hands out whole.  The producer is the
+ * core's deliver callback, on the CPU that frees the skb: with interrupts
+ * off it writes its item in place (a block goes in compact, encoded
+ * straight into the ring) and then publishes the new head with a release
+ * store; no lock, since only that CPU ever writes that ring.  The reader,
+ * read() here or a mapper in user space, takes items from tail to head
+ * and then moves tail with a release store; the producer loads tail with
+ * acquire before it writes over anything.  Whatever else must change a
+ * ring (reset, resize, a loss marker placed for the reader) runs on the
+ * ring's own CPU with interrupts off (ring_on_cpu()), where no producer
+ * can be half-way through an item.
+ *
+ * tail is written by user space: the producer trusts it only to decide
+ * whether there is room (a bogus tail makes the ring full, never makes a
+ * write land outside the data), and read() checks every item it copies.
  *
  * Loss accounting: every item the core offers (a block or an event record)
  * takes that ring's next seq, whether it is kept or not.  An item that
- * finds the ring full is dropped and counted; whoever next finds room (the
- * reader once it has freed a slot, or else the producer when it has room
- * for the marker and its item) places a loss item saying how many items
- * are missing and the seq of the first.  So within one CPU's stream the
- * seqs are continuous except where a loss item accounts for the gap
- * exactly, and at every moment
+ * finds the ring full is dropped and counted; the producer, once it has
+ * room for a marker, places a loss item saying how many items are
+ * missing and the seq of the first (and read() or poll() places it for
+ * a reader that has made room, so the marker does not wait for the next
+ * packet).  So within one CPU's stream the seqs are continuous except
+ * where a loss item accounts for the gap exactly, and at every moment
  *
- *	packets == items read + drops + items still in the rings
+ *	offered == items read + dropped + items still in the ring
  *
- * where packets counts the items offered and loss markers are not items.
+ * where loss markers are not items.
  *
- * Wake-ups are batched: a sleeping reader is woken when a ring reaches
- * wakeup_items items, or wakeup_us after items came while it slept, so a
- * stream costs a wake-up per batch and a trickle one per wakeup_us, not
- * one per packet.  The producer only queues the irq_work when its ring
- * goes from empty to one item or is at the watermark or past it; the irq_work
- * wakes the reader or arms the flush timer, whose expiry makes whatever
- * is queued readable.  A reader about to sleep with items below the
- * watermark arms the timer itself.  O_NONBLOCK reads take whatever is
- * there.
+ * Wake-ups are batched: a sleeping reader is woken when a ring holds
+ * wakeup_bytes (at most half the ring), or once the flush timer, armed
+ * wakeup_us after items came while it slept, has run: the items that
+ * were waiting then stay due until the reader has taken them.  The
+ * producer only queues the irq_work when its ring goes from empty to
+ * one item or is at the watermark or past it, and only if somebody
+ * sleeps.  O_NONBLOCK reads take whatever is there.
  */
 
+#include <linux/atomic.h>
 #include <linux/build_bug.h>
 #include <linux/container_of.h>
+#include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/errno.h>
 #include <linux/irq_work.h>
-#include <linux/lockdep.h>
+#include <linux/irqflags.h>
 #include <linux/jiffies.h>
+#include <linux/lockdep.h>
 #include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
 #include <linux/percpu.h>
-#include <linux/slab.h>
-#include <linux/spinlock.h>
+#include <linux/rcupdate.h>
+#include <linux/sizes.h>
+#include <linux/smp.h>
 #include <linux/stddef.h>
 #include <linux/string.h>
 #include <linux/timex.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
 
 #include "ring.h"
 
+/*
+ * Every field is written only by the ring's CPU with interrupts off (the
+ * producer, or ring_on_cpu()), or before the ring is in use; others read
+ * them with READ_ONCE.  flush_head is the flush timer's.
+ */
 struct nslm_ring {
-	spinlock_t lock;	/* protects every field below */
-	u8 *slots;		/* nslots slots of NSLM_SLOT_SIZE bytes */
-	u32 nslots;
-	u32 head;		/* slot of the oldest item */
-	u32 count;		/* items in the ring; poll peeks locklessly */
+	struct nsl_ring_ctl *ctl;	/* the control page, in ring_area */
+	u8 *data;		/* size bytes after it */
+	u32 size;
+	u32 off;		/* data offset of head: head % size */
+	u64 head;		/* bytes written; published in ctl->head */
 	u32 cpu;		/* goes into hdr.cpu */
-	u64 counted;		/* items that are not loss markers */
 	u64 offered;		/* items offered: the next item's seq */
 	u64 dropped;		/* items that will never be read */
 	u64 lost;		/* drops not yet marked by a loss item */
 	u64 lost_seq;		/* seq of the first of those */
 	u64 lost_tsc;		/* TSC when it was dropped */
+	u64 flush_head;		/* head when the flush timer last ran */
 };
 
 static DEFINE_PER_CPU(struct nslm_ring, nslm_rings);
-static u32 ring_slots;		/* slots in every ring; nslm_ring_mutex */
 
-/* Serialises consumers: peek/consume, resize, reset; see ring.h. */
+/*
+ * The rings' memory: for every CPU id a control page and ring_size bytes.
+ * Replaced only by a resize, under nslm_ring_mutex, which a mapping
+ * excludes (map_state); read by mmap() in MAPPED state.
+ */
+static void *ring_area;
+static u32 ring_size;
+
+/* Who may use ring_area: a mapping and a resize exclude each other. */
+enum { RING_UNMAPPED, RING_MAPPED, RING_RESIZING };
+static atomic_t map_state = ATOMIC_INIT(RING_UNMAPPED);
+
+/* Serialises readers: read(), resize, reset; see ring.h. */
 DEFINE_MUTEX(nslm_ring_mutex);
 DECLARE_WAIT_QUEUE_HEAD(nslm_ring_wait);
 
-static unsigned int wakeup_items = 64;
-module_param(wakeup_items, uint, 0644);
-MODULE_PARM_DESC(wakeup_items, "Wake a sleeping reader when a ring holds this many items (default 64; 1: every item)");
+static unsigned int wakeup_bytes = 32768;
+module_param(wakeup_bytes, uint, 0644);
+MODULE_PARM_DESC(wakeup_bytes, "Wake a sleeping reader when a ring holds this many bytes (default 32768, at most half a ring; 1: every item)");
 
 static unsigned int wakeup_us = 5000;
 module_param(wakeup_us, uint, 0644);
 MODULE_PARM_DESC(wakeup_us, "... or this long after items came (default 5000 us; 0: at once)");
 
-/* Set by the flush timer, cleared by a read that empties the rings. */
-static bool flush_due;		/* READ_ONCE/WRITE_ONCE */
+static size_t ring_stride(u32 size)
+{
+	return PAGE_SIZE + (size_t)size;
+}
 
 /* The watermark, at most half a ring (a reader must get room in time). */
-static u32 watermark(void)
+static u64 watermark(void)
 {
-	u32 wm = READ_ONCE(wakeup_items);
+	u32 wm = READ_ONCE(wakeup_bytes);
 
-	return clamp_t(u32, wm, 1, max_t(u32, READ_ONCE(ring_slots) / 2, 1));
+	return clamp_t(u32, wm, 1, READ_ONCE(ring_size) / 2);
+}
+
+/*
+ * Bytes waiting in @ring; more than its size if the reader's tail is bad.
+ * Under rcu_read_lock() or the mutex: a resize replaces ring->ctl.
+ */
+static u64 ring_waiting(const struct nslm_ring *ring)
+{
+	const struct nsl_ring_ctl *ctl = READ_ONCE(ring->ctl);
+
+	/* Pairs with the producer's release of head in ring_publish(). */
+	return smp_load_acquire(&ctl->head) - READ_ONCE(ctl->tail);
 }
 
 static void flush_expired(struct timer_list *t)
 {
-	WRITE_ONCE(flush_due, true);
+	struct nslm_ring *ring;
+	unsigned int cpu;
+
+	rcu_read_lock();
+	for_each_possible_cpu(cpu) {
+		ring = per_cpu_ptr(&nslm_rings, cpu);
+		WRITE_ONCE(ring->flush_head, READ_ONCE(ring->ctl->head));
+	}
+	rcu_read_unlock();
 	wake_up_interruptible(&nslm_ring_wait);
 }
 
 static DEFINE_TIMER(flush_timer, flush_expired);
 
-static bool rings_at_watermark(void)
+/* Items there, and a batch of them or some the flush timer made due. */
+static bool ring_ready(const struct nslm_ring *ring, u64 wm, bool now)
 {
-	u32 wm = watermark();
-	unsigned int cpu;
+	u64 tail = READ_ONCE(READ_ONCE(ring->ctl)->tail);
+	u64 waiting = ring_waiting(ring);
 
-	for_each_possible_cpu(cpu)
-		if (READ_ONCE(per_cpu_ptr(&nslm_rings, cpu)->count) >= wm)
-			return true;
-	return false;
+	return waiting && (now || waiting >= wm ||
+			   (s64)(READ_ONCE(ring->flush_head) - tail) > 0);
 }
 
 bool nslm_rings_ready(void)
 {
-	unsigned int us = READ_ONCE(wakeup_us);
+	bool now = !READ_ONCE(wakeup_us);
+	u64 wm = watermark();
+	bool ready = false;
+	unsigned int cpu;
 
-	if (!nslm_rings_have_items())
-		return false;
-	if (!us || READ_ONCE(flush_due) || rings_at_watermark())
+	rcu_read_lock();
+	for_each_possible_cpu(cpu)
+		ready = ready || ring_ready(per_cpu_ptr(&nslm_rings, cpu), wm,
+					    now);
+	rcu_read_unlock();
+	if (ready)
 		return true;
 	/* Items below the watermark: readable once the timer has run. */
-	if (!timer_pending(&flush_timer))
-		mod_timer(&flush_timer, jiffies + usecs_to_jiffies(us));
+	if (nslm_rings_have_items() && !timer_pending(&flush_timer))
+		mod_timer(&flush_timer,
+			  jiffies + usecs_to_jiffies(READ_ONCE(wakeup_us)));
 	return false;
 }
 
@@ -141,68 +198,66 @@ static void wake_readers(struct irq_work *work)
 
 static DEFINE_IRQ_WORK(wake_work, wake_readers);
 
-static void *ring_slot(struct nslm_ring *ring, u32 i)
+/* What the reader sees besides the items; the producer's CPU only. */
+static void ring_publish(struct nslm_ring *ring)
 {
-	return ring->slots + (size_t)i * NSLM_SLOT_SIZE;
+	struct nsl_ring_ctl *ctl = ring->ctl;
+
+	WRITE_ONCE(ctl->offered, ring->offered);
+	WRITE_ONCE(ctl->dropped, ring->dropped);
+	WRITE_ONCE(ctl->lost, ring->lost);
+	/* The items first, then the head that makes them readable. */
+	smp_store_release(&ctl->head, ring->head);
 }
 
-static u32 ring_room(const struct nslm_ring *ring)
+static void ring_advance(struct nslm_ring *ring, u32 len)
 {
-	return ring->nslots - ring->count;
-}
-
-/* Takes the slot after the last item. */
-static struct nsl_item_hdr *ring_reserve(struct nslm_ring *ring)
-{
-	u32 tail = ring->head + ring->count;
-
-	lockdep_assert_held(&ring->lock);
-	if (tail >= ring->nslots)
-		tail -= ring->nslots;
-	WRITE_ONCE(ring->count, ring->count + 1);
-	return ring_slot(ring, tail);
-}
-
-static void *ring_push(struct nslm_ring *ring, const void *item, u16 size)
-{
-	return memcpy(ring_reserve(ring), item, size);
+	ring->head += len;
+	ring->off += len;
+	if (ring->off == ring->size)
+		ring->off = 0;
 }
 
 /*
- * A block goes in compact (the item read() returns, NSL_ITEM_CBLOCK): the
- * copy out and the reader's bytes are those of the records it has, not
- * of the room the skb's extension keeps.
+ * @len contiguous bytes at the head, the end of the data padded if they
+ * would not fit before it; NULL, with nothing written, if there is no
+ * room.  @len is at most NSLM_ITEM_MAX, far below half a ring.
  */
-static struct nsl_item_hdr *ring_push_item(struct nslm_ring *ring,
-					   const struct nsl_item_hdr *item)
+static void *ring_reserve(struct nslm_ring *ring, u32 len)
 {
-	struct nsl_item_hdr *dst;
+	/* The reader's release of tail: it is done with what lies behind. */
+	u64 used = ring->head - smp_load_acquire(&ring->ctl->tail);
+	u32 pad = ring->off + len > ring->size ? ring->size - ring->off : 0;
+	struct nsl_item_hdr *hdr;
 
-	BUILD_BUG_ON(NSL_CBLOCK_MAX > NSLM_SLOT_SIZE);
-	BUILD_BUG_ON(offsetof(struct nsl_cblock, seq) !=
-		     offsetof(struct nsl_block, seq));
-	if (item->kind != NSL_ITEM_BLOCK)
-		return ring_push(ring, item, item->size);
-	dst = ring_reserve(ring);
-	nsl_cblock_encode(container_of(item, struct nsl_block, hdr), dst);
-	return dst;
+	if (used > ring->size || (u64)len + pad > ring->size - used)
+		return NULL;
+	if (pad) {
+		hdr = (struct nsl_item_hdr *)(ring->data + ring->off);
+		hdr->kind = NSL_ITEM_PAD;
+		hdr->size = pad;
+		hdr->cpu = ring->cpu;
+		ring_advance(ring, pad);
+	}
+	return ring->data + ring->off;
 }
 
-static void ring_push_loss(struct nslm_ring *ring)
+/* Marks the drops so far, if there is room; false if there is not. */
+static bool ring_push_loss(struct nslm_ring *ring)
 {
-	struct nsl_loss loss = {
-		.hdr = {
-			.kind = NSL_ITEM_LOSS,
-			.size = sizeof(loss),
-			.cpu = ring->cpu,
-		},
-		.lost = ring->lost,
-		.first_seq = ring->lost_seq,
-		.tsc = ring->lost_tsc,
-	};
+	struct nsl_loss *loss = ring_reserve(ring, sizeof(*loss));
 
-	ring_push(ring, &loss, sizeof(loss));
+	if (!loss)
+		return false;
+	loss->hdr.kind = NSL_ITEM_LOSS;
+	loss->hdr.size = sizeof(*loss);
+	loss->hdr.cpu = ring->cpu;
+	loss->lost = ring->lost;
+	loss->first_seq = ring->lost_seq;
+	loss->tsc = ring->lost_tsc;
+	ring_advance(ring, sizeof(*loss));
 	ring->lost = 0;
+	return true;
 }
 
 static void ring_drop(struct nslm_ring *ring, u64 seq)
@@ -220,255 +275,375 @@ static u64 *item_seq(struct nsl_item_hdr *item)
 {
 	BUILD_BUG_ON(offsetof(struct nsl_block, seq) !=
 		     offsetof(struct nsl_event_rec, seq));
+	BUILD_BUG_ON(offsetof(struct nsl_cblock, seq) !=
+		     offsetof(struct nsl_block, seq));
 	return &container_of(item, struct nsl_block, hdr)->seq;
 }
 
-static bool item_is_sane(const struct nsl_item_hdr *item)
+/* Bytes @item may take in the ring (a block's compact size at most). */
+static u32 item_room(const struct nsl_item_hdr *item)
 {
 	const struct nsl_block *blk;
 
-	BUILD_BUG_ON(sizeof(struct nsl_event_rec) > NSLM_SLOT_SIZE);
 	switch (item->kind) {
 	case NSL_ITEM_BLOCK:
 		blk = container_of(item, struct nsl_block, hdr);
-		return blk->nrec <= NSL_MAX_RECORDS &&
-		       item->size == NSL_BLOCK_SIZE(blk->nrec);
+		if (blk->nrec > NSL_MAX_RECORDS ||
+		    item->size != NSL_BLOCK_SIZE(blk->nrec))
+			return 0;
+		return sizeof(struct nsl_cblock) + 32 +
+		       blk->nrec * (sizeof(struct nsl_crec) +
+				    sizeof(struct nsl_crec_ext) +
+				    NSL_MAX_EVENTS * sizeof(__u64));
 	case NSL_ITEM_EVENT:
-		return item->size == sizeof(struct nsl_event_rec);
+		return item->size == sizeof(struct nsl_event_rec) ?
+		       item->size : 0;
 	default:
-		return false;
+		return 0;
 	}
 }
 
-/* Returns the items in the ring once @item was queued; 0: dropped. */
-static u32 ring_offer(struct nslm_ring *ring, const struct nsl_item_hdr *item)
+/*
+ * Producer, interrupts off on @ring's CPU.  Returns the bytes waiting
+ * once @item was queued, 0 if it was dropped; *@first: it is all there is.
+ */
+static u64 ring_offer(struct nslm_ring *ring, const struct nsl_item_hdr *item,
+		      bool *first)
 {
+	u64 seq = ring->offered++, head = ring->head, lost = ring->lost;
+	u32 room = item_room(item), off = ring->off, len;
 	struct nsl_item_hdr *dst;
-	unsigned long flags;
-	u32 queued = 0;
-	u64 seq;
+	u64 tail;
 
-	spin_lock_irqsave(&ring->lock, flags);
-	seq = ring->offered++;
-	if (WARN_ON_ONCE(!item_is_sane(item))) {
-		ring_drop(ring, seq);
-	} else if (ring_room(ring) >= (ring->lost ? 2 : 1)) {
-		if (ring->lost)
-			ring_push_loss(ring);
-		dst = ring_push_item(ring, item);
-		dst->cpu = ring->cpu;
-		*item_seq(dst) = seq;
-		ring->counted++;
-		queued = ring->count;
-	} else {
-		ring_drop(ring, seq);
+	BUILD_BUG_ON(NSL_CBLOCK_MAX > NSLM_ITEM_MAX);
+	BUILD_BUG_ON(sizeof(struct nsl_event_rec) > NSLM_ITEM_MAX);
+	if (WARN_ON_ONCE(!room) || (lost && !ring_push_loss(ring)))
+		goto drop;
+	dst = ring_reserve(ring, room);
+	if (!dst) {
+		/* The marker waits for an item it can go in front of. */
+		ring->head = head;
+		ring->off = off;
+		ring->lost = lost;
+		goto drop;
 	}
-	spin_unlock_irqrestore(&ring->lock, flags);
-	return queued;
+	if (item->kind == NSL_ITEM_BLOCK) {
+		len = nsl_cblock_encode(container_of(item, struct nsl_block,
+						     hdr), dst);
+	} else {
+		len = item->size;
+		memcpy(dst, item, len);
+	}
+	dst->cpu = ring->cpu;
+	*item_seq(dst) = seq;
+	tail = READ_ONCE(ring->ctl->tail);
+	*first = ring->head == tail;
+	ring_advance(ring, len);
+	ring_publish(ring);
+	return ring->head - tail;
+
+drop:
+	ring_drop(ring, seq);
+	ring_publish(ring);
+	return 0;
 }
 
 void nslm_ring_deliver(const struct nsl_item_hdr *item, void *priv)
 {
-	/* Preemption may move us; the lock, not the CPU, guards the ring. */
-	u32 count = ring_offer(raw_cpu_ptr(&nslm_rings), item);
+	unsigned long flags;
+	bool first = false;
+	u64 waiting;
+
+	local_irq_save(flags);
+	waiting = ring_offer(this_cpu_ptr(&nslm_rings), item, &first);
+	local_irq_restore(flags);
 
 	/*
 	 * The first item starts the flush timer; at the watermark and past
-	 * it (a loss marker and its item add two) a sleeping reader is woken.
+	 * it a sleeping reader is woken.
 	 */
-	if ((count == 1 || count >= watermark()) &&
+	if (waiting && (first || waiting >= watermark()) &&
 	    wq_has_sleeper(&nslm_ring_wait))
 		irq_work_queue(&wake_work);
 }
 
-/* After a read: what is left waits for the watermark or the timer. */
-void nslm_rings_read_done(void)
+/*
+ * Run @fn(@arg) on @ring's CPU with interrupts off, so that no producer
+ * is inside ring_offer() there; an offline CPU has none.
+ */
+static void ring_on_cpu(struct nslm_ring *ring, smp_call_func_t fn, void *arg)
 {
-	WRITE_ONCE(flush_due, false);
-	nslm_rings_ready();
+	unsigned long flags;
+
+	cpus_read_lock();
+	if (cpu_online(ring->cpu)) {
+		smp_call_function_single(ring->cpu, fn, arg, 1);
+	} else {
+		local_irq_save(flags);
+		fn(arg);
+		local_irq_restore(flags);
+	}
+	cpus_read_unlock();
 }
 
 /*
- * Copy out the whole items at the head of @ring that fit in @space bytes,
- * to @kbuf, or with @user to @ubuf by copy_to_user() (one copy from the
- * ring to the reader, the ring's lock not held meanwhile; @ubuf may be
- * anything, NULL too); *@nitems gets how many.
- * The lock is taken only to see which slots hold items: producers append
- * after them and never write them, and whatever else moves the head
- * (consume, resize, reset) needs nslm_ring_mutex, which the reader holds
- * (or, in the self-tests, nobody else runs).  -EFAULT if the first item
- * would not go to user space; after any other, what was copied.
+ * The item at @pos (tail <= @pos < @head), or NULL if what is there is
+ * not a whole item: the reader's tail or a mapper's writes were bad.
+ */
+static const struct nsl_item_hdr *ring_item(const struct nslm_ring *ring,
+					    u64 pos, u64 head)
+{
+	const struct nsl_item_hdr *hdr;
+	u32 off;
+
+	div_u64_rem(pos, ring->size, &off);
+	hdr = (const struct nsl_item_hdr *)(ring->data + off);
+	if (off % 8 || hdr->size < sizeof(*hdr) || hdr->size % 8 ||
+	    hdr->size > ring->size - off || hdr->size > head - pos)
+		return NULL;
+	if (hdr->kind == NSL_ITEM_PAD && off + hdr->size != ring->size)
+		return NULL;
+	return hdr;
+}
+
+static void ring_mark_loss(void *arg)
+{
+	struct nslm_ring *ring = arg;
+
+	if (ring->lost && ring_push_loss(ring))
+		ring_publish(ring);
+}
+
+/* A reader made room: mark the drops now rather than at the next item. */
+static void ring_mark_loss_now(struct nslm_ring *ring)
+{
+	if (READ_ONCE(ring->lost))
+		ring_on_cpu(ring, ring_mark_loss, ring);
+}
+
+void nslm_rings_mark_losses(void)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu)
+		ring_mark_loss_now(per_cpu_ptr(&nslm_rings, cpu));
+}
+
+/*
+ * Copy the whole items from @ring's tail on that fit in @space bytes to
+ * @kbuf, or with @user to @ubuf by copy_to_user() (@ubuf may be anything,
+ * NULL too), and move the tail past them: one copy from the ring to the
+ * reader.  -EFAULT if the first item would not go to user space, -EIO if
+ * the ring holds no whole item at the tail (a mapper wrote there); after
+ * any item, what was copied.
  */
 static ssize_t ring_copy_out(struct nslm_ring *ring, bool user, void *kbuf,
-			     char __user *ubuf, size_t space,
-			     unsigned int *nitems)
+			     char __user *ubuf, size_t space)
 {
+	/* Pairs with the producer's release: the items up to head are whole. */
+	u64 head = smp_load_acquire(&ring->ctl->head);
+	u64 pos = READ_ONCE(ring->ctl->tail);
 	const struct nsl_item_hdr *hdr;
-	unsigned long flags;
-	unsigned int n = 0;
-	bool fault = false;
+	ssize_t err = 0;
 	size_t len = 0;
-	u32 i, count;
 
-	spin_lock_irqsave(&ring->lock, flags);
-	i = ring->head;
-	count = ring->count;
-	spin_unlock_irqrestore(&ring->lock, flags);
-	for (; n < count; n++) {
-		hdr = ring_slot(ring, i);
-		if (hdr->size > space - len)
+	if (head - pos > ring->size)
+		return -EIO;
+	while (pos != head) {
+		hdr = ring_item(ring, pos, head);
+		if (!hdr) {
+			err = -EIO;
 			break;
-		if (!user)
-			memcpy(kbuf + len, hdr, hdr->size);
-		else if (copy_to_user(ubuf + len, hdr, hdr->size))
-			fault = true;
-		if (fault)
-			break;
-		len += hdr->size;
-		if (++i == ring->nslots)
-			i = 0;
+		}
+		if (hdr->kind != NSL_ITEM_PAD) {
+			if (hdr->size > space - len)
+				break;
+			if (!user) {
+				memcpy(kbuf + len, hdr, hdr->size);
+			} else if (copy_to_user(ubuf + len, hdr, hdr->size)) {
+				err = -EFAULT;
+				break;
+			}
+			len += hdr->size;
+		}
+		pos += hdr->size;
 	}
-	*nitems = n;
-	return fault && !n ? -EFAULT : len;
+	/* Done with the items: the producer may write over them. */
+	smp_store_release(&ring->ctl->tail, pos);
+	ring_mark_loss_now(ring);
+	return len ? len : err;
 }
 
-static void ring_consume(struct nslm_ring *ring, unsigned int nitems)
-{
-	const struct nsl_item_hdr *hdr;
-	unsigned long flags;
-
-	spin_lock_irqsave(&ring->lock, flags);
-	for (; nitems && ring->count; nitems--) {
-		hdr = ring_slot(ring, ring->head);
-		if (hdr->kind != NSL_ITEM_LOSS)
-			ring->counted--;
-		if (++ring->head == ring->nslots)
-			ring->head = 0;
-		WRITE_ONCE(ring->count, ring->count - 1);
-	}
-	/* Mark drops now rather than wait for the next block. */
-	if (ring->lost && ring_room(ring))
-		ring_push_loss(ring);
-	spin_unlock_irqrestore(&ring->lock, flags);
-}
-
-ssize_t nslm_ring_read(unsigned int cpu, char __user *buf, size_t space,
-		       unsigned int *nitems)
+ssize_t nslm_ring_read(unsigned int cpu, char __user *buf, size_t space)
 {
 	lockdep_assert_held(&nslm_ring_mutex);
 	return ring_copy_out(per_cpu_ptr(&nslm_rings, cpu), true, NULL, buf,
-			     space, nitems);
-}
-
-void nslm_ring_consume(unsigned int cpu, unsigned int nitems)
-{
-	lockdep_assert_held(&nslm_ring_mutex);
-	ring_consume(per_cpu_ptr(&nslm_rings, cpu), nitems);
+			     space);
 }
 
 /*
- * Empty a ring whose contents are about to be thrown away, turning them
- * into drops: what is in a ring, followed by the pending drops, is always
- * the tail of the seq stream, so one loss marker covers all of it.
+ * What is in a ring about to be thrown away becomes drops: it is, with
+ * the pending drops, the tail of the seq stream, so one loss marker
+ * covers all of it.
  */
 static void ring_discard(struct nslm_ring *ring)
 {
-	struct nsl_item_hdr *first;
+	u64 head = ring->head, pos = READ_ONCE(ring->ctl->tail);
+	const struct nsl_item_hdr *hdr;
 	const struct nsl_loss *loss;
+	u64 items = 0, first = 0;
+	bool seen = false;
 
-	lockdep_assert_held(&ring->lock);
-	if (!ring->count)
+	if (head - pos > ring->size)
 		return;
-	first = ring_slot(ring, ring->head);
-	if (first->kind == NSL_ITEM_LOSS) {
-		loss = container_of(first, struct nsl_loss, hdr);
-		ring->lost_seq = loss->first_seq;
-		ring->lost_tsc = loss->tsc;
-	} else {
-		ring->lost_seq = *item_seq(first);
-		ring->lost_tsc = get_cycles();
+	for (; pos != head; pos += hdr->size) {
+		hdr = ring_item(ring, pos, head);
+		if (!hdr)
+			break;
+		if (hdr->kind == NSL_ITEM_PAD)
+			continue;
+		if (hdr->kind == NSL_ITEM_LOSS) {
+			loss = container_of(hdr, struct nsl_loss, hdr);
+			if (!seen) {
+				first = loss->first_seq;
+				ring->lost_tsc = loss->tsc;
+			}
+		} else {
+			if (!seen) {
+				first = *item_seq((struct nsl_item_hdr *)hdr);
+				ring->lost_tsc = get_cycles();
+			}
+			items++;
+		}
+		seen = true;
 	}
-	ring->lost = ring->offered - ring->lost_seq;
-	ring->dropped += ring->counted;
-	ring->head = 0;
-	ring->counted = 0;
-	WRITE_ONCE(ring->count, 0);
+	if (!seen)
+		return;
+	ring->lost_seq = first;
+	ring->lost = ring->offered - first;
+	ring->dropped += items;
 }
 
-/* Move @ring onto @slots; returns the old slots, whose items are drops. */
-static u8 *ring_replace(struct nslm_ring *ring, u8 *slots, u32 nslots)
+static void ring_attach(struct nslm_ring *ring, void *area, u32 size)
 {
-	unsigned long flags;
-	u8 *old;
+	ring->ctl = area;
+	ring->data = (u8 *)area + PAGE_SIZE;
+	ring->size = size;
+	ring->head = 0;
+	ring->off = 0;
+	WRITE_ONCE(ring->flush_head, 0);
+	ring->ctl->watermark = watermark();
+}
 
-	spin_lock_irqsave(&ring->lock, flags);
-	ring_discard(ring);
-	old = ring->slots;
-	ring->slots = slots;
-	ring->nslots = nslots;
-	ring->head = 0;		/* may lie beyond a smaller ring */
+/* ring_on_cpu() work: move a ring onto new memory. */
+struct ring_move {
+	struct nslm_ring *ring;
+	void *area;
+	u32 size;
+};
+
+static void ring_replace(void *arg)
+{
+	struct ring_move *m = arg;
+	struct nslm_ring *ring = m->ring;
+
+	if (ring->ctl)
+		ring_discard(ring);
+	ring_attach(ring, m->area, m->size);
 	if (ring->lost)
 		ring_push_loss(ring);
-	spin_unlock_irqrestore(&ring->lock, flags);
-	return old;
+	ring_publish(ring);
+}
+
+static void ring_clear(void *arg)
+{
+	struct nslm_ring *ring = arg;
+
+	ring->offered = 0;
+	ring->dropped = 0;
+	ring->lost = 0;
+	ring_attach(ring, ring->ctl, ring->size);
+	WRITE_ONCE(ring->ctl->tail, 0);
+	ring_publish(ring);
 }
 
 u64 nslm_rings_max_bytes(void)
 {
 	u64 bytes = (u64)totalram_pages() * PAGE_SIZE / 8;
 
-	bytes = div_u64(bytes, num_possible_cpus());
-	/* kvmalloc() refuses (and warns about) more than INT_MAX bytes. */
-	bytes = min_t(u64, bytes, INT_MAX);
-	bytes = div_u64(bytes, NSLM_SLOT_SIZE) * NSLM_SLOT_SIZE;
-	return max_t(u64, bytes, NSLM_RING_MIN_SLOTS * NSLM_SLOT_SIZE);
+	bytes = div_u64(bytes, nr_cpu_ids);
+	/* ring_size is 32 bits; a gigabyte per CPU is plenty. */
+	bytes = min_t(u64, bytes, SZ_1G) & PAGE_MASK;
+	return max_t(u64, bytes, NSLM_RING_MIN_BYTES);
 }
 
 u64 nslm_rings_bytes(void)
 {
-	return (u64)READ_ONCE(ring_slots) * NSLM_SLOT_SIZE;
+	return READ_ONCE(ring_size);
+}
+
+/* A fresh area: every CPU id's control page says what it is. */
+static void *area_alloc(u32 size)
+{
+	struct nsl_ring_ctl *ctl;
+	unsigned int cpu;
+	void *area;
+
+	area = vmalloc_user(nr_cpu_ids * ring_stride(size));
+	if (unlikely(!area))
+		return NULL;
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		ctl = area + cpu * ring_stride(size);
+		ctl->magic = NSL_RING_MAGIC;
+		ctl->cpu = cpu;
+		ctl->size = size;
+	}
+	return area;
 }
 
 /*
- * Give every ring @bytes (rounded down to whole slots).  The new rings are
- * all allocated before any old one is touched, so a failure changes
- * nothing; items in the old rings become drops, marked by a loss item.
+ * Give every ring @bytes (rounded down to whole pages).  The new area is
+ * allocated before any ring is touched, so a failure changes nothing;
+ * items in the old rings become drops, marked by a loss item.  EBUSY
+ * while the rings are mapped.
  */
 int nslm_rings_resize(u64 bytes)
 {
-	u64 nslots = div_u64(bytes, NSLM_SLOT_SIZE);
+	struct ring_move move;
 	unsigned int cpu;
-	u8 **fresh;
+	void *area, *old;
+	u32 size;
 	int ret = 0;
 
 	lockdep_assert_held(&nslm_ring_mutex);
-	if (nslots < NSLM_RING_MIN_SLOTS)
+	if (bytes < NSLM_RING_MIN_BYTES)
 		return -EINVAL;
 	if (bytes > nslm_rings_max_bytes())
 		return -ENOMEM;
+	size = bytes & PAGE_MASK;
+	if (atomic_cmpxchg(&map_state, RING_UNMAPPED, RING_RESIZING) !=
+	    RING_UNMAPPED)
+		return -EBUSY;
 
-	fresh = kcalloc(nr_cpu_ids, sizeof(*fresh), GFP_KERNEL);
-	if (unlikely(!fresh))
-		return -ENOMEM;
-	for_each_possible_cpu(cpu) {
-		fresh[cpu] = kvmalloc_node(nslots * NSLM_SLOT_SIZE,
-					   GFP_KERNEL | __GFP_NOWARN,
-					   cpu_to_node(cpu));
-		if (unlikely(!fresh[cpu])) {
-			ret = -ENOMEM;
-			goto out_free;
-		}
+	area = area_alloc(size);
+	if (unlikely(!area)) {
+		ret = -ENOMEM;
+		goto out;
 	}
-
-	for_each_possible_cpu(cpu)
-		fresh[cpu] = ring_replace(per_cpu_ptr(&nslm_rings, cpu),
-					  fresh[cpu], nslots);
-	WRITE_ONCE(ring_slots, nslots);
-
-out_free:
-	for_each_possible_cpu(cpu)
-		kvfree(fresh[cpu]);
-	kfree(fresh);
+	old = ring_area;
+	WRITE_ONCE(ring_size, size);
+	for_each_possible_cpu(cpu) {
+		move.ring = per_cpu_ptr(&nslm_rings, cpu);
+		move.area = area + cpu * ring_stride(size);
+		move.size = size;
+		ring_on_cpu(move.ring, ring_replace, &move);
+	}
+	ring_area = area;
+	/* Readers of ring->ctl without the mutex (poll, the timer) are RCU's. */
+	synchronize_rcu();
+	vfree(old);
+out:
+	atomic_set(&map_state, RING_UNMAPPED);
 	return ret;
 }
 
@@ -476,80 +651,99 @@ out_free:
 void nslm_rings_reset(void)
 {
 	struct nslm_ring *ring;
-	unsigned long flags;
 	unsigned int cpu;
 
 	lockdep_assert_held(&nslm_ring_mutex);
 	for_each_possible_cpu(cpu) {
 		ring = per_cpu_ptr(&nslm_rings, cpu);
-		spin_lock_irqsave(&ring->lock, flags);
-		ring->head = 0;
-		WRITE_ONCE(ring->count, 0);
-		ring->counted = 0;
-		ring->offered = 0;
-		ring->dropped = 0;
-		ring->lost = 0;
-		spin_unlock_irqrestore(&ring->lock, flags);
+		ring_on_cpu(ring, ring_clear, ring);
 	}
 }
 
 bool nslm_rings_have_items(void)
 {
+	bool items = false;
 	unsigned int cpu;
 
+	rcu_read_lock();
 	for_each_possible_cpu(cpu)
-		if (READ_ONCE(per_cpu_ptr(&nslm_rings, cpu)->count))
-			return true;
-	return false;
+		items = items || ring_waiting(per_cpu_ptr(&nslm_rings, cpu));
+	rcu_read_unlock();
+	return items;
 }
 
+/* Exact once the producers are quiet; a snapshot of each ring else. */
 void nslm_rings_totals(struct nslm_totals *t)
 {
 	struct nslm_ring *ring;
-	unsigned long flags;
 	unsigned int cpu;
 
 	memset(t, 0, sizeof(*t));
 	for_each_possible_cpu(cpu) {
 		ring = per_cpu_ptr(&nslm_rings, cpu);
-		spin_lock_irqsave(&ring->lock, flags);
-		t->packets += ring->offered;
-		t->drops += ring->dropped;
-		t->queued += ring->counted;
-		spin_unlock_irqrestore(&ring->lock, flags);
+		t->packets += READ_ONCE(ring->offered);
+		t->drops += READ_ONCE(ring->dropped);
 	}
+}
+
+/*
+ * The whole area into @vma, shared; the mapping then excludes a resize
+ * until nslm_rings_unmapped().  EBUSY if mapped already (or resizing).
+ */
+int nslm_rings_mmap(struct vm_area_struct *vma)
+{
+	size_t len = vma->vm_end - vma->vm_start;
+	int ret;
+
+	if (vma->vm_pgoff || !(vma->vm_flags & VM_MAYSHARE) ||
+	    len != nr_cpu_ids * ring_stride(READ_ONCE(ring_size)))
+		return -EINVAL;
+	if (atomic_cmpxchg(&map_state, RING_UNMAPPED, RING_MAPPED) !=
+	    RING_UNMAPPED)
+		return -EBUSY;
+	/* A resize may have finished in between. */
+	if (len != nr_cpu_ids * ring_stride(READ_ONCE(ring_size)))
+		ret = -EINVAL;
+	else
+		ret = remap_vmalloc_range(vma, ring_area, 0);
+	if (ret) {
+		atomic_set(&map_state, RING_UNMAPPED);
+		return ret;
+	}
+	/* Not inherited: a child's stale view must not pin the rings. */
+	vm_flags_set(vma, VM_DONTCOPY);
+	return 0;
+}
+
+void nslm_rings_unmapped(void)
+{
+	atomic_set(&map_state, RING_UNMAPPED);
 }
 
 int nslm_rings_init(u64 bytes)
 {
-	struct nslm_ring *ring;
 	unsigned int cpu;
 	int ret;
 
-	for_each_possible_cpu(cpu) {
-		ring = per_cpu_ptr(&nslm_rings, cpu);
-		spin_lock_init(&ring->lock);
-		ring->cpu = cpu;
-	}
+	for_each_possible_cpu(cpu)
+		per_cpu_ptr(&nslm_rings, cpu)->cpu = cpu;
 	mutex_lock(&nslm_ring_mutex);
 	ret = nslm_rings_resize(min(bytes, nslm_rings_max_bytes()));
 	mutex_unlock(&nslm_ring_mutex);
 	return ret;
 }
 
-/* Only once nothing can deliver any more. */
+/* Only once nothing can deliver any more, and nothing is mapped. */
 void nslm_rings_uninit(void)
 {
-	struct nslm_ring *ring;
 	unsigned int cpu;
 
 	irq_work_sync(&wake_work);
 	timer_shutdown_sync(&flush_timer);
-	for_each_possible_cpu(cpu) {
-		ring = per_cpu_ptr(&nslm_rings, cpu);
-		kvfree(ring->slots);
-		ring->slots = NULL;
-	}
+	for_each_possible_cpu(cpu)
+		per_cpu_ptr(&nslm_rings, cpu)->ctl = NULL;
+	vfree(ring_area);
+	ring_area = NULL;
 }
 
 #include "selftest/ring_test.c"

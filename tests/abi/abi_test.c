@@ -39,6 +39,8 @@
 	X(FSZ(nsl_record, count), 32) \
 	\
 	X(NSL_ITEM_CBLOCK, 5) \
+	X(NSL_ITEM_PAD, 6) \
+	X(NSL_RING_MAGIC, 0x4e534c52) \
 	X(SZ(nsl_cblock), 64) \
 	X(OFF(nsl_cblock, seq), 8) \
 	X(OFF(nsl_cblock, tsc0), 16) \
@@ -105,6 +107,16 @@
 	X(OFF(nsl_loss, lost), 8) \
 	X(OFF(nsl_loss, first_seq), 16) \
 	X(OFF(nsl_loss, tsc), 24) \
+	X(SZ(nsl_ring_ctl), 128) \
+	X(OFF(nsl_ring_ctl, magic), 0) \
+	X(OFF(nsl_ring_ctl, cpu), 4) \
+	X(OFF(nsl_ring_ctl, size), 8) \
+	X(OFF(nsl_ring_ctl, head), 16) \
+	X(OFF(nsl_ring_ctl, offered), 24) \
+	X(OFF(nsl_ring_ctl, dropped), 32) \
+	X(OFF(nsl_ring_ctl, lost), 40) \
+	X(OFF(nsl_ring_ctl, watermark), 48) \
+	X(OFF(nsl_ring_ctl, tail), 64) \
 	\
 	X(NSL_ITEM_EVENT, 3) \
 	X(NSL_ITEM_SYSINFO, 4) \

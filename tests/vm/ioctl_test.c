@@ -26,6 +26,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -38,6 +39,7 @@
 
 #define DEV		"/dev/ns"
 #define BIG_READ	(1 << 20)
+#define PAGE		4096	/* the smallest ring */
 #define BLOCK		sizeof(struct nsl_block)
 
 static int ntests, nfailed;
@@ -327,6 +329,200 @@ static void check_accounting(int fd, struct stream *s, uint64_t emitted0,
 	    (unsigned long long)(e2 - emitted0), (unsigned long long)pkts);
 }
 
+/* ------------------------------------------------------ the mapping */
+
+static size_t map_stride(const struct nsl_info *info)
+{
+	return sysconf(_SC_PAGESIZE) + info->ring_bytes;
+}
+
+static struct nsl_ring_ctl *map_ctl(void *m, const struct nsl_info *info,
+				    unsigned int cpu)
+{
+	return (struct nsl_ring_ctl *)((char *)m + cpu * map_stride(info));
+}
+
+/*
+ * What a mapper does: every ring's items from tail to head, in place, into
+ * @s (PADs skipped), then tail moved past them.  Returns the items taken;
+ * with @half, only about half of each ring's (a reader cut short).
+ */
+static uint64_t map_take(void *m, const struct nsl_info *info,
+			 struct stream *s, bool half)
+{
+	const struct nsl_item_hdr *hdr;
+	struct nsl_ring_ctl *ctl;
+	uint64_t head, pos, n = 0;
+	unsigned int cpu;
+	char *data;
+
+	for (cpu = 0; cpu < info->ncpus; cpu++) {
+		ctl = map_ctl(m, info, cpu);
+		data = (char *)ctl + sysconf(_SC_PAGESIZE);
+		head = __atomic_load_n(&ctl->head, __ATOMIC_ACQUIRE);
+		pos = ctl->tail;
+		if (head - pos > ctl->size) {
+			stream_bad(s, "cpu %u: head %llu tail %llu", cpu,
+				   (unsigned long long)head,
+				   (unsigned long long)pos);
+			continue;
+		}
+		if (half)
+			head = pos + (head - pos) / 2;
+		while (pos < head) {
+			hdr = (const void *)(data + pos % ctl->size);
+			if (hdr->size < sizeof(*hdr) || hdr->size % 8 ||
+			    pos % ctl->size + hdr->size > ctl->size) {
+				stream_bad(s, "cpu %u: bad item at %llu", cpu,
+					   (unsigned long long)pos);
+				break;
+			}
+			if (hdr->kind != NSL_ITEM_PAD) {
+				stream_feed(s, (const char *)hdr, hdr->size);
+				n++;
+			}
+			pos += hdr->size;
+		}
+		__atomic_store_n(&ctl->tail, pos, __ATOMIC_RELEASE);
+	}
+	return n;
+}
+
+/* The rings mapped: the same stream and accounting, items in place. */
+static void check_mmap(int fd, struct stream *s, uint64_t e0)
+{
+	const int rw = PROT_READ | PROT_WRITE;
+	uint64_t offered = 0, dropped = 0, taken;
+	struct nsl_ring_ctl *ctl;
+	struct nsl_info info;
+	unsigned int cpu, ok;
+	size_t len, page = sysconf(_SC_PAGESIZE);
+	unsigned char vec;
+	void *m, *m2;
+	int status;
+	pid_t pid;
+
+	EXPECT_OK(ioctl(fd, NSIOCGINFO, &info));
+	len = info.ncpus * map_stride(&info);
+	m = mmap(NULL, len - page, rw, MAP_SHARED, fd, 0);
+	expect_errno(m == MAP_FAILED ? -1 : 0, errno, EINVAL,
+		     "mmap() one page short");
+	m = mmap(NULL, len, rw, MAP_PRIVATE, fd, 0);
+	expect_errno(m == MAP_FAILED ? -1 : 0, errno, EINVAL,
+		     "mmap() MAP_PRIVATE");
+	m = mmap(NULL, len, rw, MAP_SHARED, fd, page);
+	expect_errno(m == MAP_FAILED ? -1 : 0, errno, EINVAL,
+		     "mmap() at an offset");
+	m = mmap(NULL, len, rw, MAP_SHARED, fd, 0);
+	tap(m != MAP_FAILED, "mmap() of %u rings, %zu bytes%s%s", info.ncpus,
+	    len, m == MAP_FAILED ? ": " : "",
+	    m == MAP_FAILED ? strerror(errno) : "");
+	if (m == MAP_FAILED)
+		return;
+	for (cpu = 0, ok = 0; cpu < info.ncpus; cpu++) {
+		ctl = map_ctl(m, &info, cpu);
+		ok += ctl->magic == NSL_RING_MAGIC && ctl->cpu == cpu &&
+		      ctl->size == info.ring_bytes;
+	}
+	tap(ok == info.ncpus, "%u of %u control pages: magic, cpu, size %llu",
+	    ok, info.ncpus, (unsigned long long)info.ring_bytes);
+	m2 = mmap(NULL, len, rw, MAP_SHARED, fd, 0);
+	expect_errno(m2 == MAP_FAILED ? -1 : 0, errno, EBUSY,
+		     "second mmap()");
+	EXPECT_ERR(set_rcvbuf(fd, 1 << 20), EBUSY);
+	pid = fork();
+	if (pid == 0)	/* not inherited: nothing mapped there in a child */
+		_exit(mincore(m, page, &vec) && errno == ENOMEM ? 0 : 1);
+	waitpid(pid, &status, 0);
+	tap(WIFEXITED(status) && !WEXITSTATUS(status),
+	    "the mapping is not inherited by fork()");
+
+	EXPECT_OK(set_state(fd, NSL_STATE_ON));
+	traffic(300, 1000, 0);
+	EXPECT_OK(set_state(fd, NSL_STATE_OFF));
+	msleep(100);
+	taken = map_take(m, &info, s, false);
+	for (cpu = 0; cpu < info.ncpus; cpu++) {
+		ctl = map_ctl(m, &info, cpu);
+		offered += ctl->offered;
+		dropped += ctl->dropped;
+	}
+	tap(offered == counter(fd, NSIOCGPACKETS) &&
+	    dropped == counter(fd, NSIOCGDROPS),
+	    "control pages: offered %llu, dropped %llu, as the ioctls say",
+	    (unsigned long long)offered, (unsigned long long)dropped);
+	tap(taken > 0 && drain(fd, s, BIG_READ) == 0,
+	    "mapped: %llu items taken in place, none left for read()",
+	    (unsigned long long)taken);
+	check_accounting(fd, s, e0, "mapped");
+	munmap(m, len);
+	EXPECT_OK(set_rcvbuf(fd, 1 << 20));
+}
+
+/*
+ * A mapper killed half-way through a batch, under traffic: the device is
+ * free again at once, and the next reader's stream is whole and exact.
+ */
+static void check_mapper_dies(void)
+{
+	struct stream s = { 0 };
+	struct nsl_info info;
+	pid_t load, mapper;
+	int fd, status;
+	uint64_t e0;
+	void *m;
+
+	load = fork();
+	if (load == 0)
+		_exit(traffic(0, 1000, 3) ? 1 : 0);
+	mapper = fork();
+	if (mapper == 0) {
+		fd = open(DEV, O_RDWR | O_NONBLOCK);
+		if (fd < 0 || ioctl(fd, NSIOCGINFO, &info))
+			_exit(1);
+		m = mmap(NULL, info.ncpus * map_stride(&info),
+			 PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (m == MAP_FAILED || set_state(fd, NSL_STATE_ON))
+			_exit(1);
+		s.ncpus = info.ncpus;
+		s.next_seq = calloc(info.ncpus, sizeof(*s.next_seq));
+		msleep(500);
+		map_take(m, &info, &s, true);
+		raise(SIGKILL);
+	}
+	waitpid(mapper, &status, 0);
+	tap(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+	    "a mapper killed mid-batch under traffic");
+	fd = open(DEV, O_RDWR | O_NONBLOCK);
+	tap(fd >= 0, "the device opens again at once%s%s", fd < 0 ? ": " : "",
+	    fd < 0 ? strerror(errno) : "");
+	if (fd < 0)
+		goto out;
+	EXPECT_OK(ioctl(fd, NSIOCGINFO, &info));
+	s.ncpus = info.ncpus;
+	s.next_seq = calloc(info.ncpus, sizeof(*s.next_seq));
+	/* Left on by the mapper: quiet it to take the emitted count. */
+	EXPECT_OK(set_state(fd, NSL_STATE_OFF));
+	msleep(200);
+	e0 = emitted(fd) - counter(fd, NSIOCGPACKETS);
+	m = mmap(NULL, info.ncpus * map_stride(&info), PROT_READ | PROT_WRITE,
+		 MAP_SHARED, fd, 0);
+	tap(m != MAP_FAILED, "and maps again");
+	drain(fd, &s, BIG_READ);	/* the sysinfo, and what came by then */
+	EXPECT_OK(set_state(fd, NSL_STATE_ON));
+	while (m != MAP_FAILED && !waitpid(load, &status, WNOHANG)) {
+		map_take(m, &info, &s, false);
+		msleep(20);
+	}
+	EXPECT_OK(set_state(fd, NSL_STATE_OFF));
+	check_accounting(fd, &s, e0, "after the mapper died");
+	tap(s.blocks > 100, "the next reader: %llu blocks",
+	    (unsigned long long)s.blocks);
+	close(fd);
+out:
+	waitpid(load, &status, 0);
+}
+
 /* ------------------------------------------------------------ tests */
 
 static void check_info(int fd, struct nsl_info *info)
@@ -351,9 +547,9 @@ static void check_info(int fd, struct nsl_info *info)
 	tap(info->ncpus >= 1 && info->ncpus >= onln,
 	    "info: ncpus %u >= online %ld", info->ncpus, onln);
 	tap(info->tsc_khz > 0, "info: tsc_khz %u", info->tsc_khz);
-	tap(info->ring_bytes >= 4 * BLOCK && info->ring_bytes % BLOCK == 0 &&
+	tap(info->ring_bytes >= PAGE && info->ring_bytes % PAGE == 0 &&
 	    info->ring_bytes <= info->ring_max,
-	    "info: ring_bytes %llu whole slots, <= ring_max %llu",
+	    "info: ring_bytes %llu whole pages, <= ring_max %llu",
 	    (unsigned long long)info->ring_bytes,
 	    (unsigned long long)info->ring_max);
 	tap(info->ref_tsc != 0 && skew > -10000000000LL &&
@@ -385,7 +581,7 @@ static void check_bad_input(int fd, const struct nsl_info *info)
 	rb = (struct nsl_rcvbuf){ .bytes = 1 << 20, .pad = 1 };
 	EXPECT_ERR(ioctl(fd, NSIOCSRCVBUF, &rb), EINVAL);
 	EXPECT_ERR(set_rcvbuf(fd, 0), EINVAL);
-	EXPECT_ERR(set_rcvbuf(fd, 4 * BLOCK - 1), EINVAL);
+	EXPECT_ERR(set_rcvbuf(fd, PAGE - 1), EINVAL);
 	EXPECT_ERR(set_rcvbuf(fd, info->ring_max + BLOCK), ENOMEM);
 	EXPECT_ERR(set_rcvbuf(fd, UINT64_MAX), ENOMEM);
 
@@ -535,7 +731,7 @@ static int check(void)
 	int fd, fd2;
 
 	signal(SIGPIPE, SIG_IGN);
-	fd = open(DEV, O_RDONLY | O_NONBLOCK);
+	fd = open(DEV, O_RDWR | O_NONBLOCK);
 	tap(fd >= 0, "open " DEV "%s%s", fd < 0 ? ": " : "",
 	    fd < 0 ? strerror(errno) : "");
 	if (fd < 0)
@@ -576,15 +772,15 @@ static int check(void)
 	    (unsigned long long)s.blocks);
 
 	/* Smallest ring, nobody reading: drops, marked by loss items. */
-	EXPECT_OK(set_rcvbuf(fd, 4 * BLOCK));
+	EXPECT_OK(set_rcvbuf(fd, PAGE + 100));
 	check_info(fd, &info);
-	tap(info.ring_bytes == 4 * BLOCK, "ring_bytes %llu after NSIOCSRCVBUF",
+	tap(info.ring_bytes == PAGE, "ring_bytes %llu after NSIOCSRCVBUF of a page and 100 bytes",
 	    (unsigned long long)info.ring_bytes);
 	EXPECT_OK(set_state(fd, NSL_STATE_ON));
 	traffic(500, 100, 0);
 	EXPECT_OK(set_state(fd, NSL_STATE_OFF));
-	check_accounting(fd, &s, e0, "4-slot ring");
-	tap(s.losses > 0 && s.lost > 0, "4-slot ring: %llu loss items for %llu blocks",
+	check_accounting(fd, &s, e0, "one-page ring");
+	tap(s.losses > 0 && s.lost > 0, "one-page ring: %llu loss items for %llu blocks",
 	    (unsigned long long)s.losses, (unsigned long long)s.lost);
 
 	/* Resizing a ring with items in it turns them into counted drops. */
@@ -615,8 +811,11 @@ static int check(void)
 	drain(fd, &s, BLOCK);
 	check_accounting(fd, &s, e0, "one-slot reads");
 
+	check_mmap(fd, &s, e0);
+
 	EXPECT_OK(set_state(fd, NSL_STATE_ON));
 	close(fd);
+	check_mapper_dies();
 out:
 	printf("1..%d\n", ntests);
 	return nfailed ? 1 : 0;

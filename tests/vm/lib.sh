@@ -123,7 +123,13 @@ nsdump_bg() { # <log> <nsdump args...>
 	"$NSDUMP" "$@" 2>"$log" &
 	nsd=$!
 	for ((i = 0; i < 300; i++)); do
-		grep -q "^nsdump: listening on" "$log" 2>/dev/null && return 0
+		if grep -q "^nsdump: listening on" "$log" 2>/dev/null; then
+			# Every capture takes its items in place from the mapping.
+			grep -q "^nsdump: listening on .* ring per CPU mapped, " "$log" &&
+				return 0
+			echo "# nsdump did not map the rings: $(head -1 "$log")"
+			return 1
+		fi
 		kill -0 "$nsd" 2>/dev/null || break
 		sleep 0.1
 	done

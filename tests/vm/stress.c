@@ -57,7 +57,8 @@
  *                   non-blocking with nothing to read, EINTR our signal,
  *                   EBADF a write-only descriptor
  *   write           EBADF read-only descriptor, EINVAL (no write op)
- *   mmap            ENODEV (no mmap op), EACCES write-only descriptor
+ *   mmap            EINVAL wrong length (or a resize in between), EBUSY
+ *                   mapped already or resizing, EACCES write-only descriptor
  *   lseek, pread    ESPIPE (a stream), EINVAL bad whence or offset
  *   open            EBUSY (one reader at a time); ENOENT, ENODEV unloaded;
  *                   EACCES unloading, without CAP_DAC_OVERRIDE (devtmpfs
@@ -135,7 +136,7 @@ enum {
 	K_CACHE_RESULT_MAX = 2,
 	K_CALIB_DEFAULT = 4096,		/* NSL_CALIB_REPS */
 	K_CALIB_MAX = 1 << 16,		/* NSL_CALIB_REPS_MAX */
-	K_RING_MIN_SLOTS = 4,		/* NSLM_RING_MIN_SLOTS */
+	K_RING_MIN = 4096,		/* NSLM_RING_MIN_BYTES: a page */
 };
 
 /* ---------------------------------------------------------- answers */
@@ -642,11 +643,12 @@ static errset expect_rcvbuf(const struct nsl_rcvbuf *rb)
 {
 	if (rb->flags || rb->pad)
 		return E(EINVAL);
-	if (rb->bytes / SLOT < K_RING_MIN_SLOTS)
+	if (rb->bytes < K_RING_MIN)
 		return E(EINVAL);
 	if (rb->bytes > info.ring_max)
 		return E(ENOMEM);
-	return OK | E(ENOMEM);
+	/* EBUSY: another worker has the rings mapped */
+	return OK | E(ENOMEM) | E(EBUSY);
 }
 
 static errset expect_state(const struct nsl_state *st)
@@ -838,9 +840,9 @@ static uint64_t pick_ring_bytes(uint64_t *r)
 {
 	switch (below(r, 16)) {
 	case 0:
-		return below(r, K_RING_MIN_SLOTS * SLOT);	/* too small */
+		return below(r, K_RING_MIN);	/* too small */
 	case 1:
-		return K_RING_MIN_SLOTS * SLOT - 1 + below(r, 3);
+		return K_RING_MIN - 1 + below(r, 3);
 	case 2:
 		/* the largest there is: rarely, it is a quarter of memory */
 		return chance(r, 5) ? info.ring_max : info.ring_max + 1 +
@@ -850,7 +852,7 @@ static uint64_t pick_ring_bytes(uint64_t *r)
 	case 4:
 		return 1ULL << (32 + below(r, 32));
 	default:
-		return K_RING_MIN_SLOTS * SLOT + below(r, 4 << 20);
+		return K_RING_MIN + below(r, 4 << 20);
 	}
 }
 
@@ -1633,7 +1635,7 @@ static void check_output(struct worker *w, enum op op, const void *ptr,
 		if (got.abi_version != NSL_ABI_VERSION || got.block_size != SLOT ||
 		    got.ncpus != info.ncpus || got.max_records != NSL_MAX_RECORDS ||
 		    got.max_events != NSL_MAX_EVENTS || got.ring_max != info.ring_max ||
-		    got.ring_bytes % SLOT || got.ring_bytes < K_RING_MIN_SLOTS * SLOT ||
+		    got.ring_bytes % K_RING_MIN || got.ring_bytes < K_RING_MIN ||
 		    got.ring_bytes > got.ring_max || got.emitted < w->last_emitted) {
 			w->st.bad[op]++;
 			complain("NSIOCGINFO: abi %u block %u ncpus %u ring %llu of %llu emitted %llu after %llu",
@@ -1935,11 +1937,41 @@ static void random_fcntl(struct worker *w, int fd)
 	answer(&w->st, OP_FCNTL, ret < 0 ? -1 : 0, err, OK, now_ns() - t0, "fcntl");
 }
 
-/* The entry points /dev/ns does not have. */
+/*
+ * A mapping of the rings, read-only: one page (the wrong length), or all
+ * of them as NSIOCGINFO just said (EINVAL if a resize came in between,
+ * EBUSY while another worker's mapping or a resize holds the rings).
+ */
+static void random_mmap(struct worker *w, int fd)
+{
+	const struct nsl_ring_ctl *ctl;
+	struct nsl_info now;
+	size_t len = page;
+	void *m = MAP_FAILED;
+
+	if (chance(&w->rng, 50) && !ioctl(fd, NSIOCGINFO, &now))
+		len = now.ncpus * (page + now.ring_bytes);
+	CHECKED(&w->st, OP_MMAP,
+		!w->readable ? E(EACCES) :
+		len == (size_t)page ? E(EINVAL) : OK | E(EINVAL) | E(EBUSY),
+		"mmap", (m = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0)) ==
+		MAP_FAILED ? -1 : 0);
+	if (m == MAP_FAILED)
+		return;
+	/* While it exists no resize can come: the size is the mapping's. */
+	ctl = m;
+	if (ctl->magic != NSL_RING_MAGIC || ctl->cpu ||
+	    now.ncpus * (page + ctl->size) != len)
+		complain("mapping: control page magic %#x cpu %u size %llu for %zu bytes",
+			 ctl->magic, ctl->cpu, (unsigned long long)ctl->size,
+			 len);
+	munmap(m, len);
+}
+
+/* The entry points /dev/ns does not have, and mmap. */
 static void random_other(struct worker *w, int fd)
 {
 	off_t off;
-	void *m;
 	int whence;
 
 	switch (below(&w->rng, 3)) {
@@ -1948,12 +1980,7 @@ static void random_other(struct worker *w, int fd)
 			"write", write(fd, w->b.rw, below(&w->rng, 2 * SLOT)));
 		break;
 	case 1:
-		m = MAP_FAILED;
-		CHECKED(&w->st, OP_MMAP, w->readable ? E(ENODEV) : E(EACCES),
-			"mmap", (m = mmap(NULL, page, PROT_READ, MAP_SHARED, fd, 0)) ==
-			MAP_FAILED ? -1 : 0);
-		if (m != MAP_FAILED)
-			munmap(m, page);
+		random_mmap(w, fd);
 		break;
 	default:
 		off = chance(&w->rng, 20) ? -1 - (off_t)below(&w->rng, 100) :
@@ -2291,8 +2318,8 @@ static void join_all(struct worker *ws, int nw, bool readers)
 static void boundaries(struct worker *w, int fd)
 {
 	const uint64_t sizes[] = {
-		0, 1, K_RING_MIN_SLOTS * SLOT - 1, K_RING_MIN_SLOTS * SLOT,
-		K_RING_MIN_SLOTS * SLOT + 1, 1 << 20, info.ring_max - 1,
+		0, 1, K_RING_MIN - 1, K_RING_MIN,
+		K_RING_MIN + 1, 1 << 20, info.ring_max - 1,
 		info.ring_max, info.ring_max + 1, info.ring_max + SLOT,
 		1ULL << 32, 1ULL << 63, UINT64_MAX,
 	};
@@ -2788,7 +2815,7 @@ static int cmd_run(const char *ko)
 		return 1;
 	ret = ioctl(fd, NSIOCGINFO, &info);
 	tap(!ret && info.abi_version == NSL_ABI_VERSION && info.block_size == SLOT &&
-	    info.ncpus <= MAXCPUS && info.ring_max >= K_RING_MIN_SLOTS * SLOT,
+	    info.ncpus <= MAXCPUS && info.ring_max >= K_RING_MIN,
 	    "NSIOCGINFO: abi %u, block %u bytes, %u CPUs, ring_max %llu",
 	    info.abi_version, info.block_size, info.ncpus,
 	    (unsigned long long)info.ring_max);

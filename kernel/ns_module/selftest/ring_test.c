@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Self-tests of the ring's loss accounting on a private 4-slot ring,
- * compiled under DEBUG and run at module load: every block offered must
- * come out as itself (a block compact) or inside a loss item, in seq order, whatever the
- * interleaving of offers, reads and a resize.
+ * Self-tests of a ring on a private one-page ring, compiled under DEBUG
+ * and run at module load (and in user space by selftest/host): every item
+ * offered must come out as itself (a block compact) or inside a loss
+ * item, in seq order, whatever the interleaving of offers, reads, wraps,
+ * a bad tail and a resize.
  */
 
 #ifdef DEBUG
@@ -46,28 +47,48 @@ static struct nsl_item_hdr *selftest_event(void)
 	return &ev.hdr;
 }
 
-/* The reader's copy, to kernel memory. */
-static size_t ring_peek(struct nslm_ring *ring, void *buf, size_t space,
-			unsigned int *nitems)
+static u64 selftest_offer(struct nslm_ring *ring, struct nsl_item_hdr *item)
 {
-	return ring_copy_out(ring, false, buf, NULL, space, nitems);
+	bool first;
+
+	return ring_offer(ring, item, &first);
 }
 
-/* Read (up to @space bytes of) the ring and check the items. */
-static bool selftest_read(struct nslm_ring *ring, struct selftest_stream *st,
-			  size_t space)
+/* Items (not markers) in the ring, and the drops its markers announce. */
+static void selftest_count(const struct nslm_ring *ring, u64 *items,
+			   u64 *marked)
+{
+	u64 pos = ring->ctl->tail, head = ring->ctl->head;
+	const struct nsl_item_hdr *hdr;
+
+	*items = 0;
+	*marked = 0;
+	for (; pos != head; pos += hdr->size) {
+		hdr = ring_item(ring, pos, head);
+		if (!hdr)
+			return;
+		if (hdr->kind == NSL_ITEM_LOSS)
+			*marked += container_of(hdr, struct nsl_loss, hdr)->lost;
+		else if (hdr->kind != NSL_ITEM_PAD)
+			(*items)++;
+	}
+}
+
+/* Check the items in @buf, @len bytes, as a reader of @ring's stream. */
+static bool selftest_check(const struct nslm_ring *ring,
+			   struct selftest_stream *st, const u8 *buf,
+			   size_t len)
 {
 	const struct nsl_item_hdr *hdr;
 	const struct nsl_event_rec *ev;
 	const struct nsl_cblock *blk;
 	const struct nsl_loss *loss;
-	unsigned int nitems, i;
-	size_t len, off = 0;
+	size_t off;
 
-	len = ring_peek(ring, st->buf, space, &nitems);
-	for (i = 0; i < nitems; i++, off += hdr->size) {
-		hdr = (const struct nsl_item_hdr *)(st->buf + off);
-		if (off + hdr->size > len || hdr->cpu != ring->cpu)
+	for (off = 0; off < len; off += hdr->size) {
+		hdr = (const struct nsl_item_hdr *)(buf + off);
+		if (hdr->size < sizeof(*hdr) || off + hdr->size > len ||
+		    hdr->cpu != ring->cpu)
 			return false;
 		if (hdr->kind == NSL_ITEM_CBLOCK) {
 			blk = (const struct nsl_cblock *)hdr;
@@ -90,29 +111,44 @@ static bool selftest_read(struct nslm_ring *ring, struct selftest_stream *st,
 			st->next_seq += loss->lost;
 			st->lost += loss->lost;
 		} else {
-			return false;
+			return false;	/* read() never hands out a PAD */
 		}
 	}
-	ring_consume(ring, nitems);
-	return off == len;
+	return true;
 }
 
-/* packets == items read + drops + items still in the ring */
-static bool selftest_balanced(struct nslm_ring *ring,
+/* read() (up to @space bytes of) the ring and check the items. */
+static bool selftest_read(struct nslm_ring *ring, struct selftest_stream *st,
+			  size_t space)
+{
+	ssize_t len = ring_copy_out(ring, false, st->buf, NULL, space);
+
+	return len >= 0 && selftest_check(ring, st, st->buf, len);
+}
+
+/* offered == items read + dropped + items still in the ring, and so on */
+static bool selftest_balanced(const struct nslm_ring *ring,
 			      const struct selftest_stream *st)
 {
-	return ring->offered == st->blocks + ring->dropped + ring->counted &&
-	       ring->dropped == st->lost + ring->lost;
+	u64 items, marked;
+
+	selftest_count(ring, &items, &marked);
+	return ring->offered == st->blocks + ring->dropped + items &&
+	       ring->dropped == st->lost + ring->lost + marked &&
+	       ring->ctl->offered == ring->offered &&
+	       ring->ctl->dropped == ring->dropped &&
+	       ring->ctl->lost == ring->lost && ring->ctl->head == ring->head;
 }
 
 bool __init nslm_ring_selftest(void)
 {
-	const size_t ring_bytes = NSLM_RING_MIN_SLOTS * NSLM_SLOT_SIZE;
+	const u32 size = PAGE_SIZE;
 	struct selftest_stream st = { };
 	struct nslm_ring ring = { .cpu = 7 };
-	bool success = true;
+	struct ring_move move = { .ring = &ring, .size = size };
+	bool success = true, pads = false;
+	u64 waiting, head;
 	unsigned int i;
-	u8 *slots;
 
 #define CHECK(cond) do {						\
 		if (!(cond)) {						\
@@ -122,70 +158,91 @@ bool __init nslm_ring_selftest(void)
 		}							\
 	} while (0)
 
-	spin_lock_init(&ring.lock);
-	ring.slots = kvmalloc(ring_bytes, GFP_KERNEL);
-	st.buf = kvmalloc(ring_bytes, GFP_KERNEL);
-	if (!ring.slots || !st.buf) {
-		kvfree(ring.slots);
-		kvfree(st.buf);
+	move.area = vmalloc_user(ring_stride(size));
+	st.buf = vmalloc(size);
+	if (!move.area || !st.buf) {
+		vfree(move.area);
+		vfree(st.buf);
 		pr_err("ring self-tests: FAIL (no memory)\n");
 		return false;
 	}
-	ring.nslots = NSLM_RING_MIN_SLOTS;
+	ring_replace(&move);
 
 	/* Whole items of every size, nothing lost. */
-	CHECK(ring_offer(&ring, selftest_block(0)) == 1);
-	CHECK(ring_offer(&ring, selftest_block(1)) == 2);
-	CHECK(ring_offer(&ring, selftest_block(NSL_MAX_RECORDS)) == 3);
-	CHECK(ring.count == 3);
+	CHECK(selftest_offer(&ring, selftest_block(0)) == SELFTEST_SIZE(0));
+	CHECK(selftest_offer(&ring, selftest_block(1)) ==
+	      SELFTEST_SIZE(0) + SELFTEST_SIZE(1));
+	CHECK(selftest_offer(&ring, selftest_block(NSL_MAX_RECORDS)));
+	CHECK(ring.ctl->head == ring.head && ring.ctl->offered == 3);
 	/* Too small for the first item: nothing, not a partial item. */
-	CHECK(selftest_read(&ring, &st, SELFTEST_SIZE(0) - 8));
-	CHECK(st.blocks == 0 && ring.count == 3);
+	CHECK(ring_copy_out(&ring, false, st.buf, NULL,
+			    SELFTEST_SIZE(0) - 8) == 0);
+	CHECK(ring.ctl->tail == 0);
 	CHECK(selftest_read(&ring, &st, SELFTEST_SIZE(0) +
 			    SELFTEST_SIZE(1)));
-	CHECK(st.blocks == 2 && ring.count == 1);
-	CHECK(selftest_read(&ring, &st, ring_bytes));
-	CHECK(st.blocks == 3 && ring.count == 0 && !ring.lost);
+	CHECK(st.blocks == 2 && ring.ctl->tail == SELFTEST_SIZE(0) +
+	      SELFTEST_SIZE(1));
+	CHECK(selftest_read(&ring, &st, size));
+	CHECK(st.blocks == 3 && ring.ctl->tail == ring.head && !ring.lost);
 	CHECK(selftest_balanced(&ring, &st));
 
-	/* Overflow: 4 kept (each offer says how many are queued), 3 dropped. */
-	for (i = 0; i < 7; i++)
-		CHECK(ring_offer(&ring, selftest_block(i)) == (i < 4 ? i + 1 : 0));
-	CHECK(ring.lost == 3 && ring.dropped == 3);
+	/* Overflow: what fits is kept, the rest dropped and counted. */
+	for (i = 0; i < 200; i++)
+		selftest_offer(&ring, selftest_event());
+	CHECK(ring.lost && ring.dropped == ring.lost);
+	CHECK(ring.head - ring.ctl->tail <= size);
 	CHECK(selftest_balanced(&ring, &st));
-	/* Reading one frees a slot: the reader places the loss marker. */
-	CHECK(selftest_read(&ring, &st, SELFTEST_SIZE(0)));
-	CHECK(!ring.lost && ring.count == 4);
-	/* Full again: this one is dropped, a new loss pending. */
-	CHECK(!ring_offer(&ring, selftest_block(2)));
-	CHECK(ring.lost == 1);
-	CHECK(selftest_read(&ring, &st, SELFTEST_SIZE(1)));
-	CHECK(!ring.lost && ring.count == 4);
-	CHECK(selftest_read(&ring, &st, ring_bytes));
-	CHECK(!ring.count && !ring.lost);
+	/* Reading makes room: the reader's copy places the loss marker. */
+	CHECK(selftest_read(&ring, &st, sizeof(struct nsl_event_rec)));
+	CHECK(!ring.lost);
 	CHECK(selftest_balanced(&ring, &st));
-	CHECK(st.next_seq == ring.offered);
+	CHECK(selftest_read(&ring, &st, size));
+	CHECK(ring.ctl->tail == ring.head && !ring.lost);
+	CHECK(st.next_seq == ring.offered && st.lost == ring.dropped);
+
+	/* Round and round: items never wrap, a PAD fills each end. */
+	for (i = 0; i < 100; i++) {
+		head = ring.head;
+		waiting = selftest_offer(&ring, selftest_block(i % 17));
+		CHECK(waiting == ring.head - ring.ctl->tail);
+		pads |= ring.head - head > SELFTEST_SIZE(i % 17);
+		CHECK(selftest_read(&ring, &st, size));
+	}
+	CHECK(pads && ring.head > 2 * size);
+	CHECK(st.next_seq == ring.offered && selftest_balanced(&ring, &st));
+
+	/* A tail no reader could have written: full, and read() refuses. */
+	head = ring.ctl->tail;
+	ring.ctl->tail = ring.head + 8;
+	CHECK(!selftest_offer(&ring, selftest_block(0)));
+	CHECK(ring_copy_out(&ring, false, st.buf, NULL, size) == -EIO);
+	ring.ctl->tail = head;
+	CHECK(selftest_offer(&ring, selftest_block(0)));
+	CHECK(selftest_read(&ring, &st, size));
+	CHECK(st.next_seq == ring.offered && st.lost == ring.dropped);
 
 	/* A resize turns what was in the ring into one loss marker. */
-	CHECK(ring_offer(&ring, selftest_block(1)));
-	CHECK(ring_offer(&ring, selftest_block(1)));
-	slots = kvmalloc(ring_bytes, GFP_KERNEL);
-	CHECK(slots);
-	if (slots) {
-		kvfree(ring_replace(&ring, slots, NSLM_RING_MIN_SLOTS));
-		CHECK(ring.count == 1 && !ring.lost && ring.dropped == 6);
-		CHECK(selftest_read(&ring, &st, ring_bytes));
+	CHECK(selftest_offer(&ring, selftest_block(1)));
+	CHECK(selftest_offer(&ring, selftest_event()));
+	move.area = vmalloc_user(ring_stride(size));
+	CHECK(move.area);
+	if (move.area) {
+		void *old = ring.ctl;
+
+		ring_replace(&move);
+		vfree(old);
+		CHECK(!ring.lost && ring.head == sizeof(struct nsl_loss));
+		CHECK(selftest_read(&ring, &st, size));
 		CHECK(selftest_balanced(&ring, &st));
 		CHECK(st.next_seq == ring.offered);
-		CHECK(ring_offer(&ring, selftest_block(0)));
-		CHECK(ring_offer(&ring, selftest_event()));
-		CHECK(selftest_read(&ring, &st, ring_bytes));
-		CHECK(st.next_seq == ring.offered && st.blocks == 9);
+		CHECK(selftest_offer(&ring, selftest_block(0)));
+		CHECK(selftest_read(&ring, &st, size));
+		CHECK(st.next_seq == ring.offered && st.lost == ring.dropped);
 	}
 #undef CHECK
 
-	kvfree(ring.slots);
-	kvfree(st.buf);
+	vfree(ring.ctl);
+	vfree(st.buf);
 	if (success)
 		pr_info("ring self-tests: pass\n");
 	else

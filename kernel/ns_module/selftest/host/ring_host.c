@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ring.c in user space under ASan/UBSan: its DEBUG self-tests, then random
- * interleavings of offers, reads of random sizes, resizes and resets, with
- * the loss-accounting invariant checked after every step.
+ * interleavings of offers, read()s of random sizes, a mapper's takes
+ * (items walked in place, tail moved as nsdump does), resizes and resets,
+ * with the loss-accounting invariant checked after every step.
  */
 #define DEBUG
 #include "../../ring.c"
@@ -16,19 +17,29 @@ static void tap(int ok, const char *what)
 	printf("%sok %d - %s\n", ok ? "" : "not ", ntests, what);
 }
 
-/* Blocks announced lost by the loss markers still in the ring. */
-static u64 ring_lost_marked(struct nslm_ring *r)
+/*
+ * What a mapper does: take the items from tail to head (at most @max),
+ * in place, checking them as read() would hand them out, then move tail.
+ */
+static bool map_take(struct nslm_ring *r, struct selftest_stream *st,
+		     unsigned int max)
 {
-	const struct nsl_loss *l;
-	u64 sum = 0;
-	u32 i, k;
+	struct nsl_ring_ctl *ctl = r->ctl;
+	u64 head = smp_load_acquire(&ctl->head), pos = ctl->tail;
+	const struct nsl_item_hdr *hdr;
 
-	for (k = 0, i = r->head; k < r->count; k++, i = (i + 1) % r->nslots) {
-		l = ring_slot(r, i);
-		if (l->hdr.kind == NSL_ITEM_LOSS)
-			sum += l->lost;
+	for (; pos != head && max; pos += hdr->size) {
+		hdr = ring_item(r, pos, head);
+		if (!hdr)
+			return false;
+		if (hdr->kind == NSL_ITEM_PAD)
+			continue;
+		if (!selftest_check(r, st, (const u8 *)hdr, hdr->size))
+			return false;
+		max--;
 	}
-	return sum;
+	smp_store_release(&ctl->tail, pos);
+	return true;
 }
 
 static int fuzz(long iters)
@@ -36,56 +47,66 @@ static int fuzz(long iters)
 	struct selftest_stream st = { 0 };
 	struct nslm_ring *r = &nslm_rings;
 	struct nslm_totals t;
+	u64 pads = 0;
+	u32 off;
+	bool first;
 	long i;
 	int op;
 
 	srand(1);
-	if (nslm_rings_init(8 * NSLM_SLOT_SIZE))
+	if (nslm_rings_init(2 * PAGE_SIZE))
 		return 0;
-	st.buf = malloc(64 * NSLM_SLOT_SIZE);
+	st.buf = malloc(64 * NSLM_ITEM_MAX);
 	for (i = 0; i < iters; i++) {
 		op = rand() % 100;
+		off = r->off;
 		if (op < 10) {
-			ring_offer(r, selftest_event());
+			ring_offer(r, selftest_event(), &first);
 		} else if (op < 60) {
-			ring_offer(r, selftest_block(rand() % 17));
-		} else if (op < 95) {
+			if (ring_offer(r, selftest_block(rand() % 17), &first))
+				pads += r->off < off;
+		} else if (op < 78) {
 			if (!selftest_read(r, &st, SELFTEST_SIZE(0) +
-					   rand() % (8 * NSLM_SLOT_SIZE)))
+					   rand() % (8 * NSLM_ITEM_MAX)))
+				return 0;
+		} else if (op < 95) {
+			if (!map_take(r, &st, rand() % 16))
 				return 0;
 		} else if (op < 99) {
-			if (nslm_rings_resize((4 + rand() % 30) *
-					      NSLM_SLOT_SIZE + rand() % 100))
+			if (nslm_rings_resize(PAGE_SIZE + rand() % (8 * PAGE_SIZE)))
 				return 0;
 		} else if (rand() % 1000 == 0) {
 			nslm_rings_reset();
 			st.next_seq = st.blocks = st.lost = 0;
 		}
 		nslm_rings_totals(&t);
-		if (t.packets != st.blocks + t.drops + t.queued ||
-		    r->dropped != st.lost + r->lost + ring_lost_marked(r) ||
-		    r->count > r->nslots) {
+		if (t.packets != r->offered || t.drops != r->dropped ||
+		    !selftest_balanced(r, &st)) {
 			printf("# imbalance after step %ld (op %d)\n", i, op);
 			return 0;
 		}
 	}
-	while (r->count)
-		if (!selftest_read(r, &st, 64 * NSLM_SLOT_SIZE))
+	while (r->ctl->tail != r->head)
+		if (!selftest_read(r, &st, 64 * NSLM_ITEM_MAX))
 			return 0;
+	nslm_rings_mark_losses();
+	if (!selftest_read(r, &st, 64 * NSLM_ITEM_MAX))
+		return 0;
 	nslm_rings_totals(&t);
-	printf("# %llu blocks offered, %llu read, %llu dropped\n",
+	printf("# since the last reset: %llu items offered, %llu read, %llu dropped; %llu wraps in all\n",
 	       (unsigned long long)t.packets, (unsigned long long)st.blocks,
-	       (unsigned long long)t.drops);
+	       (unsigned long long)t.drops, (unsigned long long)pads);
 	nslm_rings_uninit();
 	free(st.buf);
 	return t.packets == st.blocks + t.drops && t.drops == st.lost &&
-	       st.next_seq == t.packets;
+	       st.next_seq == t.packets && pads && t.drops;
 }
 
 int main(void)
 {
 	tap(nslm_ring_selftest(), "ring self-tests");
-	tap(fuzz(2000000), "2M random offers/reads/resizes/resets stay balanced");
+	tap(fuzz(2000000),
+	    "2M random offers/reads/mapped takes/resizes/resets stay balanced");
 	printf("1..%d\n%d passed, %d failed\n", ntests, ntests - nfailed,
 	       nfailed);
 	return nfailed ? 1 : 0;

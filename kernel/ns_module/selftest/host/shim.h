@@ -47,6 +47,55 @@ struct irq_work { int x; };
 #define kvmalloc(s, g) malloc(s)
 #define kvmalloc_node(s, g, n) malloc(s)
 #define kvfree free
+#define vmalloc(s) malloc(s)
+static inline void *vmalloc_user(size_t s)
+{
+	void *p = aligned_alloc(4096, (s + 4095) / 4096 * 4096);
+
+	return p ? memset(p, 0, s) : NULL;
+}
+#define vfree free
+#define PAGE_MASK (~(unsigned long)(PAGE_SIZE - 1))
+#define SZ_1G 0x40000000UL
+typedef int64_t s64;
+typedef long ssize_t;
+typedef struct { int v; } atomic_t;
+#define ATOMIC_INIT(i) { i }
+static inline int atomic_cmpxchg(atomic_t *a, int old, int new)
+{
+	int cur = a->v;
+
+	if (cur == old)
+		a->v = new;
+	return cur;
+}
+#define atomic_set(a, i) ((a)->v = (i))
+#define smp_load_acquire(p) __atomic_load_n(p, __ATOMIC_ACQUIRE)
+#define smp_store_release(p, v) __atomic_store_n(p, v, __ATOMIC_RELEASE)
+#define rcu_read_lock() do { } while (0)
+#define rcu_read_unlock() do { } while (0)
+#define synchronize_rcu() do { } while (0)
+#define cpus_read_lock() do { } while (0)
+#define cpus_read_unlock() do { } while (0)
+#define cpu_online(c) 0
+typedef void (*smp_call_func_t)(void *info);
+#define smp_call_function_single(c, f, a, w) (f)(a)
+#define local_irq_save(f) ((f) = 0)
+#define local_irq_restore(f) ((void)(f))
+#define this_cpu_ptr(p) (p)
+static inline uint64_t div_u64_rem(uint64_t a, uint32_t b, uint32_t *r)
+{
+	*r = a % b;
+	return a / b;
+}
+struct vm_area_struct {
+	unsigned long vm_start, vm_end, vm_pgoff, vm_flags;
+};
+#define VM_SHARED 0x8UL
+#define VM_MAYSHARE 0x80UL
+#define VM_DONTCOPY 0x20000UL
+#define vm_flags_set(v, f) ((v)->vm_flags |= (f))
+#define remap_vmalloc_range(v, a, p) 0
 #define kfree free
 #define kcalloc(n, s, g) calloc(n, s)
 #define nr_cpu_ids 1
