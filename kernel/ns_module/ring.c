@@ -328,8 +328,8 @@ static u64 ring_offer(struct nslm_ring *ring, const struct nsl_item_hdr *item,
 		goto drop;
 	}
 	if (item->kind == NSL_ITEM_BLOCK) {
-		len = nsl_cblock_encode(container_of(item, struct nsl_block,
-						     hdr), dst);
+		len = nsl_cblock_encode_on(container_of(item, struct nsl_block,
+							hdr), ring->cpu, dst);
 	} else {
 		len = item->size;
 		memcpy(dst, item, len);

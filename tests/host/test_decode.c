@@ -389,10 +389,13 @@ static void random_block(struct nsl_block *b, unsigned int seed)
 static size_t compact_size(const struct nsl_block *b)
 {
 	size_t n = sizeof(struct nsl_cblock), i, j, most = 0, k;
-	unsigned int rcpu = b->nrec ? b->rec[0].cpu : 0;
+	unsigned int hcpu = b->hdr.cpu, rcpu = hcpu;
 	int addr = 0;
 
+	/* rcpu: the most common CPU but the ring's */
 	for (i = 0; i < b->nrec; i++) {
+		if (b->rec[i].cpu == hcpu)
+			continue;
 		for (k = 0, j = 0; j < b->nrec; j++)
 			k += b->rec[j].cpu == b->rec[i].cpu;
 		if (k > most) {
@@ -407,7 +410,8 @@ static size_t compact_size(const struct nsl_block *b)
 	for (i = 0; i < b->nrec; i++)
 		n += 12 + 8 * b->nevents +
 		     (b->rec[i].nmerged < 1 || b->rec[i].nmerged > 16 ||
-		      b->rec[i].depth > 15 || b->rec[i].cpu != rcpu ||
+		      b->rec[i].depth > 15 ||
+		      (b->rec[i].cpu != rcpu && b->rec[i].cpu != hcpu) ||
 		      b->rec[i].start >> 32 || b->rec[i].ticks >> 32 ? 12 : 0);
 	return (n + 7) / 8 * 8;
 }
@@ -459,11 +463,23 @@ static void compact(void)
 		b.rec[i].ticks = 5000;
 	}
 	b.rec[1].nmerged = 2;	/* tcp: the copy and the header build */
+	b.hdr.cpu = 0;
 	b.rec[0].cpu = 1;	/* rcpu is the CPU most records have */
-	TAP_EQ(nsl_cblock_encode(&b, buf), 160, "compact: a 7-record send block with one record on another CPU: 160 bytes (struct nsl_block: %u)",
+	TAP_EQ(nsl_cblock_encode(&b, buf), 160, "compact: a 7-record send block with one record on a third CPU: 160 bytes (struct nsl_block: %u)",
 	       (unsigned int)NSL_BLOCK_SIZE(7));
+	b.hdr.cpu = 1;		/* ... on the CPU whose ring carries it */
+	n = nsl_cblock_encode(&b, buf);
+	TAP_EQ(n, 152, "compact: a 7-record send block with one record on the ring's CPU: 152 bytes");
+	TAP_EQ(ns_decode_item(buf, n, &it), NS_DEC_OK, "compact: ... decodes");
+	TAP_EQ(it.block.rec[0].cpu, 1, "compact: ... its first record on the ring's CPU 1");
+	TAP_EQ(it.block.rec[0].flags, b.rec[0].flags, "compact: ... with its own flags, not NSL_RF_HCPU");
+	TAP_EQ(it.block.rec[1].cpu, 3, "compact: ... the others on rcpu 3");
+	b.hdr.cpu = 0;
 	b.rec[0].cpu = 3;
 	TAP_EQ(nsl_cblock_encode(&b, buf), 152, "compact: a 7-record send block, tcp merged twice, all on one CPU: 152 bytes");
+	for (i = 0; i < 7; i++)
+		b.rec[i].cpu = 0;
+	TAP_EQ(nsl_cblock_encode(&b, buf), 152, "compact: ... all on the ring's CPU: 152 bytes");
 
 	/* what cannot be represented is written as a whole block */
 	b.pad = 1;
