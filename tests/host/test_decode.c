@@ -383,6 +383,9 @@ static void random_block(struct nsl_block *b, unsigned int seed)
 		for (j = 0; j < b->nevents; j++)
 			r->count[j] = (uint64_t)rand() << (rand() % 33);
 	}
+	/* Often a record started where the block was delivered. */
+	if (b->nrec && rand() % 2)
+		b->hdr.cpu = b->rec[rand() % b->nrec].cpu;
 }
 
 /* Bytes the compact form must take, counted from the header's rules. */
@@ -426,6 +429,7 @@ static void compact(void)
 	uint64_t buf[NSL_CBLOCK_MAX / 8 + 1];
 	unsigned char *c = (unsigned char *)buf;
 	unsigned int i, bad_rt = 0, bad_size = 0, ext = 0, compacts = 0;
+	unsigned int hcpu = 0, k;
 	struct nsl_block b;
 	struct ns_item it;
 	size_t n;
@@ -435,6 +439,9 @@ static void compact(void)
 		compacts += ns_block_compacts(&b);
 		n = nsl_cblock_encode(&b, buf);
 		bad_size += n != compact_size(&b);
+		for (k = 0; k < b.nrec; k++)	/* records on the ring's CPU */
+			hcpu += b.rec[k].cpu == b.hdr.cpu &&
+				b.rec[k].cpu != nsl_cblock_rcpu(&b, b.hdr.cpu);
 		ext += n > sizeof(struct nsl_cblock) + 32 + b.nrec * (12 + 8 * b.nevents);
 		if (ns_decode_item(buf, n, &it) || it.type != NS_ITEM_BLOCK ||
 		    it.hdr.kind != NSL_ITEM_CBLOCK || it.hdr.size != n ||
@@ -445,8 +452,9 @@ static void compact(void)
 	}
 	TAP_EQ(compacts, 5000, "compact: 5000 random blocks are all representable");
 	TAP_EQ(bad_size, 0, "compact: size as the rules say (header, addresses, 12 B records, extensions, counters)");
-	TAP_EQ(bad_rt, 0, "compact: 5000 random blocks (%u with extended records) decode to every field they had",
-	       ext);
+	TAP_EQ(bad_rt, 0, "compact: 5000 random blocks (%u with extended records, %u records on the ring's CPU) decode to every field they had",
+	       ext, hcpu);
+	tap_ok(hcpu > 1000, "compact: the random blocks have records on the ring's CPU");
 
 	/* a 7-record send block in duration mode, no addresses: 152 bytes */
 	random_block(&b, 1);
@@ -507,6 +515,12 @@ static void compact(void)
 	n = nsl_cblock_encode(&b, buf);
 	c[sizeof(struct nsl_cblock) + 2 * 12 + 3] |= 0x80;	/* NSL_RF_EXT */
 	TAP_EQ(ns_decode_item(buf, n, &it), NS_DEC_CBLOCK_SIZE, "compact: an extension past the end refused");
+	b.rec[0].depth = 20;	/* its extension says the depth */
+	n = nsl_cblock_encode(&b, buf);
+	TAP_EQ(ns_decode_item(buf, n, &it), NS_DEC_OK, "compact: a record with its extension");
+	c[sizeof(struct nsl_cblock) + 3] |= 0x40;	/* NSL_RF_HCPU too */
+	TAP_EQ(ns_decode_item(buf, n, &it), NS_DEC_CREC_HCPU, "compact: NSL_RF_HCPU beside an extension refused");
+	b.rec[0].depth = 0;
 	b.nrec = 6;
 	n = nsl_cblock_encode(&b, buf);	/* 136: 64 + 72, no padding */
 	b.nrec = 5;
