@@ -388,7 +388,8 @@ struct nsl_loss {
  * full: every item offered is dropped and counted.  One mapping per open
  * file (a second mmap() gets EBUSY); it is not inherited by fork();
  * NSIOCSRCVBUF gets EBUSY while it exists.  read() still works, sharing
- * tail with the mapping (sysinfo comes only from read()).  Losses are
+ * tail with the mapping, so not while the mapper takes items (sysinfo
+ * comes only from read()).  Losses are
  * marked by loss items as with read(); a drop the kernel has not yet
  * marked is counted in lost.  Additions: no item or file changes, so no
  * new NSL_ABI_VERSION; an older module refuses mmap() with ENODEV.
