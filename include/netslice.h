@@ -29,8 +29,11 @@
  * NSL_ITEM_BLOCK items of versions 1 to 3 still read.  Event records
  * carry IPv6 addresses (saddr6, daddr6, NSL_EVF_ADDR6): 152 bytes, were
  * 120.
+ * 5: a compact record that started on the CPU of the block's ring
+ * (hdr.cpu) says so with NSL_RF_HCPU instead of an extension, which a
+ * version-4 reader would take for rcpu.
  */
-#define NSL_ABI_VERSION		4
+#define NSL_ABI_VERSION		5
 
 #define NSL_MAX_RECORDS		16	/* region records in one block */
 #define NSL_MAX_EVENTS		4	/* counter events at once */
@@ -167,10 +170,12 @@ struct nsl_block {
  *
  * Parts after the header may sit at any 4-byte boundary: copy them out
  * before use.  A record's depth and, up to 16, its nmerged share a byte;
- * it needs its extension when it started on a CPU other than the
- * header's rcpu (the CPU most records started on), when start or ticks
- * is 2^32 or more, or its depth 16 or nmerged 0 or past 16: so a 7-record
- * send block in duration mode takes 152 bytes.  The encoding is exact:
+ * it started on the header's rcpu (the CPU most records not on hdr.cpu
+ * started on), or with NSL_RF_HCPU on hdr.cpu, the CPU whose ring
+ * carried the block (a send block's transmission completes there).  It
+ * needs its extension when it started on any other CPU, when start or
+ * ticks is 2^32 or more, or its depth 16 or nmerged 0 or past 16: so a
+ * 7-record send block in duration mode takes 152 bytes.  The encoding is exact:
  * decoding it gives back every field of the block (padding and the counts
  * past nevents as zeros).
  */
@@ -201,8 +206,12 @@ struct nsl_cblock {
 	__u8  cflags;		/* NSL_CB_* */
 };
 
-/* Wire only, in nsl_crec.flags: struct nsl_crec_ext follows. */
+/*
+ * Wire only, in nsl_crec.flags: struct nsl_crec_ext follows; or, without
+ * it, the record started on hdr.cpu rather than rcpu.
+ */
 #define NSL_RF_EXT		0x8000
+#define NSL_RF_HCPU		0x4000
 
 struct nsl_crec {
 	__u8  region;
@@ -228,21 +237,28 @@ struct nsl_crec_ext {
 	  NSL_MAX_EVENTS * 8))
 
 static __inline__ int nsl_crec_needs_ext(const struct nsl_record *r,
-					 __u16 rcpu)
+					 __u16 rcpu, __u32 hcpu)
 {
-	return r->cpu != rcpu || r->depth > 15 || r->nmerged < 1 ||
-	       r->nmerged > 16 || (r->start >> 32) || (r->ticks >> 32);
+	return (r->cpu != rcpu && r->cpu != hcpu) || r->depth > 15 ||
+	       r->nmerged < 1 || r->nmerged > 16 || (r->start >> 32) ||
+	       (r->ticks >> 32);
 }
 
-/* The CPU most of @b's records started on (the first of equals). */
-static __inline__ __u16 nsl_cblock_rcpu(const struct nsl_block *b)
+/*
+ * The CPU most of @b's records not on @hcpu started on (the first of
+ * equals); @hcpu if they all did.
+ */
+static __inline__ __u16 nsl_cblock_rcpu(const struct nsl_block *b,
+					__u32 hcpu)
 {
 	unsigned int i, j, n, best = 0, nrec = b->nrec;
-	__u16 cpu = nrec ? b->rec[0].cpu : 0;
+	__u16 cpu = (__u16)hcpu;
 
 	if (nrec > NSL_MAX_RECORDS)
 		nrec = NSL_MAX_RECORDS;
 	for (i = 0; i < nrec; i++) {
+		if (b->rec[i].cpu == hcpu)
+			continue;
 		for (n = 0, j = 0; j < nrec; j++)
 			n += b->rec[j].cpu == b->rec[i].cpu;
 		if (n > best) {
@@ -254,16 +270,17 @@ static __inline__ __u16 nsl_cblock_rcpu(const struct nsl_block *b)
 }
 
 /*
- * Writes @b compact to @out (NSL_CBLOCK_MAX bytes of room, 8-aligned);
- * returns its size, which is also out's hdr.size.  Shared by the kernel,
- * which emits blocks so, and readers, which write them so to files.
+ * Writes @b compact to @out (NSL_CBLOCK_MAX bytes of room, 8-aligned),
+ * as carried by @hcpu's ring; returns its size, which is also out's
+ * hdr.size.  Shared by the kernel, which emits blocks so, and readers,
+ * which write them so to files (nsl_cblock_encode(): hcpu from the block).
  */
-static __inline__ __u32 nsl_cblock_encode(const struct nsl_block *b,
-					  void *out)
+static __inline__ __u32 nsl_cblock_encode_on(const struct nsl_block *b,
+					     __u32 hcpu, void *out)
 {
 	struct nsl_cblock *c = (struct nsl_cblock *)out;
 	unsigned char *p = (unsigned char *)out + sizeof(*c);
-	__u16 rcpu = nsl_cblock_rcpu(b);
+	__u16 rcpu = nsl_cblock_rcpu(b, hcpu);
 	unsigned int i, j, addr = 0;
 	struct nsl_crec_ext x;
 	struct nsl_crec cr;
@@ -272,7 +289,7 @@ static __inline__ __u32 nsl_cblock_encode(const struct nsl_block *b,
 	for (i = 0; i < 16; i++)
 		addr |= b->saddr[i] | b->daddr[i];
 	c->hdr.kind = NSL_ITEM_CBLOCK;
-	c->hdr.cpu = b->hdr.cpu;
+	c->hdr.cpu = hcpu;
 	c->seq = b->seq;
 	c->tsc0 = b->tsc0;
 	c->conn = b->conn;
@@ -302,13 +319,15 @@ static __inline__ __u32 nsl_cblock_encode(const struct nsl_block *b,
 		const struct nsl_record *r = &b->rec[i];
 
 		cr.region = r->region;
-		cr.flags = r->flags & ~NSL_RF_EXT;
+		cr.flags = r->flags & ~(NSL_RF_EXT | NSL_RF_HCPU);
 		cr.start = (__u32)r->start;
 		cr.ticks = (__u32)r->ticks;
-		if (nsl_crec_needs_ext(r, rcpu)) {
+		if (nsl_crec_needs_ext(r, rcpu, hcpu)) {
 			cr.flags |= NSL_RF_EXT;
 			cr.dm = r->depth;
 		} else {
+			if (r->cpu != rcpu)
+				cr.flags |= NSL_RF_HCPU;
 			cr.dm = (__u8)NSL_CREC_DM(r->depth, r->nmerged);
 		}
 		__builtin_memcpy(p, &cr, sizeof(cr));
@@ -331,6 +350,12 @@ static __inline__ __u32 nsl_cblock_encode(const struct nsl_block *b,
 		((unsigned char *)out)[size++] = 0;
 	c->hdr.size = (__u16)size;
 	return size;
+}
+
+static __inline__ __u32 nsl_cblock_encode(const struct nsl_block *b,
+					  void *out)
+{
+	return nsl_cblock_encode_on(b, b->hdr.cpu, out);
 }
 
 /*
@@ -363,7 +388,8 @@ struct nsl_loss {
  * full: every item offered is dropped and counted.  One mapping per open
  * file (a second mmap() gets EBUSY); it is not inherited by fork();
  * NSIOCSRCVBUF gets EBUSY while it exists.  read() still works, sharing
- * tail with the mapping (sysinfo comes only from read()).  Losses are
+ * tail with the mapping, so not while the mapper takes items (sysinfo
+ * comes only from read()).  Losses are
  * marked by loss items as with read(); a drop the kernel has not yet
  * marked is counted in lost.  Additions: no item or file changes, so no
  * new NSL_ABI_VERSION; an older module refuses mmap() with ENODEV.

@@ -175,6 +175,9 @@ static ssize_t ring_run(struct ns_dev *d, struct nsl_ring_ctl *ctl,
 		return -1;
 	for (pos = tail; pos != head; pos += hdr->size) {
 		off = pos % ctl->size;
+		/* An item that ended the data exactly: the rest is at 0. */
+		if (run && !off)
+			break;
 		hdr = (const void *)(data + off);
 		if (hdr->size < sizeof(*hdr) || hdr->size % 8 ||
 		    hdr->size > ctl->size - off || hdr->size > head - pos)

@@ -150,9 +150,12 @@ static enum ns_decode_error decode_cblock(const unsigned char *buf,
 			return fail(it, NS_DEC_CBLOCK_SIZE, size);
 		r->region = cr.region;
 		r->depth = cr.dm & 0xf;
-		r->flags = cr.flags & ~NSL_RF_EXT;
+		r->flags = cr.flags & ~(NSL_RF_EXT | NSL_RF_HCPU);
 		r->nmerged = (cr.dm >> 4) + 1;
-		r->cpu = c.rcpu;
+		r->cpu = cr.flags & NSL_RF_HCPU ? c.hdr.cpu : c.rcpu;
+		if ((cr.flags & NSL_RF_HCPU) &&
+		    ((cr.flags & NSL_RF_EXT) || c.hdr.cpu > 0xffff))
+			return fail(it, NS_DEC_CREC_HCPU, i);
 		r->start = cr.start;
 		r->ticks = cr.ticks;
 		if (cr.flags & NSL_RF_EXT) {
@@ -185,7 +188,7 @@ bool ns_block_compacts(const struct nsl_block *b)
 	    b->nevents > NSL_MAX_EVENTS)
 		return false;
 	for (i = 0; i < b->nrec; i++) {
-		if (b->rec[i].flags & NSL_RF_EXT)
+		if (b->rec[i].flags & (NSL_RF_EXT | NSL_RF_HCPU))
 			return false;
 		for (j = b->nevents; j < NSL_MAX_EVENTS; j++)
 			if (b->rec[i].count[j])
@@ -323,6 +326,10 @@ void ns_decode_describe(enum ns_decode_error err, const struct ns_item *it,
 	case NS_DEC_CBLOCK_FLAGS:
 		snprintf(msg, msglen, "compact block flags 0x%llx, unknown bits 0x%llx",
 			 bad, bad & ~(unsigned long long)NSL_CB_KNOWN);
+		break;
+	case NS_DEC_CREC_HCPU:
+		snprintf(msg, msglen, "compact record %llu: NSL_RF_HCPU with an extension or a ring CPU past 65535",
+			 bad);
 		break;
 	case NS_DEC_CBLOCK_SIZE:
 		snprintf(msg, msglen, "compact block size %llu does not fit its %u records and %u counters",

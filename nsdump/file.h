@@ -48,8 +48,10 @@
  * 2: blocks are written compact (NSL_ITEM_CBLOCK), which a version-1
  * reader would skip as an unknown kind; the version makes it refuse the
  * file instead.  Version-1 files (NSL_ITEM_BLOCK) still read.
+ * 3: compact records may say NSL_RF_HCPU (ABI 5), which a version-2
+ * reader would take for rcpu; versions 1 and 2 still read.
  */
-#define NSF_VERSION		2
+#define NSF_VERSION		3
 #define NSF_BOM			0x01020304u
 #define NSF_MAX_RECORD		(1u << 20)	/* refuse larger records, but CALIB */
 #define NSF_DATA_TARGET		(64u << 10)	/* writer's DATA payload size */

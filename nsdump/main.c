@@ -602,6 +602,13 @@ static enum ns_flow read_device(struct run *run, struct ns_dev *dev)
 		ssize_t n = ns_dev_next(dev, buf, cap, &items, &stop_flag,
 					&usr1_flag, NS_IDLE_MS);
 
+		/* What came is taken first, whatever signal came with it. */
+		if (n > 0) {
+			flow = consume_buffer(run, dev, items, n);
+			ns_dev_done(dev);
+			if (flow != NS_FLOW_MORE)
+				break;
+		}
 		if (usr1_flag) {
 			usr1_flag = 0;
 			print_stats(run, dev);
@@ -616,9 +623,6 @@ static enum ns_flow read_device(struct run *run, struct ns_dev *dev)
 		} else if (!n) {
 			/* Idle: the event lines held for time order are due. */
 			ns_pipeline_idle(&run->p);
-		} else {
-			flow = consume_buffer(run, dev, items, n);
-			ns_dev_done(dev);
 		}
 	}
 	free(buf);

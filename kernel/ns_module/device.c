@@ -20,6 +20,7 @@
 #include <linux/netslice.h>
 #include <linux/perf_event.h>
 #include <linux/poll.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
@@ -211,6 +212,9 @@ static ssize_t nslm_read(struct file *file, char __user *buf, size_t count,
 				ret += len;
 		}
 		mutex_unlock(&nslm_ring_mutex);
+		/* Nothing but a PAD, or a mapper took them: wait again. */
+		if (!ret && signal_pending(current))
+			return -ERESTARTSYS;
 	} while (!ret);	/* another thread of ours took the items */
 
 	return ret;
@@ -222,6 +226,12 @@ static __poll_t nslm_poll(struct file *file, poll_table *wait)
 	poll_wait(file, &nslm_ring_wait, wait);
 	nslm_rings_mark_losses();
 	return batch_ready(file->private_data) ? EPOLLIN | EPOLLRDNORM : 0;
+}
+
+/* A copy of the mapping (fork with MADV_DOFORK, mremap): one more. */
+static void nslm_vm_open(struct vm_area_struct *vma)
+{
+	nslm_rings_mapped_again();
 }
 
 static void nslm_vm_close(struct vm_area_struct *vma)
@@ -241,6 +251,7 @@ static int nslm_vm_mremap(struct vm_area_struct *vma)
 }
 
 static const struct vm_operations_struct nslm_vm_ops = {
+	.open		= nslm_vm_open,
 	.close		= nslm_vm_close,
 	.may_split	= nslm_vm_may_split,
 	.mremap		= nslm_vm_mremap,

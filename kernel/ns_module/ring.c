@@ -98,8 +98,12 @@ static DEFINE_PER_CPU(struct nslm_ring, nslm_rings);
 static void *ring_area;
 static u32 ring_size;
 
-/* Who may use ring_area: a mapping and a resize exclude each other. */
-enum { RING_UNMAPPED, RING_MAPPED, RING_RESIZING };
+/*
+ * Who holds ring_area: the number of VMAs mapping it (a fork with
+ * MADV_DOFORK, or mremap, makes more of one mapping), or RING_RESIZING.
+ * A mapping and a resize exclude each other.
+ */
+enum { RING_UNMAPPED = 0, RING_RESIZING = -1 };
 static atomic_t map_state = ATOMIC_INIT(RING_UNMAPPED);
 
 /* Serialises readers: read(), resize, reset; see ring.h. */
@@ -124,7 +128,7 @@ static u64 watermark(void)
 {
 	u32 wm = READ_ONCE(wakeup_bytes);
 
-	return clamp_t(u32, wm, 1, READ_ONCE(ring_size) / 2);
+	return clamp_t(u32, wm, 1, max_t(u32, READ_ONCE(ring_size) / 2, 1));
 }
 
 /*
@@ -311,9 +315,9 @@ static u64 ring_offer(struct nslm_ring *ring, const struct nsl_item_hdr *item,
 		      bool *first)
 {
 	u64 seq = ring->offered++, head = ring->head, lost = ring->lost;
+	u64 tail;
 	u32 room = item_room(item), off = ring->off, len;
 	struct nsl_item_hdr *dst;
-	u64 tail;
 
 	BUILD_BUG_ON(NSL_CBLOCK_MAX > NSLM_ITEM_MAX);
 	BUILD_BUG_ON(sizeof(struct nsl_event_rec) > NSLM_ITEM_MAX);
@@ -328,18 +332,24 @@ static u64 ring_offer(struct nslm_ring *ring, const struct nsl_item_hdr *item,
 		goto drop;
 	}
 	if (item->kind == NSL_ITEM_BLOCK) {
-		len = nsl_cblock_encode(container_of(item, struct nsl_block,
-						     hdr), dst);
+		len = nsl_cblock_encode_on(container_of(item, struct nsl_block,
+							hdr), ring->cpu, dst);
 	} else {
 		len = item->size;
 		memcpy(dst, item, len);
 	}
 	dst->cpu = ring->cpu;
 	*item_seq(dst) = seq;
-	tail = READ_ONCE(ring->ctl->tail);
-	*first = ring->head == tail;
 	ring_advance(ring, len);
 	ring_publish(ring);
+	/*
+	 * Whether the reader had taken everything before this offer, seen
+	 * after the new head is: a reader that found the ring empty and
+	 * went to sleep without arming the timer is then woken.
+	 */
+	smp_mb();
+	tail = READ_ONCE(ring->ctl->tail);
+	*first = tail == head;
 	return ring->head - tail;
 
 drop:
@@ -387,23 +397,35 @@ static void ring_on_cpu(struct nslm_ring *ring, smp_call_func_t fn, void *arg)
 }
 
 /*
- * The item at @pos (tail <= @pos < @head), or NULL if what is there is
- * not a whole item: the reader's tail or a mapper's writes were bad.
+ * The item at @pos (tail <= @pos < @head): its header, copied once, in
+ * *@hdr, and where it is; NULL if what is there is not a whole item of a
+ * kind a ring holds (the reader's tail or a mapper's writes were bad: the
+ * data pages are the mapper's to scribble on, so the header is read once
+ * and only the copy is trusted).
  */
-static const struct nsl_item_hdr *ring_item(const struct nslm_ring *ring,
-					    u64 pos, u64 head)
+static const void *ring_item(const struct nslm_ring *ring, u64 pos, u64 head,
+			     struct nsl_item_hdr *hdr)
 {
-	const struct nsl_item_hdr *hdr;
+	const void *item;
 	u32 off;
 
 	div_u64_rem(pos, ring->size, &off);
-	hdr = (const struct nsl_item_hdr *)(ring->data + off);
+	item = ring->data + off;
+	memcpy(hdr, item, sizeof(*hdr));
+	barrier();
 	if (off % 8 || hdr->size < sizeof(*hdr) || hdr->size % 8 ||
 	    hdr->size > ring->size - off || hdr->size > head - pos)
 		return NULL;
-	if (hdr->kind == NSL_ITEM_PAD && off + hdr->size != ring->size)
+	switch (hdr->kind) {
+	case NSL_ITEM_PAD:
+		return off + hdr->size == ring->size ? item : NULL;
+	case NSL_ITEM_CBLOCK:
+	case NSL_ITEM_EVENT:
+	case NSL_ITEM_LOSS:
+		return hdr->size <= NSLM_ITEM_MAX ? item : NULL;
+	default:
 		return NULL;
-	return hdr;
+	}
 }
 
 static void ring_mark_loss(void *arg)
@@ -414,10 +436,20 @@ static void ring_mark_loss(void *arg)
 		ring_publish(ring);
 }
 
-/* A reader made room: mark the drops now rather than at the next item. */
+/*
+ * A reader made room: mark the drops now rather than at the next item
+ * (an IPI, so only when there are drops and room for the marker).
+ */
 static void ring_mark_loss_now(struct nslm_ring *ring)
 {
-	if (READ_ONCE(ring->lost))
+	u64 waiting;
+
+	if (!READ_ONCE(ring->lost))
+		return;
+	rcu_read_lock();
+	waiting = ring_waiting(ring);
+	rcu_read_unlock();
+	if (waiting <= READ_ONCE(ring->size) - 2 * sizeof(struct nsl_loss))
 		ring_on_cpu(ring, ring_mark_loss, ring);
 }
 
@@ -443,30 +475,31 @@ static ssize_t ring_copy_out(struct nslm_ring *ring, bool user, void *kbuf,
 	/* Pairs with the producer's release: the items up to head are whole. */
 	u64 head = smp_load_acquire(&ring->ctl->head);
 	u64 pos = READ_ONCE(ring->ctl->tail);
-	const struct nsl_item_hdr *hdr;
+	struct nsl_item_hdr hdr;
+	const void *item;
 	ssize_t err = 0;
 	size_t len = 0;
 
 	if (head - pos > ring->size)
 		return -EIO;
 	while (pos != head) {
-		hdr = ring_item(ring, pos, head);
-		if (!hdr) {
+		item = ring_item(ring, pos, head, &hdr);
+		if (!item) {
 			err = -EIO;
 			break;
 		}
-		if (hdr->kind != NSL_ITEM_PAD) {
-			if (hdr->size > space - len)
+		if (hdr.kind != NSL_ITEM_PAD) {
+			if (hdr.size > space - len)
 				break;
 			if (!user) {
-				memcpy(kbuf + len, hdr, hdr->size);
-			} else if (copy_to_user(ubuf + len, hdr, hdr->size)) {
+				memcpy(kbuf + len, item, hdr.size);
+			} else if (copy_to_user(ubuf + len, item, hdr.size)) {
 				err = -EFAULT;
 				break;
 			}
-			len += hdr->size;
+			len += hdr.size;
 		}
-		pos += hdr->size;
+		pos += hdr.size;
 	}
 	/* Done with the items: the producer may write over them. */
 	smp_store_release(&ring->ctl->tail, pos);
@@ -489,28 +522,29 @@ ssize_t nslm_ring_read(unsigned int cpu, char __user *buf, size_t space)
 static void ring_discard(struct nslm_ring *ring)
 {
 	u64 head = ring->head, pos = READ_ONCE(ring->ctl->tail);
-	const struct nsl_item_hdr *hdr;
 	const struct nsl_loss *loss;
+	struct nsl_item_hdr hdr;
 	u64 items = 0, first = 0;
+	const void *item;
 	bool seen = false;
 
 	if (head - pos > ring->size)
 		return;
-	for (; pos != head; pos += hdr->size) {
-		hdr = ring_item(ring, pos, head);
-		if (!hdr)
+	for (; pos != head; pos += hdr.size) {
+		item = ring_item(ring, pos, head, &hdr);
+		if (!item)
 			break;
-		if (hdr->kind == NSL_ITEM_PAD)
+		if (hdr.kind == NSL_ITEM_PAD)
 			continue;
-		if (hdr->kind == NSL_ITEM_LOSS) {
-			loss = container_of(hdr, struct nsl_loss, hdr);
+		if (hdr.kind == NSL_ITEM_LOSS) {
+			loss = item;
 			if (!seen) {
-				first = loss->first_seq;
-				ring->lost_tsc = loss->tsc;
+				first = READ_ONCE(loss->first_seq);
+				ring->lost_tsc = READ_ONCE(loss->tsc);
 			}
 		} else {
 			if (!seen) {
-				first = *item_seq((struct nsl_item_hdr *)hdr);
+				first = READ_ONCE(*item_seq((void *)item));
 				ring->lost_tsc = get_cycles();
 			}
 			items++;
@@ -526,7 +560,7 @@ static void ring_discard(struct nslm_ring *ring)
 
 static void ring_attach(struct nslm_ring *ring, void *area, u32 size)
 {
-	ring->ctl = area;
+	WRITE_ONCE(ring->ctl, area);
 	ring->data = (u8 *)area + PAGE_SIZE;
 	ring->size = size;
 	ring->head = 0;
@@ -643,7 +677,7 @@ int nslm_rings_resize(u64 bytes)
 	synchronize_rcu();
 	vfree(old);
 out:
-	atomic_set(&map_state, RING_UNMAPPED);
+	atomic_set_release(&map_state, RING_UNMAPPED);
 	return ret;
 }
 
@@ -698,8 +732,7 @@ int nslm_rings_mmap(struct vm_area_struct *vma)
 	if (vma->vm_pgoff || !(vma->vm_flags & VM_MAYSHARE) ||
 	    len != nr_cpu_ids * ring_stride(READ_ONCE(ring_size)))
 		return -EINVAL;
-	if (atomic_cmpxchg(&map_state, RING_UNMAPPED, RING_MAPPED) !=
-	    RING_UNMAPPED)
+	if (atomic_cmpxchg(&map_state, RING_UNMAPPED, 1) != RING_UNMAPPED)
 		return -EBUSY;
 	/* A resize may have finished in between. */
 	if (len != nr_cpu_ids * ring_stride(READ_ONCE(ring_size)))
@@ -707,7 +740,7 @@ int nslm_rings_mmap(struct vm_area_struct *vma)
 	else
 		ret = remap_vmalloc_range(vma, ring_area, 0);
 	if (ret) {
-		atomic_set(&map_state, RING_UNMAPPED);
+		atomic_dec(&map_state);
 		return ret;
 	}
 	/* Not inherited: a child's stale view must not pin the rings. */
@@ -715,9 +748,15 @@ int nslm_rings_mmap(struct vm_area_struct *vma)
 	return 0;
 }
 
+/* One more VMA of an existing mapping (vm_ops->open). */
+void nslm_rings_mapped_again(void)
+{
+	atomic_inc(&map_state);
+}
+
 void nslm_rings_unmapped(void)
 {
-	atomic_set(&map_state, RING_UNMAPPED);
+	atomic_dec(&map_state);
 }
 
 int nslm_rings_init(u64 bytes)

@@ -51,6 +51,7 @@ u64 nslm_rings_bytes(void);
 u64 nslm_rings_max_bytes(void);
 /* Map every ring into @vma (EBUSY: mapped already); until unmapped(). */
 int nslm_rings_mmap(struct vm_area_struct *vma);
+void nslm_rings_mapped_again(void);
 void nslm_rings_unmapped(void);
 
 void nslm_ring_deliver(const struct nsl_item_hdr *item, void *priv);

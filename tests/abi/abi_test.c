@@ -15,7 +15,7 @@
 
 /* X(expression, value it must have on every ABI) */
 #define ABI_CHECKS(X) \
-	X(NSL_ABI_VERSION, 4) \
+	X(NSL_ABI_VERSION, 5) \
 	X(NSL_MAX_RECORDS, 16) \
 	X(NSL_MAX_EVENTS, 4) \
 	X(NSL_R_MAX, 18) \
@@ -40,6 +40,8 @@
 	\
 	X(NSL_ITEM_CBLOCK, 5) \
 	X(NSL_ITEM_PAD, 6) \
+	X(NSL_RF_EXT, 0x8000) \
+	X(NSL_RF_HCPU, 0x4000) \
 	X(NSL_RING_MAGIC, 0x4e534c52) \
 	X(SZ(nsl_cblock), 64) \
 	X(OFF(nsl_cblock, seq), 8) \

@@ -383,16 +383,22 @@ static void random_block(struct nsl_block *b, unsigned int seed)
 		for (j = 0; j < b->nevents; j++)
 			r->count[j] = (uint64_t)rand() << (rand() % 33);
 	}
+	/* Often a record started where the block was delivered. */
+	if (b->nrec && rand() % 2)
+		b->hdr.cpu = b->rec[rand() % b->nrec].cpu;
 }
 
 /* Bytes the compact form must take, counted from the header's rules. */
 static size_t compact_size(const struct nsl_block *b)
 {
 	size_t n = sizeof(struct nsl_cblock), i, j, most = 0, k;
-	unsigned int rcpu = b->nrec ? b->rec[0].cpu : 0;
+	unsigned int hcpu = b->hdr.cpu, rcpu = hcpu;
 	int addr = 0;
 
+	/* rcpu: the most common CPU but the ring's */
 	for (i = 0; i < b->nrec; i++) {
+		if (b->rec[i].cpu == hcpu)
+			continue;
 		for (k = 0, j = 0; j < b->nrec; j++)
 			k += b->rec[j].cpu == b->rec[i].cpu;
 		if (k > most) {
@@ -407,7 +413,8 @@ static size_t compact_size(const struct nsl_block *b)
 	for (i = 0; i < b->nrec; i++)
 		n += 12 + 8 * b->nevents +
 		     (b->rec[i].nmerged < 1 || b->rec[i].nmerged > 16 ||
-		      b->rec[i].depth > 15 || b->rec[i].cpu != rcpu ||
+		      b->rec[i].depth > 15 ||
+		      (b->rec[i].cpu != rcpu && b->rec[i].cpu != hcpu) ||
 		      b->rec[i].start >> 32 || b->rec[i].ticks >> 32 ? 12 : 0);
 	return (n + 7) / 8 * 8;
 }
@@ -422,6 +429,7 @@ static void compact(void)
 	uint64_t buf[NSL_CBLOCK_MAX / 8 + 1];
 	unsigned char *c = (unsigned char *)buf;
 	unsigned int i, bad_rt = 0, bad_size = 0, ext = 0, compacts = 0;
+	unsigned int hcpu = 0, k;
 	struct nsl_block b;
 	struct ns_item it;
 	size_t n;
@@ -431,6 +439,9 @@ static void compact(void)
 		compacts += ns_block_compacts(&b);
 		n = nsl_cblock_encode(&b, buf);
 		bad_size += n != compact_size(&b);
+		for (k = 0; k < b.nrec; k++)	/* records on the ring's CPU */
+			hcpu += b.rec[k].cpu == b.hdr.cpu &&
+				b.rec[k].cpu != nsl_cblock_rcpu(&b, b.hdr.cpu);
 		ext += n > sizeof(struct nsl_cblock) + 32 + b.nrec * (12 + 8 * b.nevents);
 		if (ns_decode_item(buf, n, &it) || it.type != NS_ITEM_BLOCK ||
 		    it.hdr.kind != NSL_ITEM_CBLOCK || it.hdr.size != n ||
@@ -441,8 +452,9 @@ static void compact(void)
 	}
 	TAP_EQ(compacts, 5000, "compact: 5000 random blocks are all representable");
 	TAP_EQ(bad_size, 0, "compact: size as the rules say (header, addresses, 12 B records, extensions, counters)");
-	TAP_EQ(bad_rt, 0, "compact: 5000 random blocks (%u with extended records) decode to every field they had",
-	       ext);
+	TAP_EQ(bad_rt, 0, "compact: 5000 random blocks (%u with extended records, %u records on the ring's CPU) decode to every field they had",
+	       ext, hcpu);
+	tap_ok(hcpu > 1000, "compact: the random blocks have records on the ring's CPU");
 
 	/* a 7-record send block in duration mode, no addresses: 152 bytes */
 	random_block(&b, 1);
@@ -459,11 +471,23 @@ static void compact(void)
 		b.rec[i].ticks = 5000;
 	}
 	b.rec[1].nmerged = 2;	/* tcp: the copy and the header build */
+	b.hdr.cpu = 0;
 	b.rec[0].cpu = 1;	/* rcpu is the CPU most records have */
-	TAP_EQ(nsl_cblock_encode(&b, buf), 160, "compact: a 7-record send block with one record on another CPU: 160 bytes (struct nsl_block: %u)",
+	TAP_EQ(nsl_cblock_encode(&b, buf), 160, "compact: a 7-record send block with one record on a third CPU: 160 bytes (struct nsl_block: %u)",
 	       (unsigned int)NSL_BLOCK_SIZE(7));
+	b.hdr.cpu = 1;		/* ... on the CPU whose ring carries it */
+	n = nsl_cblock_encode(&b, buf);
+	TAP_EQ(n, 152, "compact: a 7-record send block with one record on the ring's CPU: 152 bytes");
+	TAP_EQ(ns_decode_item(buf, n, &it), NS_DEC_OK, "compact: ... decodes");
+	TAP_EQ(it.block.rec[0].cpu, 1, "compact: ... its first record on the ring's CPU 1");
+	TAP_EQ(it.block.rec[0].flags, b.rec[0].flags, "compact: ... with its own flags, not NSL_RF_HCPU");
+	TAP_EQ(it.block.rec[1].cpu, 3, "compact: ... the others on rcpu 3");
+	b.hdr.cpu = 0;
 	b.rec[0].cpu = 3;
 	TAP_EQ(nsl_cblock_encode(&b, buf), 152, "compact: a 7-record send block, tcp merged twice, all on one CPU: 152 bytes");
+	for (i = 0; i < 7; i++)
+		b.rec[i].cpu = 0;
+	TAP_EQ(nsl_cblock_encode(&b, buf), 152, "compact: ... all on the ring's CPU: 152 bytes");
 
 	/* what cannot be represented is written as a whole block */
 	b.pad = 1;
@@ -491,6 +515,12 @@ static void compact(void)
 	n = nsl_cblock_encode(&b, buf);
 	c[sizeof(struct nsl_cblock) + 2 * 12 + 3] |= 0x80;	/* NSL_RF_EXT */
 	TAP_EQ(ns_decode_item(buf, n, &it), NS_DEC_CBLOCK_SIZE, "compact: an extension past the end refused");
+	b.rec[0].depth = 20;	/* its extension says the depth */
+	n = nsl_cblock_encode(&b, buf);
+	TAP_EQ(ns_decode_item(buf, n, &it), NS_DEC_OK, "compact: a record with its extension");
+	c[sizeof(struct nsl_cblock) + 3] |= 0x40;	/* NSL_RF_HCPU too */
+	TAP_EQ(ns_decode_item(buf, n, &it), NS_DEC_CREC_HCPU, "compact: NSL_RF_HCPU beside an extension refused");
+	b.rec[0].depth = 0;
 	b.nrec = 6;
 	n = nsl_cblock_encode(&b, buf);	/* 136: 64 + 72, no padding */
 	b.nrec = 5;

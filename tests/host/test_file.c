@@ -371,7 +371,7 @@ static void corrupt(void)
 	memcpy(p, good, len);
 	memcpy(p + 8, &v, 4);
 	o = read_all(p, len);
-	tap_ok(!o.opened && !strcmp(o.err, "file format version 3, this nsdump reads 1 to 2"),
+	tap_ok(!o.opened && !strcmp(o.err, "file format version 4, this nsdump reads 1 to 3"),
 	       "corrupt: newer format version: '%s'", o.err);
 
 	/* trailer says 4 blocks */

@@ -40,5 +40,6 @@ int main(void)
 	test_magnet();
 	test_expr();
 	test_views();
+	test_capture();
 	return tap_failed ? 1 : 0;
 }

@@ -455,7 +455,27 @@ static void check_mmap(int fd, struct stream *s, uint64_t e0)
 	    "mapped: %llu items taken in place, none left for read()",
 	    (unsigned long long)taken);
 	check_accounting(fd, s, e0, "mapped");
+
+	/* Moved elsewhere: refused, and the rings stay mapped. */
+	m2 = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	tap(m2 != MAP_FAILED &&
+	    mremap(m, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, m2) ==
+	    MAP_FAILED, "mremap() of the mapping refused");
+	EXPECT_ERR(set_rcvbuf(fd, 1 << 20), EBUSY);
+	if (m2 != MAP_FAILED)
+		munmap(m2, len);
+	/* A child that was given it (MADV_DOFORK) holds it past our munmap. */
+	madvise(m, len, MADV_DOFORK);
+	pid = fork();
+	if (pid == 0) {
+		msleep(500);
+		_exit(((struct nsl_ring_ctl *)m)->magic == NSL_RING_MAGIC ? 0 : 1);
+	}
 	munmap(m, len);
+	EXPECT_ERR(set_rcvbuf(fd, 1 << 20), EBUSY);
+	waitpid(pid, &status, 0);
+	tap(WIFEXITED(status) && !WEXITSTATUS(status),
+	    "a child given the mapping (MADV_DOFORK) reads it after our munmap");
 	EXPECT_OK(set_rcvbuf(fd, 1 << 20));
 }
 

@@ -86,7 +86,7 @@ CBLOCK_KEYS = ("kind", "size", "cpu", "seq", "tsc0", "conn", "flags", "len",
 CBLOCK_HDR = struct.calcsize(CBLOCK_FMT)
 CREC_FMT, CREC_EXT_FMT = "=BBHII", "=HHII"
 CB_RX, CB_COUNT, CB_ADDR = 1, 2, 4
-RF_EXT = 0x8000
+RF_EXT, RF_HCPU = 0x8000, 0x4000     # HCPU: on hdr.cpu, not rcpu (ABI 5)
 assert CBLOCK_HDR == 64 and struct.calcsize(CREC_FMT) == 12
 
 
@@ -116,7 +116,10 @@ def decode_cblock(it):
         region, dm, flags, start, ticks = \
             struct.unpack_from(CREC_FMT, it, pos)
         pos += 12
-        depth, nmerged, cpu = dm & 15, (dm >> 4) + 1, b["rcpu"]
+        depth, nmerged = dm & 15, (dm >> 4) + 1
+        cpu = b["cpu"] if flags & RF_HCPU else b["rcpu"]
+        if flags & RF_EXT and flags & RF_HCPU:
+            raise SystemExit("compact record: RF_EXT and RF_HCPU")
         if flags & RF_EXT:
             depth = dm
             nmerged, cpu, shi, thi = struct.unpack_from(CREC_EXT_FMT, it, pos)
@@ -125,7 +128,8 @@ def decode_cblock(it):
             pos += 12
         counts = struct.unpack_from("=%dQ" % b["nevents"], it, pos)
         pos += 8 * b["nevents"]
-        b["records"].append(record(region, depth, flags & ~RF_EXT, nmerged,
+        b["records"].append(record(region, depth,
+                                   flags & ~(RF_EXT | RF_HCPU), nmerged,
                                    cpu, start, ticks, list(counts)))
     if (pos + 7) // 8 * 8 != len(it) or any(it[pos:]):
         raise SystemExit("compact block of %d bytes: its parts take %d"

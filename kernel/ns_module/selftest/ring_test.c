@@ -59,17 +59,18 @@ static void selftest_count(const struct nslm_ring *ring, u64 *items,
 			   u64 *marked)
 {
 	u64 pos = ring->ctl->tail, head = ring->ctl->head;
-	const struct nsl_item_hdr *hdr;
+	struct nsl_item_hdr hdr;
+	const void *item;
 
 	*items = 0;
 	*marked = 0;
-	for (; pos != head; pos += hdr->size) {
-		hdr = ring_item(ring, pos, head);
-		if (!hdr)
+	for (; pos != head; pos += hdr.size) {
+		item = ring_item(ring, pos, head, &hdr);
+		if (!item)
 			return;
-		if (hdr->kind == NSL_ITEM_LOSS)
-			*marked += container_of(hdr, struct nsl_loss, hdr)->lost;
-		else if (hdr->kind != NSL_ITEM_PAD)
+		if (hdr.kind == NSL_ITEM_LOSS)
+			*marked += ((const struct nsl_loss *)item)->lost;
+		else if (hdr.kind != NSL_ITEM_PAD)
 			(*items)++;
 	}
 }
@@ -144,7 +145,7 @@ bool __init nslm_ring_selftest(void)
 {
 	const u32 size = PAGE_SIZE;
 	struct selftest_stream st = { };
-	struct nslm_ring ring = { .cpu = 7 };
+	struct nslm_ring ring = { .cpu = 0 };
 	struct ring_move move = { .ring = &ring, .size = size };
 	bool success = true, pads = false;
 	u64 waiting, head;

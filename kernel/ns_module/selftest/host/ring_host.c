@@ -26,15 +26,16 @@ static bool map_take(struct nslm_ring *r, struct selftest_stream *st,
 {
 	struct nsl_ring_ctl *ctl = r->ctl;
 	u64 head = smp_load_acquire(&ctl->head), pos = ctl->tail;
-	const struct nsl_item_hdr *hdr;
+	struct nsl_item_hdr hdr;
+	const void *item;
 
-	for (; pos != head && max; pos += hdr->size) {
-		hdr = ring_item(r, pos, head);
-		if (!hdr)
+	for (; pos != head && max; pos += hdr.size) {
+		item = ring_item(r, pos, head, &hdr);
+		if (!item)
 			return false;
-		if (hdr->kind == NSL_ITEM_PAD)
+		if (hdr.kind == NSL_ITEM_PAD)
 			continue;
-		if (!selftest_check(r, st, (const u8 *)hdr, hdr->size))
+		if (!selftest_check(r, st, item, hdr.size))
 			return false;
 		max--;
 	}

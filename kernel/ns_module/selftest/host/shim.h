@@ -70,6 +70,11 @@ static inline int atomic_cmpxchg(atomic_t *a, int old, int new)
 	return cur;
 }
 #define atomic_set(a, i) ((a)->v = (i))
+#define atomic_set_release(a, i) ((a)->v = (i))
+#define atomic_inc(a) ((a)->v++)
+#define atomic_dec(a) ((a)->v--)
+#define barrier() __asm__ __volatile__("" ::: "memory")
+#define smp_mb() __atomic_thread_fence(__ATOMIC_SEQ_CST)
 #define smp_load_acquire(p) __atomic_load_n(p, __ATOMIC_ACQUIRE)
 #define smp_store_release(p, v) __atomic_store_n(p, v, __ATOMIC_RELEASE)
 #define rcu_read_lock() do { } while (0)

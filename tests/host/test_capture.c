@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nsdump's mapped reader (capture.c) over rings laid out by hand as the
+ * module lays them out: every item comes out once, in order, whole, as
+ * runs that never cross the end of a ring's data (an item that ends it
+ * exactly, a PAD), and every tail ends at its head.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "capture.h"
+#include "tap.h"
+#include "tests.h"
+
+#define RING	4096	/* data bytes per ring */
+#define STRIDE	(4096 + RING)
+
+struct writer {
+	struct nsl_ring_ctl *ctl;
+	unsigned char *data;
+	uint64_t seq;
+};
+
+/* An item of @size bytes at the head: @kind, the next seq after hdr. */
+static void put(struct writer *w, uint16_t kind, uint16_t size)
+{
+	struct nsl_item_hdr *h = (void *)(w->data + w->ctl->head % RING);
+
+	memset(h, 0, size);
+	h->kind = kind;
+	h->size = size;
+	h->cpu = w->ctl->cpu;
+	if (kind != NSL_ITEM_PAD)
+		memcpy(h + 1, &w->seq, 8), w->seq++;
+	w->ctl->head += size;
+}
+
+void test_capture(void)
+{
+	static volatile sig_atomic_t no;
+	unsigned char *map = aligned_alloc(4096, 2 * STRIDE);
+	uint64_t next[2] = { 0, 0 }, runs = 0, items = 0, bad = 0;
+	struct ns_dev d = { .fd = -1, .path = "test" };
+	const unsigned char *p;
+	struct writer w[2];
+	ssize_t n;
+
+	memset(map, 0, 2 * STRIDE);
+	for (int c = 0; c < 2; c++) {
+		w[c].ctl = (void *)(map + c * STRIDE);
+		w[c].data = map + c * STRIDE + 4096;
+		w[c].seq = 0;
+		w[c].ctl->magic = NSL_RING_MAGIC;
+		w[c].ctl->cpu = c;
+		w[c].ctl->size = RING;
+	}
+	/* cpu 0: two events end the data exactly, then on from 0 */
+	w[0].ctl->head = w[0].ctl->tail = 3 * RING - 2 * 152;
+	put(&w[0], NSL_ITEM_EVENT, 152);
+	put(&w[0], NSL_ITEM_EVENT, 152);
+	put(&w[0], NSL_ITEM_LOSS, 32);
+	put(&w[0], NSL_ITEM_EVENT, 152);
+	/* cpu 1: a PAD at the end, with items on both sides of it */
+	w[1].ctl->head = w[1].ctl->tail = RING - 200;
+	put(&w[1], NSL_ITEM_EVENT, 152);
+	put(&w[1], NSL_ITEM_PAD, 48);
+	put(&w[1], NSL_ITEM_LOSS, 32);
+	put(&w[1], NSL_ITEM_EVENT, 152);
+
+	d.map = map;
+	d.stride = STRIDE;
+	d.map_len = 2 * STRIDE;
+	d.info.ncpus = 2;
+	d.info.ring_bytes = RING;
+	d.sysinfo_read = true;
+	while ((n = ns_dev_next(&d, NULL, 0, &p, &no, &no, 0)) > 0) {
+		size_t off = (size_t)(p - map) % STRIDE - 4096;
+
+		runs++;
+		bad += off + n > RING;	/* a run past the end of the data */
+		for (ssize_t pos = 0; pos < n; ) {
+			const struct nsl_item_hdr *h = (const void *)(p + pos);
+			uint64_t seq;
+
+			memcpy(&seq, h + 1, 8);
+			bad += h->kind == NSL_ITEM_PAD || h->cpu > 1 ||
+			       seq != next[h->cpu] || pos + h->size > n;
+			next[h->cpu % 2]++;
+			items++;
+			pos += h->size;
+		}
+		ns_dev_done(&d);
+	}
+	TAP_EQ(n, 0, "capture: the mapped rings read to the end");
+	TAP_EQ(items, 7, "capture: 7 items out of 2 rings (%llu runs)",
+	       (unsigned long long)runs);
+	TAP_EQ(bad, 0, "capture: each once, in order, whole, no run past the end of a ring, no PAD");
+	TAP_EQ(runs, 4, "capture: a run ends where the data does, exactly or at a PAD");
+	TAP_EQ(w[0].ctl->tail, w[0].ctl->head, "capture: cpu 0's tail at its head");
+	TAP_EQ(w[1].ctl->tail, w[1].ctl->head, "capture: cpu 1's tail at its head, past the PAD");
+
+	/* a tail no reader could have: an error, nothing handed out */
+	w[1].ctl->tail = w[1].ctl->head + 8;
+	TAP_EQ(ns_dev_next(&d, NULL, 0, &p, &no, &no, 0), -1,
+	       "capture: a tail past the head is an error (%s)", d.err);
+	free(map);
+}
