@@ -58,6 +58,7 @@
 #include <linux/moduleparam.h>
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
+#include <linux/sched.h>
 #include <linux/sizes.h>
 #include <linux/smp.h>
 #include <linux/stddef.h>
@@ -514,48 +515,75 @@ ssize_t nslm_ring_read(unsigned int cpu, char __user *buf, size_t space)
 			     space);
 }
 
+/* A walk over the items of a ring about to be thrown away. */
+struct ring_walk {
+	u64 pos;	/* where the walk is: from tail on */
+	u64 items;	/* items (not loss markers) seen */
+	u64 first;	/* seq of the first item or marker, if seen */
+	u64 tsc;	/* ... and when it was lost */
+	bool seen;
+	bool bad;	/* no whole item at pos: stop there */
+};
+
 /*
- * What is in a ring about to be thrown away becomes drops: it is, with
- * the pending drops, the tail of the seq stream, so one loss marker
- * covers all of it.
+ * Walk on up to @head.  The items behind head stay as they are until
+ * tail moves, which a resize excludes (the mutex holds off read(), and
+ * map_state a mapper); so most of the walk can run before the ring is
+ * frozen, and only what came since runs with interrupts off.
  */
-static void ring_discard(struct nslm_ring *ring)
+static void ring_walk_to(const struct nslm_ring *ring, struct ring_walk *w,
+			 u64 head)
 {
-	u64 head = ring->head, pos = READ_ONCE(ring->ctl->tail);
 	const struct nsl_loss *loss;
 	struct nsl_item_hdr hdr;
-	u64 items = 0, first = 0;
 	const void *item;
-	bool seen = false;
 
-	if (head - pos > ring->size)
-		return;
-	for (; pos != head; pos += hdr.size) {
-		item = ring_item(ring, pos, head, &hdr);
-		if (!item)
-			break;
-		if (hdr.kind == NSL_ITEM_PAD)
+	for (; !w->bad && w->pos != head; w->pos += hdr.size) {
+		item = ring_item(ring, w->pos, head, &hdr);
+		w->bad = !item;
+		if (w->bad || hdr.kind == NSL_ITEM_PAD)
 			continue;
 		if (hdr.kind == NSL_ITEM_LOSS) {
 			loss = item;
-			if (!seen) {
-				first = READ_ONCE(loss->first_seq);
-				ring->lost_tsc = READ_ONCE(loss->tsc);
+			if (!w->seen) {
+				w->first = READ_ONCE(loss->first_seq);
+				w->tsc = READ_ONCE(loss->tsc);
 			}
 		} else {
-			if (!seen) {
-				first = READ_ONCE(*item_seq((void *)item));
-				ring->lost_tsc = get_cycles();
+			if (!w->seen) {
+				w->first = READ_ONCE(*item_seq((void *)item));
+				w->tsc = get_cycles();
 			}
-			items++;
+			w->items++;
 		}
-		seen = true;
+		w->seen = true;
+		if (need_resched() && !irqs_disabled())
+			cond_resched();
 	}
-	if (!seen)
+}
+
+static void ring_walk_start(const struct nslm_ring *ring, struct ring_walk *w)
+{
+	memset(w, 0, sizeof(*w));
+	w->pos = READ_ONCE(ring->ctl->tail);
+	/* Pairs with the producer's release: the items up to head are whole. */
+	w->bad = smp_load_acquire(&ring->ctl->head) - w->pos > ring->size;
+}
+
+/*
+ * What is in a ring about to be thrown away becomes drops: it is, with
+ * the pending drops, the tail of the seq stream, so one loss marker
+ * covers all of it.  @w has walked part of the way already.
+ */
+static void ring_discard(struct nslm_ring *ring, struct ring_walk *w)
+{
+	ring_walk_to(ring, w, ring->head);
+	if (!w->seen)
 		return;
-	ring->lost_seq = first;
-	ring->lost = ring->offered - first;
-	ring->dropped += items;
+	ring->lost_seq = w->first;
+	ring->lost_tsc = w->tsc;
+	ring->lost = ring->offered - w->first;
+	ring->dropped += w->items;
 }
 
 static void ring_attach(struct nslm_ring *ring, void *area, u32 size)
@@ -574,6 +602,7 @@ struct ring_move {
 	struct nslm_ring *ring;
 	void *area;
 	u32 size;
+	struct ring_walk walk;	/* of the old ring, begun outside */
 };
 
 static void ring_replace(void *arg)
@@ -582,7 +611,7 @@ static void ring_replace(void *arg)
 	struct nslm_ring *ring = m->ring;
 
 	if (ring->ctl)
-		ring_discard(ring);
+		ring_discard(ring, &m->walk);
 	ring_attach(ring, m->area, m->size);
 	if (ring->lost)
 		ring_push_loss(ring);
@@ -647,6 +676,7 @@ int nslm_rings_resize(u64 bytes)
 	unsigned int cpu;
 	void *area, *old;
 	u32 size;
+	u64 head;
 	int ret = 0;
 
 	lockdep_assert_held(&nslm_ring_mutex);
@@ -670,6 +700,12 @@ int nslm_rings_resize(u64 bytes)
 		move.ring = per_cpu_ptr(&nslm_rings, cpu);
 		move.area = area + cpu * ring_stride(size);
 		move.size = size;
+		if (move.ring->ctl) {
+			ring_walk_start(move.ring, &move.walk);
+			/* As above: the items up to this head are whole. */
+			head = smp_load_acquire(&move.ring->ctl->head);
+			ring_walk_to(move.ring, &move.walk, head);
+		}
 		ring_on_cpu(move.ring, ring_replace, &move);
 	}
 	ring_area = area;

@@ -230,6 +230,7 @@ bool __init nslm_ring_selftest(void)
 	if (move.area) {
 		void *old = ring.ctl;
 
+		ring_walk_start(&ring, &move.walk);
 		ring_replace(&move);
 		vfree(old);
 		CHECK(!ring.lost && ring.head == sizeof(struct nsl_loss));

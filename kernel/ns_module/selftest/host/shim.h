@@ -75,6 +75,9 @@ static inline int atomic_cmpxchg(atomic_t *a, int old, int new)
 #define atomic_dec(a) ((a)->v--)
 #define barrier() __asm__ __volatile__("" ::: "memory")
 #define smp_mb() __atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define need_resched() 0
+#define irqs_disabled() 0
+#define cond_resched() do { } while (0)
 #define smp_load_acquire(p) __atomic_load_n(p, __ATOMIC_ACQUIRE)
 #define smp_store_release(p, v) __atomic_store_n(p, v, __ATOMIC_RELEASE)
 #define rcu_read_lock() do { } while (0)
