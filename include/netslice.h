@@ -32,8 +32,11 @@
  * 5: a compact record that started on the CPU of the block's ring
  * (hdr.cpu) says so with NSL_RF_HCPU instead of an extension, which a
  * version-4 reader would take for rcpu.
+ * 6: sampling at NSI (NSIOCSSAMPLE, NSIOCGSAMPLE) and NSL_FILTER_FLOW, a
+ * filter that reads only the flow run at NSI: a packet either refuses
+ * gets no block at all.  Items and trace files are as in version 5.
  */
-#define NSL_ABI_VERSION		5
+#define NSL_ABI_VERSION		6
 
 #define NSL_MAX_RECORDS		16	/* region records in one block */
 #define NSL_MAX_EVENTS		4	/* counter events at once */
@@ -641,15 +644,50 @@ struct nsl_calib {
  * number at 4, 0x50 at 12; for UDP 8 bytes: ports, length at 4.  The total
  * length is the block's len, at least the headers', at most 65535; the
  * program's packet length (BPF_LEN) is len uncapped.  A block with no
- * family (no IP header seen) is rejected by every filter.  Additions: no
- * item or file changes, so no new NSL_ABI_VERSION; an older module answers
- * ENOTTY and a reader filters by itself.
+ * family (no IP header seen) is rejected by every filter.  An older
+ * module answers ENOTTY and a reader filters by itself.
+ *
+ * NSL_FILTER_FLOW (ABI 6) says the program's verdict depends on the flow
+ * alone -- family, protocol, addresses, ports -- and not on the lengths,
+ * the TCP sequence number or BPF_LEN: the core then runs it where a
+ * packet gets its block (NSI), wherever the flow is known there (a TCP
+ * or connected UDP socket's send, a received packet's headers), and a
+ * packet it refuses gets no block, no allocation and no ring traffic.
+ * Where the flow is not known at NSI (an unconnected UDP socket, a VLAN
+ * tag not yet taken off) the block is made and the program runs before
+ * the ring as without the flag.  At NSI the lengths and the sequence
+ * number read as 0.  NSIOCGFILTERED counts both kinds of refusal.
  */
 #define NSL_FILTER_MAX_INSNS	4096	/* BPF_MAXINSNS */
+#define NSL_FILTER_FLOW		0x1
 struct nsl_filter {
 	__u32 len;		/* instructions; 0 = no filter */
-	__u32 flags;		/* must be 0 */
+	__u32 flags;		/* NSL_FILTER_FLOW or 0 */
 	__u64 insns;		/* user pointer to struct sock_filter[len] */
+};
+
+/*
+ * NSIOCSSAMPLE: give a block to 1 in @rate packets (@rate 0 or 1: every
+ * packet), decided at NSI before anything is allocated, after the
+ * filter.  By default packets are picked at random, each NSI on its own
+ * with chance 1/rate (a per-CPU countdown of random length, mean @rate):
+ * a packet sent over loopback or a veth keeps the send side's choice
+ * across the crossing.  NSL_SAMPLE_FLOWS picks 1 in @rate flows
+ * instead, by a hash of the flow that is the same in both directions,
+ * so both ends of a picked connection are seen whole.  Where the flow is
+ * not known at NSI the choice is made before the ring, as the filter's.
+ * Setting it starts the counts again; closing the device turns sampling
+ * off.  NSIOCGSAMPLE returns the setting and, since it was set, the
+ * packets (or blocks) picked and passed over; a reader scales counts by
+ * (taken + skipped) / taken.  @taken and @skipped must be 0 when set.
+ */
+#define NSL_SAMPLE_FLOWS	0x1
+#define NSL_SAMPLE_RATE_MAX	(1u << 24)
+struct nsl_sample {
+	__u32 rate;		/* 1 in rate; 0, 1: every packet */
+	__u32 flags;		/* NSL_SAMPLE_FLOWS or 0 */
+	__u64 taken;		/* NSIOCGSAMPLE: packets given a block */
+	__u64 skipped;		/* NSIOCGSAMPLE: packets passed over */
 };
 
 /*
@@ -735,5 +773,7 @@ static __inline__ __u32 nsl_filter_packet(const struct nsl_filter_flow *f,
 #define NSIOCSRECORDS	_IOW(NSL_IOC_MAGIC, 0x09, struct nsl_record_opts)
 #define NSIOCSFILTER	_IOW(NSL_IOC_MAGIC, 0x0a, struct nsl_filter)
 #define NSIOCGFILTERED	_IOR(NSL_IOC_MAGIC, 0x0b, struct nsl_count)
+#define NSIOCSSAMPLE	_IOW(NSL_IOC_MAGIC, 0x0c, struct nsl_sample)
+#define NSIOCGSAMPLE	_IOR(NSL_IOC_MAGIC, 0x0d, struct nsl_sample)
 
 #endif /* _UAPI_LINUX_NETSLICE_H */

@@ -59,6 +59,7 @@ static int nslm_open(struct inode *inode, struct file *file)
 	nslm_rings_reset();
 	mutex_unlock(&nslm_ring_mutex);
 	nslm_filter_reset();
+	nsl_sample_set(0, 0);
 
 	file->private_data = reader;
 	return stream_open(inode, file);
@@ -75,6 +76,7 @@ static void nslm_reader_choices_reset(void)
 	static const struct nsl_events no_events;
 
 	nslm_filter_reset();
+	nsl_sample_set(0, 0);
 	nsl_records_set(&no_records);
 	nsl_counters_set_mode(NSL_MODE_DURATION);
 	nsl_counters_set(&no_events);
@@ -434,6 +436,25 @@ static int get_filtered(void __user *argp)
 	return copy_to_user(argp, &c, sizeof(c)) ? -EFAULT : 0;
 }
 
+static int set_sample(void __user *argp)
+{
+	struct nsl_sample s;
+
+	if (copy_from_user(&s, argp, sizeof(s)))
+		return -EFAULT;
+	if (s.taken || s.skipped)
+		return -EINVAL;
+	return nsl_sample_set(s.rate, s.flags);
+}
+
+static int get_sample(void __user *argp)
+{
+	struct nsl_sample s;
+
+	nsl_sample_get(&s);
+	return copy_to_user(argp, &s, sizeof(s)) ? -EFAULT : 0;
+}
+
 static int get_packets(void __user *argp)
 {
 	return get_count(argp, false);
@@ -481,6 +502,12 @@ static long nslm_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		break;
 	case NSIOCGFILTERED:
 		handler = get_filtered;
+		break;
+	case NSIOCSSAMPLE:
+		handler = set_sample;
+		break;
+	case NSIOCGSAMPLE:
+		handler = get_sample;
 		break;
 	default:
 		/* Not ours, whoever asks. */

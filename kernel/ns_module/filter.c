@@ -31,26 +31,15 @@ static struct bpf_prog __rcu *filter_prog;	/* filter_mutex; RCU readers */
 static DEFINE_PER_CPU(u64, filter_rejected);	/* by the CPU that refused */
 
 /*
- * The packet of include/netslice.h for @blk: its header bytes written to
+ * The packet of include/netslice.h for @f: its header bytes written to
  * @pkt, their count returned; *@wire gets the packet length BPF_LEN reads.
  */
-static unsigned int flow_packet(const struct nsl_block *blk,
+static unsigned int flow_packet(const struct nsl_filter_flow *f,
 				u8 pkt[NSL_FILTER_PKT_MAX], unsigned int *wire)
 {
-	struct nsl_filter_flow f = {
-		.family = blk->family,
-		.proto = blk->proto,
-		.sport = blk->sport,
-		.dport = blk->dport,
-		.len = blk->len,
-		.tcp_seq = blk->tcp_seq,
-	};
-	unsigned int n;
+	unsigned int n = nsl_filter_packet(f, pkt);
 
-	memcpy(f.saddr, blk->saddr, sizeof(f.saddr));
-	memcpy(f.daddr, blk->daddr, sizeof(f.daddr));
-	n = nsl_filter_packet(&f, pkt);
-	*wire = max(blk->len, n);
+	*wire = max(f->len, n);
 	return n;
 }
 
@@ -68,7 +57,7 @@ struct flow_skb {
 	struct skb_shared_info shinfo;
 };
 
-static bool run(const struct bpf_prog *prog, const struct nsl_block *blk)
+static bool run(const struct bpf_prog *prog, const struct nsl_filter_flow *flow)
 {
 	struct flow_skb f;
 	struct sk_buff *skb = &f.skb;
@@ -76,7 +65,7 @@ static bool run(const struct bpf_prog *prog, const struct nsl_block *blk)
 
 	memset(skb, 0, sizeof(*skb));
 	memset(&f.shinfo, 0, sizeof(f.shinfo));
-	n = flow_packet(blk, f.pkt, &wire);
+	n = flow_packet(flow, f.pkt, &wire);
 	skb->head = f.pkt;
 	skb->data = f.pkt;
 	skb->len = wire;
@@ -88,7 +77,7 @@ static bool run(const struct bpf_prog *prog, const struct nsl_block *blk)
 	return bpf_prog_run_pin_on_cpu(prog, skb) != 0;
 }
 
-bool nslm_filter_admit(const struct nsl_block *blk, void *priv)
+bool nslm_filter_admit(const struct nsl_filter_flow *flow, void *priv)
 {
 	const struct bpf_prog *prog;
 	bool pass;
@@ -98,8 +87,8 @@ bool nslm_filter_admit(const struct nsl_block *blk, void *priv)
 	if (!prog)
 		return true;
 	/* No IP header seen: no packet to run the program over. */
-	pass = (blk->family == AF_INET || blk->family == AF_INET6) &&
-	       run(prog, blk);
+	pass = (flow->family == AF_INET || flow->family == AF_INET6) &&
+	       run(prog, flow);
 	if (!pass)
 		this_cpu_inc(filter_rejected);
 	return pass;
@@ -121,13 +110,20 @@ static bool insns_ok(const struct sock_filter *insns, u32 len)
 	return true;
 }
 
-static void replace(struct bpf_prog *prog)
+/*
+ * The core runs a program at NSI only while it is one that reads just the
+ * flow (@at_init): off before the program changes, on after.
+ */
+static void replace(struct bpf_prog *prog, bool at_init)
 {
 	struct bpf_prog *old;
 
 	mutex_lock(&filter_mutex);
+	nsl_pick_filter_at_init(false);
 	old = rcu_replace_pointer(filter_prog, prog,
 				  lockdep_is_held(&filter_mutex));
+	if (prog && at_init)
+		nsl_pick_filter_at_init(true);
 	mutex_unlock(&filter_mutex);
 	if (old) {
 		/* Every admit() that may hold it is over. */
@@ -143,10 +139,10 @@ int nslm_filter_set(const struct nsl_filter *f)
 	struct bpf_prog *prog;
 	int ret;
 
-	if (f->flags || f->len > NSL_FILTER_MAX_INSNS)
+	if (f->flags & ~NSL_FILTER_FLOW || f->len > NSL_FILTER_MAX_INSNS)
 		return -EINVAL;
 	if (!f->len) {
-		replace(NULL);
+		replace(NULL, false);
 		return 0;
 	}
 	insns = memdup_array_user(u64_to_user_ptr(f->insns), f->len,
@@ -163,7 +159,7 @@ int nslm_filter_set(const struct nsl_filter *f)
 	ret = bpf_prog_create(&prog, &fprog);
 	if (ret)
 		goto out;
-	replace(prog);
+	replace(prog, f->flags & NSL_FILTER_FLOW);
 out:
 	kfree(insns);
 	return ret;
@@ -173,7 +169,7 @@ void nslm_filter_reset(void)
 {
 	int cpu;
 
-	replace(NULL);
+	replace(NULL, false);
 	for_each_possible_cpu(cpu)
 		per_cpu(filter_rejected, cpu) = 0;
 }

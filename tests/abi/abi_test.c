@@ -15,7 +15,7 @@
 
 /* X(expression, value it must have on every ABI) */
 #define ABI_CHECKS(X) \
-	X(NSL_ABI_VERSION, 5) \
+	X(NSL_ABI_VERSION, 6) \
 	X(NSL_MAX_RECORDS, 16) \
 	X(NSL_MAX_EVENTS, 4) \
 	X(NSL_R_MAX, 18) \
@@ -227,7 +227,24 @@
 	X(NSIOCGDROPS, 0x8008B906UL) \
 	X(NSIOCGINFO, 0x8048B907UL) \
 	X(NSIOCGCALIB, 0xC160B908UL) \
-	X(NSIOCSRECORDS, 0x4008B909UL)
+	X(NSIOCSRECORDS, 0x4008B909UL) \
+	\
+	X(SZ(nsl_filter), 16) \
+	X(OFF(nsl_filter, len), 0) \
+	X(OFF(nsl_filter, flags), 4) \
+	X(OFF(nsl_filter, insns), 8) \
+	X(NSL_FILTER_FLOW, 1) \
+	X(NSIOCSFILTER, 0x4010B90AUL) \
+	X(NSIOCGFILTERED, 0x8008B90BUL) \
+	X(SZ(nsl_sample), 24) \
+	X(OFF(nsl_sample, rate), 0) \
+	X(OFF(nsl_sample, flags), 4) \
+	X(OFF(nsl_sample, taken), 8) \
+	X(OFF(nsl_sample, skipped), 16) \
+	X(NSL_SAMPLE_FLOWS, 1) \
+	X(NSL_SAMPLE_RATE_MAX, 0x1000000) \
+	X(NSIOCSSAMPLE, 0x4018B90CUL) \
+	X(NSIOCGSAMPLE, 0x8018B90DUL)
 
 /*
  * Two builds of this file, neither of which is ever run (a host that

@@ -223,15 +223,21 @@ udp_recv() { # <addr> <port> <n> <out>
 	done
 	return 1
 }
-# udp_send <addr> <port> <n>: n datagrams of 500 bytes, 1 ms apart.
+# udp_send <addr> <port> <n> [connect]: n datagrams of 500 bytes, 1 ms
+# apart, from a connected socket with "connect" (its flow known at NSI).
 udp_send() {
 	python3 - "$@" <<-'PY'
 	import socket, sys, time
 	addr, port, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 	fam = socket.AF_INET6 if ":" in addr else socket.AF_INET
 	s = socket.socket(fam, socket.SOCK_DGRAM)
+	if sys.argv[4:] == ["connect"]:
+	    s.connect((addr, port))
+	    send = lambda b: s.send(b)
+	else:
+	    send = lambda b: s.sendto(b, (addr, port))
 	for i in range(n):
-	    s.sendto(b"%04d" % i + b"x" * 496, (addr, port))
+	    send(b"%04d" % i + b"x" * 496)
 	    time.sleep(0.001)
 	PY
 }

@@ -20,7 +20,14 @@ under test, so a layout or numbering mistake on either side shows.
     nsioctl.py filter              NSIOCSFILTER's argument checks, then a
                                    program that refuses everything: under
                                    traffic no block is read and
-                                   NSIOCGFILTERED counts them (TAP)
+                                   NSIOCGFILTERED counts them; the same at
+                                   NSI (NSL_FILTER_FLOW): no block made (TAP)
+    nsioctl.py sample N            NSIOCSSAMPLE's argument checks, then N
+                                   datagrams over loopback sampled 1 in 4:
+                                   every one decided once, a block for
+                                   each taken and no other; then 1 in 2
+                                   flows: each flow whole or absent (TAP)
+    nsioctl.py emitted             the blocks the core has handed over
 
 Exit 0 when every check holds, 1 otherwise.
 """
@@ -69,14 +76,15 @@ CALIB_FMT = "=IIII" + COST_FMT * NSL_C_MAX
 
 FILTER_FMT = "=IIQ"          # struct nsl_filter: u32 len, u32 flags, u64 insns
 COUNT_FMT = "=Q"             # struct nsl_count
+SAMPLE_FMT = "=IIQQ"         # struct nsl_sample: rate, flags, taken, skipped
 
 SIZES = {name: struct.calcsize(fmt) for name, fmt in (
     ("events", EVENTS_FMT), ("mode", MODE_FMT), ("state", STATE_FMT),
     ("info", INFO_FMT), ("calib", CALIB_FMT), ("filter", FILTER_FMT),
-    ("count", COUNT_FMT))}
+    ("count", COUNT_FMT), ("sample", SAMPLE_FMT))}
 # The header says every struct is a multiple of 8 bytes; these are its sizes.
 assert SIZES == {"events": 136, "mode": 8, "state": 8, "info": 72,
-                 "calib": 352, "filter": 16, "count": 8}, SIZES
+                 "calib": 352, "filter": 16, "count": 8, "sample": 24}, SIZES
 
 NSIOCSSTATE = _ioc(_IOC_WRITE, MAGIC, 0x02, SIZES["state"])
 NSIOCSEVENT = _ioc(_IOC_WRITE, MAGIC, 0x03, SIZES["events"])
@@ -85,7 +93,11 @@ NSIOCGINFO = _ioc(_IOC_READ, MAGIC, 0x07, SIZES["info"])
 NSIOCGCALIB = _ioc(_IOC_READ | _IOC_WRITE, MAGIC, 0x08, SIZES["calib"])
 NSIOCSFILTER = _ioc(_IOC_WRITE, MAGIC, 0x0a, SIZES["filter"])
 NSIOCGFILTERED = _ioc(_IOC_READ, MAGIC, 0x0b, SIZES["count"])
+NSIOCSSAMPLE = _ioc(_IOC_WRITE, MAGIC, 0x0c, SIZES["sample"])
+NSIOCGSAMPLE = _ioc(_IOC_READ, MAGIC, 0x0d, SIZES["sample"])
 NSL_FILTER_MAX_INSNS = 4096
+NSL_FILTER_FLOW = 0x1
+NSL_SAMPLE_FLOWS, NSL_SAMPLE_RATE_MAX = 0x1, 1 << 24
 
 # linux/filter.h, linux/bpf_common.h: classic BPF
 BPF_LD, BPF_LDX, BPF_RET, BPF_JMP = 0x00, 0x01, 0x06, 0x05
@@ -102,6 +114,7 @@ SW = {"cpu-clock": 0, "task-clock": 1, "page-faults": 2,
 PERF_COUNT_SW_MAX = 12      # v6.12: ... CGROUP_SWITCHES = 11, MAX
 
 NSL_MODE_DURATION, NSL_MODE_COUNT = 0, 1
+BF_RX = 0x0020              # NSL_BF_RX: carries receive-path regions
 NSL_RF_OPEN, NSL_RF_INVALID = 0x1, 0x2
 NSL_ITEM_BLOCK, NSL_ITEM_LOSS, NSL_ITEM_EVENT, NSL_ITEM_SYSINFO = 1, 2, 3, 4
 NSL_ITEM_CBLOCK = 5		# how an ABI 4 module sends a block
@@ -257,7 +270,7 @@ def cmd_filter(argv):
     cases = [
         ("len 4097", dict(insns=ret0, length=NSL_FILTER_MAX_INSNS + 1), errno.EINVAL),
         ("len 0xffffffff", dict(insns=ret0, length=0xffffffff), errno.EINVAL),
-        ("flags 1", dict(insns=ret0, flags=1), errno.EINVAL),
+        ("flags 2", dict(insns=ret0, flags=2), errno.EINVAL),
         ("insns at address 8", dict(insns=ret0, addr=8), errno.EFAULT),
         ("insns at a kernel address",
          dict(insns=ret0, addr=0xffffffff81000000), errno.EFAULT),
@@ -284,23 +297,37 @@ def cmd_filter(argv):
     tap(get_filtered(fd) == 0, "NSIOCGFILTERED 0 after refused programs")
     err = set_filter(fd, [])
     tap(err == 0, "NSIOCSFILTER len 0 (no filter) accepted (got %s)" % name(err))
-    # Refuse everything; traffic on loopback makes blocks; none is read.
-    err = set_filter(fd, ret0)
-    tap(err == 0, "NSIOCSFILTER 'ret #0' accepted (got %s)" % name(err))
-    fcntl.ioctl(fd, NSIOCSSTATE, bytearray(struct.pack(STATE_FMT, 1, 0)), True)
-    info0 = get_info(fd)
+    # Refuse everything before the ring, then at NSI: traffic on loopback
+    # makes blocks in the first case, none in the second; none is read.
+    for flags, where in ((0, "before the ring"), (NSL_FILTER_FLOW, "at NSI")):
+        err = set_filter(fd, ret0, flags=flags)
+        tap(err == 0, "NSIOCSFILTER 'ret #0' %s accepted (got %s)"
+            % (where, name(err)))
+        refuse_all(fd, tap, secs, flags)
+        os.close(fd)
+        fd = os.open(DEV, os.O_RDONLY | os.O_NONBLOCK)
+        tap(get_filtered(fd) == 0, "a new open: no filter, nothing counted (%d)"
+            % get_filtered(fd))
+    os.close(fd)
+    return tap.done()
+
+
+def loopback_tcp(secs, fd=None, kinds=None):
+    """1000-byte writes over a loopback connection for @secs; reads what
+    @fd has meanwhile into @kinds.  Returns the writes."""
     srv = socket.socket()
     srv.bind(("127.0.0.1", 0))
     srv.listen(1)
     cli = socket.create_connection(srv.getsockname())
     con, _ = srv.accept()
-    kinds = {}
     end = time.time() + secs
     sent = 0
     while time.time() < end:
         cli.sendall(b"x" * 1000)
         con.recv(65536)
         sent += 1
+        if fd is None:
+            continue
         try:
             buf = os.read(fd, 1 << 20)
         except BlockingIOError:
@@ -310,13 +337,28 @@ def cmd_filter(argv):
     cli.close()
     con.close()
     srv.close()
-    # Off: no new blocks (switching waits for a grace period); those of
-    # skbs still in flight (the FINs, their ACKs) come as they are freed.
+    return sent
+
+
+def collect_off_drained(fd):
+    """Collection off, and the blocks of skbs still in flight (the FINs,
+    their ACKs) emitted as they are freed: returns the emitted count once
+    it stops moving."""
     fcntl.ioctl(fd, NSIOCSSTATE, bytearray(struct.pack(STATE_FMT, 0, 0)), True)
     emitted = -1
     while emitted != get_info(fd)["emitted"]:
         emitted = get_info(fd)["emitted"]
         time.sleep(0.3)
+    return emitted
+
+
+def refuse_all(fd, tap, secs, flags):
+    where = "at NSI" if flags & NSL_FILTER_FLOW else "before the ring"
+    fcntl.ioctl(fd, NSIOCSSTATE, bytearray(struct.pack(STATE_FMT, 1, 0)), True)
+    info0 = get_info(fd)
+    kinds = {}
+    sent = loopback_tcp(secs, fd, kinds)
+    emitted = collect_off_drained(fd)
     try:
         buf = os.read(fd, 1 << 20)
         for kind in parse_kinds(buf):
@@ -326,17 +368,179 @@ def cmd_filter(argv):
     refused = get_filtered(fd)
     emitted -= info0["emitted"]
     fcntl.ioctl(fd, NSIOCSSTATE, bytearray(struct.pack(STATE_FMT, 1, 0)), True)
-    print("# %d writes over loopback; items read by kind %s; %d refused, "
-          "%d emitted by the core" % (sent, kinds, refused, emitted))
+    print("# 'ret #0' %s: %d writes over loopback; items read by kind %s; "
+          "%d refused, %d emitted by the core" % (where, sent, kinds, refused,
+                                                 emitted))
     nblocks = kinds.get(NSL_ITEM_BLOCK, 0) + kinds.get(NSL_ITEM_CBLOCK, 0)
-    tap(nblocks == 0, "'ret #0': no block read (%d)" % nblocks)
-    tap(refused >= sent and refused == emitted,
-        "'ret #0': every block emitted (%d) refused (%d), at least one per write (%d)"
-        % (emitted, refused, sent))
+    tap(nblocks == 0, "'ret #0' %s: no block read (%d)" % (where, nblocks))
+    if flags & NSL_FILTER_FLOW:
+        tap(refused >= sent and emitted == 0,
+            "'ret #0' at NSI: no block made (%d emitted), every packet refused "
+            "(%d), at least one per write (%d)" % (emitted, refused, sent))
+    else:
+        tap(refused >= sent and refused == emitted,
+            "'ret #0' before the ring: every block emitted (%d) refused (%d), "
+            "at least one per write (%d)" % (emitted, refused, sent))
+
+
+def set_sample(fd, rate, flags=0, taken=0, skipped=0):
+    arg = bytearray(struct.pack(SAMPLE_FMT, rate, flags, taken, skipped))
+    return ioctl_errno(fd, NSIOCSSAMPLE, arg)
+
+
+def get_sample(fd):
+    buf = bytearray(SIZES["sample"])
+    fcntl.ioctl(fd, NSIOCGSAMPLE, buf, True)
+    return dict(zip(("rate", "flags", "taken", "skipped"),
+                    struct.unpack(SAMPLE_FMT, buf)))
+
+
+def read_blocks(fd, out):
+    """Every block @fd has now, decoded, appended to @out."""
+    while True:
+        try:
+            buf = os.read(fd, 1 << 20)
+        except BlockingIOError:
+            return
+        pos = 0
+        while pos + 8 <= len(buf):
+            kind, size, _ = struct.unpack_from("=HHI", buf, pos)
+            if kind in (NSL_ITEM_BLOCK, NSL_ITEM_CBLOCK):
+                out.append(nspath.decode_block(kind, buf[pos:pos + size]))
+            elif kind == NSL_ITEM_LOSS:
+                raise ValueError("blocks lost")
+            pos += size
+
+
+def flows_sampled(fd, tap, nflows=16, nloose=4, per=20):
+    """1 in 2 flows: @nflows connected UDP flows over loopback (decided at
+    NSI from the socket) and @nloose unconnected ones (decided before the
+    ring from the block): each flow is in the trace whole or not at all."""
+    rx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    rx.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
+    rx.bind(("127.0.0.1", 0))
+    port = rx.getsockname()[1]
+    txs = []
+    for i in range(nflows + nloose):
+        t = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        t.bind(("127.0.0.1", 0))
+        if i < nflows:
+            t.connect(("127.0.0.1", port))
+        txs.append(t)
+    tap(set_sample(fd, 2, NSL_SAMPLE_FLOWS) == 0, "NSIOCSSAMPLE 1 in 2 flows")
+    fcntl.ioctl(fd, NSIOCSSTATE, bytearray(struct.pack(STATE_FMT, 1, 0)), True)
+    blocks = []
+    for i in range(per):
+        for j, t in enumerate(txs):
+            if j < nflows:
+                t.send(b"y" * 100)
+            else:
+                t.sendto(b"y" * 100, ("127.0.0.1", port))
+            rx.recv(2048)
+        read_blocks(fd, blocks)
+    collect_off_drained(fd)
+    read_blocks(fd, blocks)
+    s = get_sample(fd)
+    per_flow = {}
+    for b in blocks:
+        if b["proto"] == 17 and b["dport"] == port:
+            per_flow[b["sport"]] = per_flow.get(b["sport"], 0) + 1
+    counts = [per_flow.get(t.getsockname()[1], 0) for t in txs]
+    for t in txs:
+        t.close()
+    rx.close()
+    taken = sum(1 for c in counts if c)
+    print("# 1 in 2 flows: blocks per flow %s; %s" % (counts, s))
+    tap(all(c in (0, per) for c in counts),
+        "every flow whole or not at all (%s)" % counts)
+    tap(s["taken"] + s["skipped"] == per * len(txs) and
+        s["taken"] == per * taken,
+        "every datagram decided once (%d + %d == %d), taken those of the "
+        "%d flows in the trace" % (s["taken"], s["skipped"], per * len(txs),
+                                   taken))
+    tap(0 < sum(1 for c in counts[:nflows] if c) < nflows,
+        "some connected flows in, some out (%d of %d in)"
+        % (sum(1 for c in counts[:nflows] if c), nflows))
+
+
+def cmd_emitted(argv):
+    """Prints the core's count of blocks handed to the module."""
+    fd = os.open(DEV, os.O_RDONLY | os.O_NONBLOCK)
+    print(get_info(fd)["emitted"])
+    os.close(fd)
+    return 0
+
+
+def cmd_sample(argv):
+    """Argument checks; N datagrams over loopback, 1 in 4 sampled."""
+    n = int(argv[0]) if argv else 2000
+    tap = Tap()
+    name = lambda e: errno.errorcode.get(e, e)
+    fd = os.open(DEV, os.O_RDONLY | os.O_NONBLOCK)
+    s = get_sample(fd)
+    tap(s == {"rate": 1, "flags": 0, "taken": 0, "skipped": 0},
+        "a new open: every packet, nothing counted (%s)" % s)
+    for what, kw, want in [
+            ("flags 2", dict(rate=4, flags=2), errno.EINVAL),
+            ("rate 2^24 + 1", dict(rate=NSL_SAMPLE_RATE_MAX + 1), errno.EINVAL),
+            ("rate 2^32 - 1", dict(rate=0xffffffff), errno.EINVAL),
+            ("taken 1", dict(rate=4, taken=1), errno.EINVAL),
+            ("skipped 1", dict(rate=4, skipped=1), errno.EINVAL),
+            ("rate 2^24 flows", dict(rate=NSL_SAMPLE_RATE_MAX,
+                                     flags=NSL_SAMPLE_FLOWS), 0),
+            ("rate 0", dict(rate=0), 0)]:
+        err = set_sample(fd, **kw)
+        tap(err == want, "NSIOCSSAMPLE %s -> %s (got %s)"
+            % (what, name(want), name(err)))
+    s = get_sample(fd)
+    tap(s["rate"] == 1 and s["flags"] == 0,
+        "rate 0 reads back as 1 in 1 (%s)" % s)
+
+    # Unconnected sends: the flow is not known at NSI, packet sampling
+    # does not need it.  Each datagram crosses loopback, its receive side
+    # in the block its send side was given, or in none.
+    rx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    rx.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
+    rx.bind(("127.0.0.1", 0))
+    tx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    port = rx.getsockname()[1]
+    tap(set_sample(fd, 4) == 0, "NSIOCSSAMPLE 1 in 4 packets")
+    fcntl.ioctl(fd, NSIOCSSTATE, bytearray(struct.pack(STATE_FMT, 1, 0)), True)
+    blocks = []
+    got = 0
+    for i in range(n):
+        tx.sendto(b"%05d" % i + b"x" * 195, ("127.0.0.1", port))
+        rx.recv(2048)
+        got += 1
+        if i % 64 == 63:
+            read_blocks(fd, blocks)
+    collect_off_drained(fd)
+    read_blocks(fd, blocks)
+    s = get_sample(fd)
+    udp = [b for b in blocks if b["proto"] == 17 and port in
+           (b["sport"], b["dport"])]
+    rx_only = [b for b in udp if b["dir"] == 1]
+    whole = [b for b in udp if b["dir"] == 0 and b["flags"] & BF_RX]
+    print("# %d datagrams sent and read over loopback, 1 in 4: %s; "
+          "%d UDP blocks (%d send+receive, %d receive only)"
+          % (got, s, len(udp), len(whole), len(rx_only)))
+    tap(s["taken"] + s["skipped"] == n,
+        "every datagram decided once: taken %d + skipped %d == %d sent"
+        % (s["taken"], s["skipped"], n))
+    tap(len(udp) == s["taken"] and len(whole) == len(udp),
+        "a block per datagram taken (%d == %d), each with its receive side "
+        "(%d)" % (len(udp), s["taken"], len(whole)))
+    tap(not rx_only, "no receive side sampled on its own (%d)" % len(rx_only))
+    tap(n // 8 <= s["taken"] <= n // 2,
+        "1 in 4: %d taken of %d (between 1 in 8 and 1 in 2)" % (s["taken"], n))
+    tx.close()
+    rx.close()
+    flows_sampled(fd, tap)
     os.close(fd)
     fd = os.open(DEV, os.O_RDONLY | os.O_NONBLOCK)
-    tap(get_filtered(fd) == 0, "a new open: no filter, nothing counted (%d)"
-        % get_filtered(fd))
+    s = get_sample(fd)
+    tap(s["rate"] == 1 and s["taken"] == 0 and s["skipped"] == 0,
+        "a new open: sampling off, nothing counted (%s)" % s)
     os.close(fd)
     return tap.done()
 
@@ -605,7 +809,8 @@ def cmd_faultsend(argv):
 
 def main(argv):
     cmds = {"einval": cmd_einval, "calib": cmd_calib, "switch": cmd_switch,
-            "faultsend": cmd_faultsend, "sink": cmd_sink, "filter": cmd_filter}
+            "faultsend": cmd_faultsend, "sink": cmd_sink, "filter": cmd_filter,
+            "sample": cmd_sample, "emitted": cmd_emitted}
     if len(argv) < 2 or argv[1] not in cmds:
         print(__doc__)
         return 2

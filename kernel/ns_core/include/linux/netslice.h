@@ -21,11 +21,13 @@ struct sock;
 /*
  * A receiver gets every item (finished blocks, event records) in any
  * context, on the CPU that produced it; item->size says how much to copy.
- * admit(), if set, is asked first about each block, with its addresses
- * still in it: a block it refuses is not delivered.
+ * admit(), if set, is asked about each block's flow, addresses included,
+ * before the block is delivered -- or at NSI, before there is a block,
+ * after nsl_pick_filter_at_init(true): a packet it refuses gets no block
+ * or is not delivered.
  */
 struct nsl_receiver {
-	bool (*admit)(const struct nsl_block *blk, void *priv);
+	bool (*admit)(const struct nsl_filter_flow *flow, void *priv);
 	void (*deliver)(const struct nsl_item_hdr *item, void *priv);
 	void *priv;
 };
@@ -44,6 +46,11 @@ enum nsl_state_bit {
 	NSL_ST_RETRANS,		/* template: TCP counts the next one as resent */
 };
 
+/* nsl_skb_block.picked: what was decided at NSI (pick.c) */
+#define NSL_PK_SEEN		0x1	/* an NSI decided what it could */
+#define NSL_PK_FILTER		0x2	/* the reader's filter passed it */
+#define NSL_PK_SAMPLE		0x4	/* sampling took it */
+
 /* The payload of SKB_EXT_NETSLICE. */
 struct nsl_skb_block {
 	const struct sk_buff *owner;	/* the skb handed to the driver */
@@ -51,6 +58,7 @@ struct nsl_skb_block {
 	u32 gen;			/* counter set of this block */
 	u8 nopen;			/* records open now */
 	bool sealed;			/* no merging into the last record */
+	u8 picked;			/* NSL_PK_* */
 	/* per region: 1 + the record its last START opened (record.h) */
 	u8 open_hint[NSL_R_MAX];
 	/*
@@ -87,8 +95,13 @@ int nsl_counters_set(const struct nsl_events *req);
 int nsl_counters_set_mode(u32 mode);
 int nsl_calibrate(struct nsl_calib *c);
 int nsl_records_set(const struct nsl_record_opts *opts);
+/* admit() reads only the flow: run it at NSI too (NSL_FILTER_FLOW). */
+void nsl_pick_filter_at_init(bool on);
+int nsl_sample_set(u32 rate, u32 flags);
+void nsl_sample_get(struct nsl_sample *s);
 
 void __nsl_init(struct sk_buff *skb, int dir);
+void __nsl_init_sk(struct sk_buff *skb, struct sock *sk);
 void __nsl_start(int region, struct sk_buff *skb);
 void __nsl_stop(int region, struct sk_buff *skb);
 void __nsl_exit(struct sk_buff *skb);
@@ -137,6 +150,7 @@ void nsl_ext_cow(const struct sk_buff *skb, void *new, void *old);
 #define NET_SLICE_CONF			0
 
 static inline void __nsl_init(struct sk_buff *skb, int dir) {}
+static inline void __nsl_init_sk(struct sk_buff *skb, struct sock *sk) {}
 static inline void __nsl_start(int region, struct sk_buff *skb) {}
 static inline void __nsl_stop(int region, struct sk_buff *skb) {}
 static inline void __nsl_exit(struct sk_buff *skb) {}
@@ -175,6 +189,8 @@ static inline bool __nsl_has_block(const struct sk_buff *skb)
 #endif /* CONFIG_NETSLICE */
 
 #define NET_SLICE_INIT(skb, dir)	NSL_HOOK(__nsl_init(skb, dir))
+/* NSI of a socket's new skb to send: its flow is the socket's. */
+#define NET_SLICE_INIT_SK(skb, sk)	NSL_HOOK(__nsl_init_sk(skb, sk))
 #define NET_SLICE_START(id, skb)	NSL_HOOK(__nsl_start(id, skb))
 #define NET_SLICE_STOP(id, skb)		NSL_HOOK(__nsl_stop(id, skb))
 #define NET_SLICE_EXIT(skb)		NSL_HOOK(__nsl_exit(skb))

@@ -87,8 +87,24 @@ void __nsl_init(struct sk_buff *skb, int dir)
 	b->state = dir == NSL_DIR_RX ? BIT(NSL_ST_ELIGIBLE) : 0;
 	b->nopen = 0;
 	b->sealed = false;
+	b->picked = 0;
 }
 EXPORT_SYMBOL_GPL(__nsl_init);
+
+/* A socket's new skb to send: a block if the filter and sampling say so. */
+void __nsl_init_sk(struct sk_buff *skb, struct sock *sk)
+{
+	struct nsl_skb_block *b;
+	u8 picked;
+
+	if (!nsl_pick_sk(sk, &picked))
+		return;
+	__nsl_init(skb, NSL_DIR_TX);
+	b = nsl_block_of(skb);
+	if (b)
+		b->picked = picked;
+}
+EXPORT_SYMBOL_GPL(__nsl_init_sk);
 
 /*
  * A copy of a block for one part of a split skb.  The records closed
@@ -392,69 +408,29 @@ EXPORT_SYMBOL_GPL(__nsl_eat);
  * Does [@p, @p + @len) lie in @skb's linear data?  Headers are read only
  * there (a block's flow is worth no pull).
  */
-static bool nsl_linear(const struct sk_buff *skb, const void *p,
-		       unsigned int len)
-{
-	return (const u8 *)p >= skb->head &&
-	       (const u8 *)p + len <= skb_tail_pointer(skb);
-}
-
 /*
  * The flow of @skb from its network and transport headers: family,
  * protocol, header lengths, ports, addresses, and the TCP sequence.
- * Headers not in the linear data leave their fields as they were.  An
- * IPv6 packet with extension headers is taken with the first next-header
- * as its protocol (no ports): the stack's own parsing is not repeated.
+ * Headers not in the linear data leave their fields as they were.
  */
 static void nsl_flow(struct nsl_block *blk, const struct sk_buff *skb)
 {
-	const u8 *th = NULL;
+	struct nsl_hdrs h;
 
-	if (skb->protocol == htons(ETH_P_IP)) {
-		const struct iphdr *iph = ip_hdr(skb);
-
-		if (!nsl_linear(skb, iph, sizeof(*iph)) || iph->version != 4)
-			return;
-		blk->family = AF_INET;
-		blk->proto = iph->protocol;
-		blk->nhlen = iph->ihl * 4;
-		memcpy(blk->saddr, &iph->saddr, 4);
-		memcpy(blk->daddr, &iph->daddr, 4);
-		if (!(iph->frag_off & htons(IP_OFFSET)))
-			th = (const u8 *)iph + blk->nhlen;
-	} else if (skb->protocol == htons(ETH_P_IPV6)) {
-		const struct ipv6hdr *ip6 = ipv6_hdr(skb);
-
-		if (!nsl_linear(skb, ip6, sizeof(*ip6)) || ip6->version != 6)
-			return;
-		blk->family = AF_INET6;
-		blk->proto = ip6->nexthdr;
-		blk->nhlen = sizeof(*ip6);
-		memcpy(blk->saddr, &ip6->saddr, 16);
-		memcpy(blk->daddr, &ip6->daddr, 16);
-		th = (const u8 *)(ip6 + 1);
-	} else {
+	if (!nsl_parse(skb, skb_network_header(skb), &h))
 		return;
-	}
-	if (!th)
+	blk->family = h.f.family;
+	blk->proto = h.f.proto;
+	blk->nhlen = h.nhlen;
+	memcpy(blk->saddr, h.f.saddr, sizeof(blk->saddr));
+	memcpy(blk->daddr, h.f.daddr, sizeof(blk->daddr));
+	if (!h.ports)
 		return;
-	if (blk->proto == IPPROTO_TCP &&
-	    nsl_linear(skb, th, sizeof(struct tcphdr))) {
-		const struct tcphdr *t = (const struct tcphdr *)th;
-
-		blk->sport = ntohs(t->source);
-		blk->dport = ntohs(t->dest);
-		blk->thlen = t->doff * 4;
-		blk->tcp_seq = ntohl(t->seq);
-	} else if ((blk->proto == IPPROTO_UDP ||
-		    blk->proto == IPPROTO_UDPLITE) &&
-		   nsl_linear(skb, th, sizeof(struct udphdr))) {
-		const struct udphdr *u = (const struct udphdr *)th;
-
-		blk->sport = ntohs(u->source);
-		blk->dport = ntohs(u->dest);
-		blk->thlen = sizeof(*u);
-	}
+	blk->sport = h.f.sport;
+	blk->dport = h.f.dport;
+	blk->thlen = h.thlen;
+	if (h.f.proto == IPPROTO_TCP)
+		blk->tcp_seq = h.f.tcp_seq;
 }
 
 /*
@@ -641,12 +617,29 @@ void __nsl_rx(struct sk_buff *skb)
 	struct nsl_skb_block *b = nsl_block_of(skb);
 	struct nsl_block *blk;
 
+	u8 picked;
+
 	if (!b) {
+		if (!nsl_pick_rx(skb, &picked))
+			return;
 		__nsl_init(skb, NSL_DIR_RX);
 		b = nsl_block_of(skb);
 		if (!b)
 			return;
+		b->picked = picked;
 		nsl_rx_nic_since_poll(b);
+	} else if (!b->picked) {
+		/*
+		 * A driver's own NSI made it before the headers were known
+		 * (e1000): the choice is made now, and a packet passed over
+		 * loses its block before anything else is written to it.
+		 */
+		if (!nsl_pick_rx(skb, &picked)) {
+			clear_bit(NSL_ST_ELIGIBLE, &b->state);
+			skb_ext_del(skb, SKB_EXT_NETSLICE);
+			return;
+		}
+		b->picked = picked;
 	}
 	if (!test_bit(NSL_ST_ELIGIBLE, &b->state))
 		return;
@@ -734,12 +727,17 @@ void __nsl_dgram(struct sk_buff *skb, struct sock *sk)
 {
 	struct nsl_skb_block *b;
 
+	u8 picked;
+
 	if (sk->sk_protocol != IPPROTO_UDP && sk->sk_protocol != IPPROTO_UDPLITE)
+		return;
+	if (!nsl_pick_sk(sk, &picked))
 		return;
 	__nsl_init(skb, NSL_DIR_TX);
 	b = nsl_block_of(skb);
 	if (!b)
 		return;
+	b->picked = picked;
 	b->blk.conn = sock_gen_cookie(sk);
 	b->blk.proto = sk->sk_protocol;
 	b->state = BIT(NSL_ST_ELIGIBLE);
@@ -747,25 +745,9 @@ void __nsl_dgram(struct sk_buff *skb, struct sock *sk)
 }
 EXPORT_SYMBOL_GPL(__nsl_dgram);
 
-/*
- * A block meets the receiver's filter with its whole flow, and leaves with
- * its addresses only when the reader asked for them.
- */
-static bool nsl_admit(const struct nsl_receiver *rcv,
-		      struct nsl_item_hdr *item)
+const struct nsl_receiver *nsl_receiver(void)
 {
-	struct nsl_block *blk;
-
-	if (item->kind != NSL_ITEM_BLOCK)
-		return true;
-	blk = container_of(item, struct nsl_block, hdr);
-	if (rcv->admit && !rcv->admit(blk, rcv->priv))
-		return false;
-	if (!nsl_flow_addr_on()) {
-		memset(blk->saddr, 0, sizeof(blk->saddr));
-		memset(blk->daddr, 0, sizeof(blk->daddr));
-	}
-	return true;
+	return rcu_dereference(nsl_rcv);
 }
 
 void nsl_deliver(struct nsl_item_hdr *item)
@@ -776,9 +758,33 @@ void nsl_deliver(struct nsl_item_hdr *item)
 	rcv = rcu_dereference(nsl_rcv);
 	if (rcv) {
 		this_cpu_inc(nsl_emit_count);
-		if (nsl_admit(rcv, item))
-			rcv->deliver(item, rcv->priv);
+		rcv->deliver(item, rcv->priv);
 	}
+	rcu_read_unlock();
+}
+
+/*
+ * A block is chosen with its whole flow (what NSI left undecided), and
+ * leaves with its addresses only when the reader asked for them.
+ */
+static void nsl_deliver_block(struct nsl_skb_block *b)
+{
+	const struct nsl_receiver *rcv;
+	struct nsl_block *blk = &b->blk;
+
+	rcu_read_lock();
+	rcv = rcu_dereference(nsl_rcv);
+	if (!rcv)
+		goto out;
+	this_cpu_inc(nsl_emit_count);
+	if (!nsl_pick_emit(blk, b->picked))
+		goto out;
+	if (!nsl_flow_addr_on()) {
+		memset(blk->saddr, 0, sizeof(blk->saddr));
+		memset(blk->daddr, 0, sizeof(blk->daddr));
+	}
+	rcv->deliver(&blk->hdr, rcv->priv);
+out:
 	rcu_read_unlock();
 }
 
@@ -799,7 +805,7 @@ static void nsl_emit(struct nsl_skb_block *b)
 	    (!b->owner || nsl_open_record(b, NSL_R_LINK)))
 		blk->flags |= NSL_BF_NOXMIT;
 	blk->hdr.size = NSL_BLOCK_SIZE(blk->nrec);
-	nsl_deliver(&blk->hdr);
+	nsl_deliver_block(b);
 }
 
 /*

@@ -24,6 +24,29 @@ static inline u64 nsl_now(void)
 
 /* Hands @item to the registered receiver, if any. */
 void nsl_deliver(struct nsl_item_hdr *item);
+/* The registered receiver; the caller holds rcu_read_lock(). */
+const struct nsl_receiver *nsl_receiver(void);
+
+/* What a packet's headers say (nsl_parse()). */
+struct nsl_hdrs {
+	struct nsl_filter_flow f;	/* len 0: not read from them */
+	u16 nhlen;		/* network header */
+	u16 thlen;		/* transport header, 0 if not read */
+	u32 payload;		/* transport payload (TCP, UDP) */
+	bool ports;		/* the transport header was read */
+};
+
+bool nsl_parse(const struct sk_buff *skb, const u8 *nh, struct nsl_hdrs *h);
+
+/*
+ * Which packets get a block (pick.c).  Each returns false for a packet
+ * passed over (filtered out or not sampled) and sets *picked to what it
+ * decided, for the block to keep; nsl_pick_emit() decides the rest before
+ * the ring, under rcu_read_lock().
+ */
+bool nsl_pick_sk(const struct sock *sk, u8 *picked);
+bool nsl_pick_rx(const struct sk_buff *skb, u8 *picked);
+bool nsl_pick_emit(const struct nsl_block *blk, u8 picked);
 
 /* Event records (events.c). */
 bool nsl_records_on(void);

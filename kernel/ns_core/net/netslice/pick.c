@@ -1,0 +1,392 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * NetSlice core: which packets get a block.
+ *
+ * A reader that wants one flow, or 1 in N packets, should cost the others
+ * nothing: the choice is made where a block would be made (NSI), before
+ * the skb extension is allocated.  Two choices are made, in this order:
+ *
+ *  - the reader's filter, when it reads only the flow (NSL_FILTER_FLOW):
+ *    the receiver's admit() over the flow, which NSI knows from the
+ *    socket on the send side and from the headers on the receive side;
+ *  - sampling (NSIOCSSAMPLE): 1 in N packets at random, or 1 in N flows
+ *    by a hash that is the same for both directions of a flow.
+ *
+ * Where NSI does not know the flow (an unconnected UDP socket sends to an
+ * address per datagram; a frame whose IP header is not yet in the linear
+ * data), the block is made and the choice that needs the flow is made
+ * before the ring instead (nsl_pick_emit()), with the same function: the
+ * outcome for a packet does not depend on where it was decided.  What was
+ * decided travels in the block (nsl_skb_block.picked), and so with every
+ * copy of it.
+ *
+ * A packet that crosses loopback or a veth keeps the choice its send side
+ * (or its first receive, for one forwarded into a container) made: one
+ * that arrives there without a block was passed over already, unless it
+ * is one no NSI saw before (a TCP segment without payload: an ACK, a SYN).
+ *
+ * The setting is read without a lock: a packet in flight while it changes
+ * is decided by the old setting or the new one.
+ */
+
+#include <linux/netslice.h>
+#include <linux/skbuff.h>
+#include <linux/netdevice.h>
+#include <linux/percpu.h>
+#include <linux/random.h>
+#include <linux/jhash.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/tcp.h>
+#include <linux/udp.h>
+#include <linux/string.h>
+#include <net/sock.h>
+#include <net/inet_sock.h>
+#include <net/ip.h>
+#include <net/ipv6.h>
+#include <linux/rtnetlink.h>
+
+#include "core.h"
+
+/*
+ * Sampling, as set by nsl_sample_set(): rate in the low half, flags in
+ * the high half, one word so that a reader never sees a rate with the
+ * other setting's flags.  The seed makes the flow hash unguessable from
+ * outside (no crafted flow can be sure to be seen or hidden).
+ */
+static u64 nsl_sample_conf;
+static u32 nsl_sample_seed;
+static bool nsl_filter_at_init;
+
+/* Packets this CPU may pass over before it takes the next one. */
+static DEFINE_PER_CPU(int, nsl_sample_left);
+static DEFINE_PER_CPU(u64, nsl_sample_taken);
+static DEFINE_PER_CPU(u64, nsl_sample_skipped);
+
+static inline u32 nsl_conf_rate(u64 conf)
+{
+	return (u32)conf;
+}
+
+static inline bool nsl_conf_flows(u64 conf)
+{
+	return (conf >> 32) & NSL_SAMPLE_FLOWS;
+}
+
+static inline bool nsl_linear(const struct sk_buff *skb, const void *p,
+			      unsigned int len)
+{
+	return (const u8 *)p >= skb->head &&
+	       (const u8 *)p + len <= skb_tail_pointer(skb);
+}
+
+/*
+ * The headers of @skb, its IP header at @nh: family, protocol, header
+ * lengths, ports, addresses, the TCP sequence, the transport payload.
+ * False when no IP header is in the linear data; ports stay 0 (and
+ * h->ports false) when the transport header is not.  An IPv6 packet with
+ * extension headers is taken with the first next-header as its protocol
+ * (no ports): the stack's own parsing is not repeated.
+ */
+bool nsl_parse(const struct sk_buff *skb, const u8 *nh, struct nsl_hdrs *h)
+{
+	struct nsl_filter_flow *f = &h->f;
+	const u8 *th = NULL;
+	u32 total = 0;
+
+	memset(h, 0, sizeof(*h));
+	if (skb->protocol == htons(ETH_P_IP)) {
+		const struct iphdr *iph = (const struct iphdr *)nh;
+
+		if (!nsl_linear(skb, iph, sizeof(*iph)) || iph->version != 4)
+			return false;
+		f->family = AF_INET;
+		f->proto = iph->protocol;
+		h->nhlen = iph->ihl * 4;
+		total = ntohs(iph->tot_len);
+		memcpy(f->saddr, &iph->saddr, 4);
+		memcpy(f->daddr, &iph->daddr, 4);
+		if (!(iph->frag_off & htons(IP_OFFSET)))
+			th = nh + h->nhlen;
+	} else if (skb->protocol == htons(ETH_P_IPV6)) {
+		const struct ipv6hdr *ip6 = (const struct ipv6hdr *)nh;
+
+		if (!nsl_linear(skb, ip6, sizeof(*ip6)) || ip6->version != 6)
+			return false;
+		f->family = AF_INET6;
+		f->proto = ip6->nexthdr;
+		h->nhlen = sizeof(*ip6);
+		total = sizeof(*ip6) + ntohs(ip6->payload_len);
+		memcpy(f->saddr, &ip6->saddr, 16);
+		memcpy(f->daddr, &ip6->daddr, 16);
+		th = (const u8 *)(ip6 + 1);
+	} else {
+		return false;
+	}
+	if (!th)
+		return true;
+	if (f->proto == IPPROTO_TCP &&
+	    nsl_linear(skb, th, sizeof(struct tcphdr))) {
+		const struct tcphdr *t = (const struct tcphdr *)th;
+
+		f->sport = ntohs(t->source);
+		f->dport = ntohs(t->dest);
+		f->tcp_seq = ntohl(t->seq);
+		h->thlen = t->doff * 4;
+		h->ports = true;
+	} else if ((f->proto == IPPROTO_UDP ||
+		    f->proto == IPPROTO_UDPLITE) &&
+		   nsl_linear(skb, th, sizeof(struct udphdr))) {
+		const struct udphdr *u = (const struct udphdr *)th;
+
+		f->sport = ntohs(u->source);
+		f->dport = ntohs(u->dest);
+		h->thlen = sizeof(*u);
+		h->ports = true;
+	}
+	if (h->ports && total > h->nhlen + h->thlen)
+		h->payload = total - h->nhlen - h->thlen;
+	return true;
+}
+
+/*
+ * The flow of a connected socket @sk, as its packets' headers will say;
+ * false when the socket has no peer (each datagram names its own).  An
+ * IPv6 socket talking to an IPv4-mapped peer sends IPv4 packets.
+ */
+static bool nsl_sk_flow(const struct sock *sk, struct nsl_filter_flow *f)
+{
+	const struct inet_sock *inet = inet_sk(sk);
+
+	memset(f, 0, sizeof(*f));
+	if (!inet->inet_dport)
+		return false;
+	f->proto = sk->sk_protocol;
+	f->sport = ntohs(inet->inet_sport);
+	f->dport = ntohs(inet->inet_dport);
+#if IS_ENABLED(CONFIG_IPV6)
+	if (sk->sk_family == AF_INET6 &&
+	    !ipv6_addr_v4mapped(&sk->sk_v6_daddr)) {
+		f->family = AF_INET6;
+		memcpy(f->saddr, &sk->sk_v6_rcv_saddr, 16);
+		memcpy(f->daddr, &sk->sk_v6_daddr, 16);
+		return true;
+	}
+#endif
+	f->family = AF_INET;
+	memcpy(f->saddr, &inet->inet_saddr, 4);
+	memcpy(f->daddr, &inet->inet_daddr, 4);
+	return true;
+}
+
+/* The same for both directions: the two ends combine symmetrically. */
+static u32 nsl_flow_hash(const struct nsl_filter_flow *f, u32 seed)
+{
+	u32 a = jhash(f->saddr, sizeof(f->saddr), f->sport ^ seed);
+	u32 b = jhash(f->daddr, sizeof(f->daddr), f->dport ^ seed);
+
+	return jhash_3words(a ^ b, a + b, (u32)f->family << 16 | f->proto,
+			    seed);
+}
+
+/*
+ * 1 in @rate at random: a countdown per CPU, reloaded with a length drawn
+ * uniformly from 1 .. 2 * rate - 1 (mean @rate), so that no period in the
+ * traffic (every other packet an ACK, say) lines up with the sampling.
+ */
+static bool nsl_sample_packet(u32 rate)
+{
+	if (this_cpu_dec_return(nsl_sample_left) > 0)
+		return false;
+	this_cpu_write(nsl_sample_left, get_random_u32_below(2 * rate - 1) + 1);
+	return true;
+}
+
+/*
+ * The sampling choice for a packet of flow @f (NULL: not known here).
+ * Sets NSL_PK_SAMPLE in *@picked when made; false: passed over.
+ */
+static bool nsl_sample(const struct nsl_filter_flow *f, u8 *picked)
+{
+	u64 conf = READ_ONCE(nsl_sample_conf);
+	u32 rate = nsl_conf_rate(conf);
+	u32 seed = READ_ONCE(nsl_sample_seed);
+	bool take;
+
+	if (rate <= 1) {
+		*picked |= NSL_PK_SAMPLE;
+		return true;
+	}
+	if (nsl_conf_flows(conf)) {
+		if (!f)
+			return true;
+		take = !reciprocal_scale(nsl_flow_hash(f, seed), rate);
+	} else {
+		take = nsl_sample_packet(rate);
+	}
+	*picked |= NSL_PK_SAMPLE;
+	if (take)
+		this_cpu_inc(nsl_sample_taken);
+	else
+		this_cpu_inc(nsl_sample_skipped);
+	return take;
+}
+
+/* The receiver's verdict on flow @f; the caller holds rcu_read_lock(). */
+static bool nsl_admit_flow(const struct nsl_filter_flow *f)
+{
+	const struct nsl_receiver *rcv = nsl_receiver();
+
+	return !rcv || !rcv->admit || rcv->admit(f, rcv->priv);
+}
+
+/*
+ * Whether a packet of flow @f (NULL: not known at this NSI) gets a block;
+ * *@picked says what was decided (NSL_PK_*), to be kept in its block.
+ */
+static bool nsl_pick(const struct nsl_filter_flow *f, u8 *picked)
+{
+	bool ok = true;
+
+	*picked = NSL_PK_SEEN;
+	if (f && READ_ONCE(nsl_filter_at_init)) {
+		rcu_read_lock();
+		ok = nsl_admit_flow(f);
+		rcu_read_unlock();
+		if (!ok)
+			return false;
+		*picked |= NSL_PK_FILTER;
+	}
+	return nsl_sample(f, picked);
+}
+
+/* Whether NSI needs the flow: the filter runs there, or flows are sampled. */
+static bool nsl_pick_wants_flow(void)
+{
+	return READ_ONCE(nsl_filter_at_init) ||
+	       nsl_conf_flows(READ_ONCE(nsl_sample_conf));
+}
+
+/* Whether anything is chosen at NSI: a filter there, or sampling. */
+static bool nsl_pick_on(void)
+{
+	return READ_ONCE(nsl_filter_at_init) ||
+	       nsl_conf_rate(READ_ONCE(nsl_sample_conf)) > 1;
+}
+
+bool nsl_pick_sk(const struct sock *sk, u8 *picked)
+{
+	struct nsl_filter_flow f;
+	bool known;
+
+	/* Sampling off, and any filter left for the ring (nsl_pick_emit()). */
+	*picked = NSL_PK_SEEN | NSL_PK_SAMPLE;
+	if (!nsl_pick_on())
+		return true;
+	known = nsl_pick_wants_flow() && nsl_sk_flow(sk, &f);
+	return nsl_pick(known ? &f : NULL, picked);
+}
+
+/*
+ * A packet crossed loopback or a veth without a block: an NSI before this
+ * one passed it over if it is one an NSI sees -- a datagram, or a TCP
+ * segment with payload -- and not if it was sent without one (an ACK, a
+ * SYN, an ICMP message, ARP).  Deciding again would count it twice.
+ */
+static bool nsl_passed_over(const struct sk_buff *skb,
+			    const struct nsl_hdrs *h, bool parsed)
+{
+	const struct net_device *dev = skb->dev;
+
+	if (!parsed || !h->ports ||
+	    (h->f.proto == IPPROTO_TCP && !h->payload))
+		return false;
+	return dev && (dev->flags & IFF_LOOPBACK ||
+		       (dev->rtnl_link_ops &&
+			!strcmp(dev->rtnl_link_ops->kind, "veth")));
+}
+
+bool nsl_pick_rx(const struct sk_buff *skb, u8 *picked)
+{
+	struct nsl_hdrs h;
+	bool parsed;
+
+	/* Sampling off, and any filter left for the ring (nsl_pick_emit()). */
+	*picked = NSL_PK_SEEN | NSL_PK_SAMPLE;
+	if (!nsl_pick_on())
+		return true;
+	parsed = nsl_parse(skb, skb->data, &h);
+	if (nsl_passed_over(skb, &h, parsed))
+		return false;
+	return nsl_pick(parsed ? &h.f : NULL, picked);
+}
+
+/*
+ * Before the ring: what NSI could not decide, decided on the flow the
+ * block now has.  Called under rcu_read_lock().
+ */
+bool nsl_pick_emit(const struct nsl_block *blk, u8 picked)
+{
+	struct nsl_filter_flow f = {
+		.family = blk->family,
+		.proto = blk->proto,
+		.sport = blk->sport,
+		.dport = blk->dport,
+		.len = blk->len,
+		.tcp_seq = blk->tcp_seq,
+	};
+
+	memcpy(f.saddr, blk->saddr, sizeof(f.saddr));
+	memcpy(f.daddr, blk->daddr, sizeof(f.daddr));
+	if (!(picked & NSL_PK_FILTER) && !nsl_admit_flow(&f))
+		return false;
+	if (picked & NSL_PK_SAMPLE)
+		return true;
+	/* A flow still unknown (no IP header) is a flow of its own. */
+	if (!nsl_sample(&f, &picked))
+		return false;
+	return true;
+}
+
+void nsl_pick_filter_at_init(bool on)
+{
+	WRITE_ONCE(nsl_filter_at_init, on);
+}
+EXPORT_SYMBOL_GPL(nsl_pick_filter_at_init);
+
+int nsl_sample_set(u32 rate, u32 flags)
+{
+	int cpu;
+
+	if (flags & ~NSL_SAMPLE_FLOWS || rate > NSL_SAMPLE_RATE_MAX)
+		return -EINVAL;
+	if (rate <= 1) {
+		rate = 0;
+		flags = 0;
+	}
+	WRITE_ONCE(nsl_sample_seed, get_random_u32());
+	for_each_possible_cpu(cpu) {
+		per_cpu(nsl_sample_left, cpu) = rate ?
+			get_random_u32_below(rate) + 1 : 0;
+		per_cpu(nsl_sample_taken, cpu) = 0;
+		per_cpu(nsl_sample_skipped, cpu) = 0;
+	}
+	WRITE_ONCE(nsl_sample_conf, (u64)flags << 32 | rate);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(nsl_sample_set);
+
+void nsl_sample_get(struct nsl_sample *s)
+{
+	u64 conf = READ_ONCE(nsl_sample_conf);
+	int cpu;
+
+	memset(s, 0, sizeof(*s));
+	s->rate = nsl_conf_rate(conf) ? nsl_conf_rate(conf) : 1;
+	s->flags = (u32)(conf >> 32);
+	for_each_possible_cpu(cpu) {
+		s->taken += READ_ONCE(per_cpu(nsl_sample_taken, cpu));
+		s->skipped += READ_ONCE(per_cpu(nsl_sample_skipped, cpu));
+	}
+}
+EXPORT_SYMBOL_GPL(nsl_sample_get);
