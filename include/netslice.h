@@ -34,11 +34,14 @@
  * version-4 reader would take for rcpu.
  * 6: sampling at NSI (NSIOCSSAMPLE, NSIOCGSAMPLE) and NSL_FILTER_FLOW, a
  * filter that reads only the flow run at NSI: a packet either refuses
- * gets no block at all.  Items and trace files are as in version 5.
+ * gets no block at all.  The devices a packet crossed (nsl_block.dev[],
+ * in a compact block after the addresses, their count in cflags), which
+ * a version-5 reader would take for records.
  */
 #define NSL_ABI_VERSION		6
 
 #define NSL_MAX_RECORDS		16	/* region records in one block */
+#define NSL_MAX_DEVS		6	/* devices one block names */
 #define NSL_MAX_EVENTS		4	/* counter events at once */
 
 /* Regions.  Send path first, then the receive path. */
@@ -120,10 +123,31 @@ struct nsl_record {
 #define NSL_BF_FORWARDED	0x0100	/* crossed a veth into a receive path */
 #define NSL_BF_COPY		0x0200	/* copy of a packet sent elsewhere too */
 #define NSL_BF_COALESCED	0x0400	/* data joined another skb on receive */
+#define NSL_BF_DEVTRUNC		0x0800	/* more devices than NSL_MAX_DEVS */
 
 /* nsl_block.mode */
 #define NSL_MODE_DURATION	0	/* TSC only */
 #define NSL_MODE_COUNT		1	/* TSC and the chosen counters */
+
+/*
+ * A device the packet crossed, in the order it did: on the send side
+ * each device it was queued to (dev_queue_xmit(), a stacked device's and
+ * then its lower device's), on the receive side each device that handed
+ * it to the stack (loopback and a veth appear on both sides).  A device's
+ * records are those from record @first up to the next device's first
+ * (the records before the first device's -- a driver's rx-nic -- are the
+ * first device's too).  An ifindex names a device only within its
+ * network namespace: @netns is that namespace's inode number, as
+ * /proc/PID/ns/net and lsns show it.
+ */
+struct nsl_dev {
+	__u32 ifindex;
+	__u32 netns;		/* network namespace inode */
+	__u8  first;		/* index of the first record opened on it */
+	__u8  dir;		/* NSL_DIR_TX: queued to it; RX: received */
+	__u16 pad;		/* 0 */
+	__u32 pad2;		/* 0 */
+};
 
 struct nsl_block {
 	struct nsl_item_hdr hdr;	/* kind NSL_ITEM_BLOCK */
@@ -150,6 +174,9 @@ struct nsl_block {
 	__u32 pad2;		/* 0 */
 	__u8  saddr[16];	/* network order, IPv4 in the first 4 bytes; */
 	__u8  daddr[16];	/* zero unless NSL_REC_FLOWADDR */
+	__u8  ndev;		/* valid entries of dev[] */
+	__u8  pad3[7];		/* 0 */
+	struct nsl_dev dev[NSL_MAX_DEVS];
 	struct nsl_record rec[NSL_MAX_RECORDS];	/* first nrec are valid */
 };
 
@@ -165,6 +192,7 @@ struct nsl_block {
  *
  *   struct nsl_cblock              64 bytes
  *   __u8 saddr[16], daddr[16]      only with NSL_CB_ADDR
+ *   struct nsl_cdev                12 bytes, NSL_CB_NDEV(cflags) times
  *   nrec times:
  *     struct nsl_crec              12 bytes
  *     struct nsl_crec_ext          12 bytes, only with NSL_RF_EXT
@@ -178,14 +206,17 @@ struct nsl_block {
  * carried the block (a send block's transmission completes there).  It
  * needs its extension when it started on any other CPU, when start or
  * ticks is 2^32 or more, or its depth 16 or nmerged 0 or past 16: so a
- * 7-record send block in duration mode takes 152 bytes.  The encoding is exact:
+ * 7-record send block through one device, in duration mode, takes 160
+ * bytes.  The encoding is exact:
  * decoding it gives back every field of the block (padding and the counts
  * past nevents as zeros).
  */
 #define NSL_CB_RX		0x01	/* nsl_block.dir is NSL_DIR_RX */
 #define NSL_CB_COUNT		0x02	/* nsl_block.mode is NSL_MODE_COUNT */
 #define NSL_CB_ADDR		0x04	/* saddr and daddr follow the header */
-#define NSL_CB_KNOWN		0x07
+#define NSL_CB_NDEV_SHIFT	3	/* bits 3..5: ndev (ABI 6) */
+#define NSL_CB_NDEV(cflags)	(((cflags) >> NSL_CB_NDEV_SHIFT) & 7)
+#define NSL_CB_KNOWN		0x3f
 
 struct nsl_cblock {
 	struct nsl_item_hdr hdr;	/* kind NSL_ITEM_CBLOCK */
@@ -226,6 +257,15 @@ struct nsl_crec {
 
 #define NSL_CREC_DM(depth, nmerged)	((depth) | ((nmerged) - 1) << 4)
 
+/* nsl_dev without its padding, as a compact block carries it. */
+struct nsl_cdev {
+	__u32 ifindex;
+	__u32 netns;
+	__u8  first;
+	__u8  dir;
+	__u16 pad;		/* 0 */
+};
+
 struct nsl_crec_ext {
 	__u16 nmerged;
 	__u16 cpu;
@@ -233,9 +273,13 @@ struct nsl_crec_ext {
 	__u32 ticks_hi;
 };
 
-/* Largest compact block: every record extended, every counter, addresses. */
+/*
+ * Largest compact block: every record extended, every counter, addresses,
+ * every device.
+ */
 #define NSL_CBLOCK_MAX \
-	(sizeof(struct nsl_cblock) + 32 + NSL_MAX_RECORDS * \
+	(sizeof(struct nsl_cblock) + 32 + \
+	 NSL_MAX_DEVS * sizeof(struct nsl_cdev) + NSL_MAX_RECORDS * \
 	 (sizeof(struct nsl_crec) + sizeof(struct nsl_crec_ext) + \
 	  NSL_MAX_EVENTS * 8))
 
@@ -284,9 +328,10 @@ static __inline__ __u32 nsl_cblock_encode_on(const struct nsl_block *b,
 	struct nsl_cblock *c = (struct nsl_cblock *)out;
 	unsigned char *p = (unsigned char *)out + sizeof(*c);
 	__u16 rcpu = nsl_cblock_rcpu(b, hcpu);
-	unsigned int i, j, addr = 0;
+	unsigned int i, j, addr = 0, ndev;
 	struct nsl_crec_ext x;
 	struct nsl_crec cr;
+	struct nsl_cdev cd;
 	__u32 size;
 
 	for (i = 0; i < 16; i++)
@@ -310,13 +355,24 @@ static __inline__ __u32 nsl_cblock_encode_on(const struct nsl_block *b,
 	c->family = (__u8)b->family;
 	c->nrec = b->nrec;
 	c->nevents = b->nevents;
+	ndev = b->ndev < NSL_MAX_DEVS ? b->ndev : NSL_MAX_DEVS;
 	c->cflags = (b->dir == NSL_DIR_RX ? NSL_CB_RX : 0) |
 		    (b->mode == NSL_MODE_COUNT ? NSL_CB_COUNT : 0) |
-		    (addr ? NSL_CB_ADDR : 0);
+		    (addr ? NSL_CB_ADDR : 0) |
+		    (__u8)(ndev << NSL_CB_NDEV_SHIFT);
 	if (addr) {
 		__builtin_memcpy(p, b->saddr, 16);
 		__builtin_memcpy(p + 16, b->daddr, 16);
 		p += 32;
+	}
+	for (i = 0; i < ndev; i++) {
+		cd.ifindex = b->dev[i].ifindex;
+		cd.netns = b->dev[i].netns;
+		cd.first = b->dev[i].first;
+		cd.dir = b->dev[i].dir;
+		cd.pad = 0;
+		__builtin_memcpy(p, &cd, sizeof(cd));
+		p += sizeof(cd);
 	}
 	for (i = 0; i < b->nrec && i < NSL_MAX_RECORDS; i++) {
 		const struct nsl_record *r = &b->rec[i];

@@ -143,6 +143,21 @@ static enum ns_decode_error decode_cblock(const unsigned char *buf,
 	    (!take(buf, size, &off, b->saddr, 16) ||
 	     !take(buf, size, &off, b->daddr, 16)))
 		return fail(it, NS_DEC_CBLOCK_SIZE, size);
+	b->ndev = NSL_CB_NDEV(c.cflags);
+	if (b->ndev > NSL_MAX_DEVS)
+		return fail(it, NS_DEC_CDEV, b->ndev);
+	for (i = 0; i < b->ndev; i++) {
+		struct nsl_cdev cd;
+
+		if (!take(buf, size, &off, &cd, sizeof(cd)))
+			return fail(it, NS_DEC_CBLOCK_SIZE, size);
+		if (cd.pad || cd.dir > NSL_DIR_RX || cd.first > NSL_MAX_RECORDS)
+			return fail(it, NS_DEC_CDEV, i);
+		b->dev[i].ifindex = cd.ifindex;
+		b->dev[i].netns = cd.netns;
+		b->dev[i].first = cd.first;
+		b->dev[i].dir = cd.dir;
+	}
 	for (i = 0; i < c.nrec; i++) {
 		struct nsl_record *r = &b->rec[i];
 
@@ -292,6 +307,10 @@ void ns_decode_describe(enum ns_decode_error err, const struct ns_item *it,
 	case NS_DEC_NEVENTS:
 		snprintf(msg, msglen, "block nevents %llu exceeds %d", bad,
 			 NSL_MAX_EVENTS);
+		break;
+	case NS_DEC_CDEV:
+		snprintf(msg, msglen, "compact block: device %llu is not one a kernel writes (more than %d, a direction past rx, a first record past %d, or padding)",
+			 bad, NSL_MAX_DEVS, NSL_MAX_RECORDS);
 		break;
 	case NS_DEC_BLOCK_SIZE:
 		snprintf(msg, msglen, "block size %llu, nrec %u needs %u", bad,

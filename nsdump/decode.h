@@ -41,6 +41,7 @@ enum ns_decode_error {
 	NS_DEC_CBLOCK_SIZE,	/* compact block: size != what its parts take */
 	NS_DEC_CBLOCK_PAD,	/* compact block: non-zero bytes after its parts */
 	NS_DEC_CREC_HCPU,	/* compact record: NSL_RF_HCPU and no ring CPU */
+	NS_DEC_CDEV,		/* compact device: ndev, dir, first or pad bad */
 };
 
 #define NS_EVF_KNOWN	(NSL_EVF_TCP | NSL_EVF_IP | NSL_EVF_ADDR | NSL_EVF_TSO | \

@@ -73,9 +73,26 @@
 	X(OFF(nsl_crec_ext, cpu), 2) \
 	X(OFF(nsl_crec_ext, start_hi), 4) \
 	X(OFF(nsl_crec_ext, ticks_hi), 8) \
-	X(NSL_CBLOCK_MAX, 992) \
+	X(SZ(nsl_cdev), 12) \
+	X(OFF(nsl_cdev, ifindex), 0) \
+	X(OFF(nsl_cdev, netns), 4) \
+	X(OFF(nsl_cdev, first), 8) \
+	X(OFF(nsl_cdev, dir), 9) \
+	X(OFF(nsl_cdev, pad), 10) \
+	X(NSL_CB_NDEV_SHIFT, 3) \
+	X(NSL_CB_KNOWN, 0x3f) \
+	X(NSL_CBLOCK_MAX, 1064) \
 	\
-	X(SZ(nsl_block), 1000) \
+	X(NSL_MAX_DEVS, 6) \
+	X(SZ(nsl_dev), 16) \
+	X(OFF(nsl_dev, ifindex), 0) \
+	X(OFF(nsl_dev, netns), 4) \
+	X(OFF(nsl_dev, first), 8) \
+	X(OFF(nsl_dev, dir), 9) \
+	X(OFF(nsl_dev, pad), 10) \
+	X(OFF(nsl_dev, pad2), 12) \
+	\
+	X(SZ(nsl_block), 1104) \
 	X(OFF(nsl_block, hdr), 0) \
 	X(OFF(nsl_block, seq), 8) \
 	X(OFF(nsl_block, tsc0), 16) \
@@ -99,9 +116,12 @@
 	X(OFF(nsl_block, pad2), 68) \
 	X(OFF(nsl_block, saddr), 72) \
 	X(OFF(nsl_block, daddr), 88) \
-	X(OFF(nsl_block, rec), 104) \
-	X(NSL_BLOCK_SIZE(0), 104) \
-	X(NSL_BLOCK_SIZE(1), 160) \
+	X(OFF(nsl_block, ndev), 104) \
+	X(OFF(nsl_block, pad3), 105) \
+	X(OFF(nsl_block, dev), 112) \
+	X(OFF(nsl_block, rec), 208) \
+	X(NSL_BLOCK_SIZE(0), 208) \
+	X(NSL_BLOCK_SIZE(1), 264) \
 	X(NSL_BLOCK_SIZE(NSL_MAX_RECORDS), SZ(nsl_block)) \
 	\
 	X(SZ(nsl_loss), 32) \

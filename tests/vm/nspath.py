@@ -47,7 +47,7 @@ RF = {"OPEN": 1, "INVALID": 2, "MIGRATED": 4, "MERGED": 8, "GAP": 16,
       "SHARED": 32}
 BF = {"RETRANS": 1, "GSO": 2, "NOXMIT": 4, "TRUNC": 8, "LOOPBACK": 16,
       "RX": 32, "ABSORBED": 64, "RESENT": 128, "FORWARDED": 256,
-      "COPY": 512, "COALESCED": 1024}
+      "COPY": 512, "COALESCED": 1024, "DEVTRUNC": 2048}
 AF = {2: 4, 10: 6}
 NSF_DATA = 5
 
@@ -86,6 +86,8 @@ CBLOCK_KEYS = ("kind", "size", "cpu", "seq", "tsc0", "conn", "flags", "len",
 CBLOCK_HDR = struct.calcsize(CBLOCK_FMT)
 CREC_FMT, CREC_EXT_FMT = "=BBHII", "=HHII"
 CB_RX, CB_COUNT, CB_ADDR = 1, 2, 4
+CB_NDEV_SHIFT, NSL_MAX_DEVS = 3, 6     # ABI 6: devices after the addresses
+CDEV_FMT = "=IIBBH"                    # struct nsl_cdev
 RF_EXT, RF_HCPU = 0x8000, 0x4000     # HCPU: on hdr.cpu, not rcpu (ABI 5)
 assert CBLOCK_HDR == 64 and struct.calcsize(CREC_FMT) == 12
 
@@ -100,8 +102,9 @@ def record(region, depth, flags, nmerged, cpu, start, ticks, counts):
 def decode_cblock(it):
     """A compact block as the dict decode_block() makes of a whole one."""
     b = dict(zip(CBLOCK_KEYS, struct.unpack_from(CBLOCK_FMT, it)))
-    if b["cflags"] & ~(CB_RX | CB_COUNT | CB_ADDR) or b["nrec"] > 16 or \
-            b["nevents"] > 4:
+    ndev = (b["cflags"] >> CB_NDEV_SHIFT) & 7
+    if b["cflags"] & ~(CB_RX | CB_COUNT | CB_ADDR | 7 << CB_NDEV_SHIFT) or \
+            b["nrec"] > 16 or b["nevents"] > 4 or ndev > NSL_MAX_DEVS:
         raise SystemExit("compact block: cflags 0x%x nrec %d nevents %d"
                          % (b["cflags"], b["nrec"], b["nevents"]))
     b["dir"] = 1 if b["cflags"] & CB_RX else 0
@@ -111,6 +114,14 @@ def decode_cblock(it):
     if b["cflags"] & CB_ADDR:
         b["saddr"], b["daddr"] = it[pos:pos + 16], it[pos + 16:pos + 32]
         pos += 32
+    b["devs"] = []
+    for _ in range(ndev):
+        ifindex, netns, first, d, pad = struct.unpack_from(CDEV_FMT, it, pos)
+        if pad or d > 1:
+            raise SystemExit("compact device: dir %d pad %d" % (d, pad))
+        b["devs"].append({"ifindex": ifindex, "netns": netns,
+                          "first": first, "dir": d})
+        pos += 12
     b["records"] = []
     for _ in range(b["nrec"]):
         region, dm, flags, start, ticks = \
@@ -177,6 +188,26 @@ def end(r):
     return r["start"] + r["ticks"]
 
 
+def dev_of(b, i):
+    """The device record @i was opened on: the last one whose first record
+    is at or before it; the first device for records before any."""
+    devs = b.get("devs") or []
+    on = [d for d in devs if d["first"] <= i]
+    return on[-1] if on else (devs[0] if devs else None)
+
+
+def dev_path(b):
+    """The devices crossed, as ifindex@netns/tx|rx joined by '>'."""
+    return ">".join("%d@%d/%s" % (d["ifindex"], d["netns"],
+                                   "rx" if d["dir"] else "tx")
+                    for d in b.get("devs") or [])
+
+
+# The regions a device's queue and driver time (its link, qdisc and nic on
+# the way out, its hand-up to the stack on the way in).
+TX_DEV, RX_DEV = ("link", "qdisc", "nic"), ("rx-link",)
+
+
 def problems(b, want):
     errs = []
     recs = b["records"]
@@ -189,6 +220,16 @@ def problems(b, want):
             errs.append("unexpected %s" % n)
     if b["flags"] & BF["ABSORBED"]:
         errs.append("ABSORBED")
+    # Each device's regions are on a device of that direction.
+    if b.get("devs") is not None and not b["flags"] & BF["DEVTRUNC"]:
+        for i, r in enumerate(recs):
+            want_dir = 0 if r["region"] in TX_DEV else \
+                1 if r["region"] in RX_DEV else None
+            if want_dir is None or r["flags"] & RF["SHARED"]:
+                continue
+            d = dev_of(b, i)
+            if d is None or d["dir"] != want_dir:
+                errs.append("%s on device %s" % (r["region"], d))
     for i, r in enumerate(recs):
         if r["flags"] & RF["OPEN"]:
             errs.append("%s left open" % r["region"])
@@ -220,7 +261,7 @@ def problems(b, want):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("cmd", choices=("count", "segs", "check"))
+    ap.add_argument("cmd", choices=("count", "segs", "check", "devs"))
     ap.add_argument("file")
     ap.add_argument("--want", default="")
     ap.add_argument("--dir", choices=("tx", "rx"))
@@ -237,6 +278,13 @@ def main():
         return 0
     if a.cmd == "segs":
         print(sum(b["gso_segs"] for b in sel))
+        return 0
+    if a.cmd == "devs":
+        paths = {}
+        for b in sel:
+            paths[dev_path(b)] = paths.get(dev_path(b), 0) + 1
+        for p, n in sorted(paths.items(), key=lambda x: -x[1]):
+            print(n, p or "-")
         return 0
     want = [w for w in a.want.split(",") if w]
     # A block that ran out of records (TRUNC: a TCP skb split again and

@@ -28,6 +28,13 @@
 #  - virtio-net (vnet0 to the peer's vnet1 on a second QEMU hub), a NAPI
 #    driver with no NSI of its own: counted the same way, its receive
 #    blocks with an rx-nic taken from the poll;
+#  - on each of those paths, the devices every block names, in order, each
+#    as (ifindex, network namespace inode, direction), against the ones
+#    the test made: the NIC; lo twice; the veth's two ends in their two
+#    namespaces; the VLAN or bond and then the NIC; the container's veth,
+#    its host end (a bridge port) and the NIC; and each device's link,
+#    qdisc and nic records on a device it sent on, rx-link on one it
+#    received from (nspath.py check);
 #  - copies of one skb reaching several drivers: a tc mirred mirror of
 #    vnet0's traffic to a dummy device, and a bridge flooding datagrams
 #    for an unknown MAC to three dummy ports: one block per transmission on
@@ -45,6 +52,20 @@ insmod "$NS_MODULE" || die "insmod $NS_MODULE"
 ipv6_up
 if_local=$(cat "/sys/class/net/$NS_LOCAL_IF/ifindex")
 if_peer=$(peer cat "/sys/class/net/$NS_PEER_IF/ifindex")
+ns_init=$(stat -L -c %i /proc/self/ns/net)
+ns_peer=$(peer stat -L -c %i /proc/self/ns/net)
+
+# devs_are <tag> <file> <want> <selection...>: every selected block names
+# exactly the devices <want> (ifindex@netns/tx|rx, in order, '>' between).
+devs_are() {
+	local tag=$1 file=$2 want=$3 got nb
+	shift 3
+	nb=$($PATHS count "$file" "$@")
+	got=$($PATHS devs "$file" "$@")
+	echo "# $tag: blocks by device path: $(echo $got)"
+	[[ $got == "$nb $want" ]] && ((nb > 0))
+	tap $? "$tag: all $nb blocks name the devices $want"
+}
 
 # The drivers' own counters, for a flow through the e1000s: what the
 # sender's e1000 sent is the flow's send blocks plus the packets that
@@ -143,6 +164,12 @@ udp_flow "UDP/IPv4 NIC" 4 - "$NS_PEER_IP" 6004 write,udp,ip,link,nic "$UDP_RX" \
 udp_flow "UDP/IPv6 NIC" 6 - "$PEER6" 6006 write,udp,ip,link,nic "$UDP_RX" \
 	--ifindex "$if_local"
 UDP_NIC=0
+devs_are "UDP/IPv4 NIC send" "$W/f6004.nst" "$if_local@$ns_init/tx" \
+	--dir tx --family 4 --proto 17 --port 6004
+devs_are "UDP/IPv4 NIC receive" "$W/f6004.nst" "$if_peer@$ns_peer/rx" \
+	--dir rx --family 4 --proto 17 --port 6004
+devs_are "UDP/IPv6 NIC send" "$W/f6006.nst" "$if_local@$ns_init/tx" \
+	--dir tx --family 6 --proto 17 --port 6006
 
 # --- UDP over loopback: the whole journey in one block
 udp_lo() { # <4|6> <addr> <port>
@@ -168,6 +195,8 @@ udp_lo() { # <4|6> <addr> <port>
 }
 udp_lo 4 127.0.0.1 6104
 udp_lo 6 ::1 6106
+devs_are "UDP/IPv4 loopback" "$W/l4.nst" "1@$ns_init/tx>1@$ns_init/rx" \
+	--family 4 --proto 17 --port 6104 --flag LOOPBACK
 
 # --- TCP over IPv6 through the NIC, counted as t_send counts IPv4
 payload6='ip6 and tcp and (ip6[4:2] - ((ip6[52] & 0xf0) >> 2)) > 0'
@@ -247,6 +276,10 @@ echo "# veth: sent $N, read $got in the container; $nblk blocks cross the veth, 
 tap $? "veth: one block per datagram across the veth ($nblk of $N, read $got), none cut in two ($split)"
 tap_lines < <($PATHS check "$W/v.nst" --tag "veth UDP" --family 4 --proto 17 --port 6204 \
 	--flag FORWARDED --want write,udp,ip,link,nic,rx-link,rx-ip,rx-udp,queue,copy)
+if_vc=$(ip netns exec ctr cat /sys/class/net/vc/ifindex)
+ns_ctr=$(ip netns exec ctr stat -L -c %i /proc/self/ns/net)
+devs_are "veth" "$W/v.nst" "$if_vh@$ns_init/tx>$if_vc@$ns_ctr/rx" \
+	--family 4 --proto 17 --port 6204 --flag FORWARDED
 
 # --- UDP over a VLAN on the NIC: vlan's xmit hands the skb to the e1000's
 # (a stacked device); the block closes both devices' link and nic.
@@ -259,6 +292,9 @@ peer ip link set vlan100 up
 ping -q -c 2 -i 0.2 10.100.0.2 >/dev/null || die "ping over the VLAN"
 udp_flow "UDP over VLAN 100" 4 - 10.100.0.2 6404 write,udp,ip,link,nic "$UDP_RX" \
 	--ifindex "$if_local"
+devs_are "UDP over VLAN 100" "$W/f6404.nst" \
+	"$(cat /sys/class/net/vlan100/ifindex)@$ns_init/tx>$if_local@$ns_init/tx" \
+	--dir tx --family 4 --proto 17 --port 6404
 
 # --- UDP through a bond (active-backup, the NIC its one slave): another
 # stacked device, whose xmit hands the skb to the e1000's.
@@ -275,6 +311,9 @@ done
 ping -q -c 2 -i 0.2 "$NS_PEER_IP" >/dev/null || die "ping through the bond"
 udp_flow "UDP through a bond" 4 - "$NS_PEER_IP" 6454 write,udp,ip,link,nic "$UDP_RX" \
 	--ifindex "$if_local"
+devs_are "UDP through a bond" "$W/f6454.nst" \
+	"$(cat /sys/class/net/nsbond/ifindex)@$ns_init/tx>$if_local@$ns_init/tx" \
+	--dir tx --family 4 --proto 17 --port 6454
 ip link del nsbond
 ip link set "$NS_LOCAL_IF" up
 for ((i = 0; i < 600; i++)); do
@@ -305,6 +344,9 @@ ip netns exec ctr2 ping -q -c 2 -i 0.2 "$NS_PEER_IP" >/dev/null ||
 	die "ping from the container through the bridge"
 udp_flow "container: veth, bridge, NIC" 4 ctr2 "$NS_PEER_IP" 6504 \
 	write,udp,ip,link,nic,rx-link "$UDP_RX" --ifindex "$if_local" --flag FORWARDED
+devs_are "container: veth, bridge, NIC" "$W/f6504.nst" \
+	"$(ip netns exec ctr2 cat /sys/class/net/vc2/ifindex)@$(ip netns exec ctr2 stat -L -c %i /proc/self/ns/net)/tx>$(cat /sys/class/net/vh2/ifindex)@$ns_init/rx>$if_local@$ns_init/tx" \
+	--dir tx --family 4 --proto 17 --port 6504
 
 # --- virtio-net, the NIC of most cloud VMs: a NAPI driver without an NSI
 # of its own, so its receive blocks take rx-nic from the poll's mark.
@@ -321,6 +363,8 @@ ping -q -c 2 -i 0.2 198.51.100.2 >/dev/null || die "ping over virtio-net"
 if_virt=$(cat "/sys/class/net/$NS_VIRTIO_IF/ifindex")
 udp_flow "UDP/IPv4 virtio-net" 4 - 198.51.100.2 6604 write,udp,ip,link,nic "$UDP_RX" \
 	--ifindex "$if_virt"
+devs_are "UDP/IPv4 virtio-net send" "$W/f6604.nst" "$if_virt@$ns_init/tx" \
+	--dir tx --family 4 --proto 17 --port 6604
 
 # tx_copies <tag> <port> <dst> <ifindex>...: N datagrams to <dst>:<port>
 # while another device gets a copy of each; every copy reaching a driver

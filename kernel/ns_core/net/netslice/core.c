@@ -164,6 +164,40 @@ static struct nsl_skb_block *nsl_copy_at_link(struct sk_buff *skb,
 	return b;
 }
 
+/*
+ * @dev takes the packet (NSL_DIR_TX: queued to it; RX: from it): it joins
+ * the block's devices, its records starting with the next one opened.
+ * The same device again (a requeue) is the same crossing.
+ */
+static void nsl_add_dev(struct nsl_skb_block *b, const struct net_device *dev,
+			u8 dir)
+{
+	struct nsl_block *blk = &b->blk;
+	struct nsl_dev *d;
+	u32 netns;
+
+	if (!dev)
+		return;
+	netns = dev_net(dev)->ns.inum;
+	if (blk->ndev) {
+		d = &blk->dev[blk->ndev - 1];
+		if (d->ifindex == dev->ifindex && d->netns == netns &&
+		    d->dir == dir)
+			return;
+	}
+	if (unlikely(blk->ndev >= NSL_MAX_DEVS)) {
+		blk->flags |= NSL_BF_DEVTRUNC;
+		return;
+	}
+	d = &blk->dev[blk->ndev++];
+	d->ifindex = dev->ifindex;
+	d->netns = netns;
+	d->first = blk->nrec;
+	d->dir = dir;
+	d->pad = 0;
+	d->pad2 = 0;
+}
+
 /* The TSC is read last (record.h): the lookups are not in the region. */
 void __nsl_start(int region, struct sk_buff *skb)
 {
@@ -185,6 +219,8 @@ void __nsl_start(int region, struct sk_buff *skb)
 		nsl_event(skb->sk, skb, NSL_EV_UDP_SEND, nsl_udp_payload(skb),
 			  nsl_now(), b->blk.conn,
 			  skb_is_gso(skb) ? NSL_EVF_TSO : 0);
+	if (region == NSL_R_LINK)
+		nsl_add_dev(b, skb->dev, NSL_DIR_TX);
 	nsl_start_block(b, region, NSL_NOW);
 }
 EXPORT_SYMBOL_GPL(__nsl_start);
@@ -650,6 +686,7 @@ void __nsl_rx(struct sk_buff *skb)
 		blk->len = skb->len;
 	}
 	nsl_stop_block(b, NSL_R_RX_NIC, now);
+	nsl_add_dev(b, skb->dev, NSL_DIR_RX);
 	nsl_start_block(b, NSL_R_RX_LINK, now);
 }
 EXPORT_SYMBOL_GPL(__nsl_rx);
