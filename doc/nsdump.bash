@@ -9,7 +9,7 @@ _nsdump()
 	local prev=${COMP_WORDS[COMP_CWORD-1]}
 	local opts="-B -c -e -h -i -L -M -n -p -q -r -t -v -w
 		--addr --by --calibrate --cold --device --dir --export --help --html --json
-		--raw --rtt --version"
+		--raw --rtt --sample --sample-flows --version"
 
 	case $prev in
 	-r | -w | --html | chrome-trace)
@@ -47,7 +47,7 @@ _nsdump()
 		fi
 		return
 		;;
-	-B | -c | -p)
+	-B | -c | -p | --sample | --sample-flows)
 		return	# a number, or lport.rport
 		;;
 	esac

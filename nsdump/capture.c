@@ -86,7 +86,8 @@ int ns_dev_open(struct ns_dev *d, const char *path, uint64_t rcvbuf)
 		return dev_fail(d, NULL, errno);
 	if (ioctl(d->fd, NSIOCGINFO, &d->info))
 		return dev_fail(d, "NSIOCGINFO", errno);
-	if (d->info.abi_version != NSL_ABI_VERSION) {
+	if (d->info.abi_version < NS_DEV_ABI_OLDEST ||
+	    d->info.abi_version > NSL_ABI_VERSION) {
 		snprintf(d->err, sizeof(d->err),
 			 "%s: kernel speaks NetSlice ABI %u, this nsdump %u",
 			 path, d->info.abi_version, NSL_ABI_VERSION);
@@ -307,14 +308,29 @@ int ns_dev_records(struct ns_dev *d, uint32_t flags)
 	return ioctl(d->fd, NSIOCSRECORDS, &opts) ? errno : 0;
 }
 
-int ns_dev_filter(struct ns_dev *d, const void *insns, uint32_t len)
+int ns_dev_filter(struct ns_dev *d, const void *insns, uint32_t len,
+		  uint32_t flags)
 {
 	struct nsl_filter f = {
 		.len = len,
+		.flags = flags,
 		.insns = (uint64_t)(uintptr_t)insns,
 	};
 
 	return ioctl(d->fd, NSIOCSFILTER, &f) ? errno : 0;
+}
+
+int ns_dev_sample(struct ns_dev *d, uint32_t rate, uint32_t flags)
+{
+	struct nsl_sample s = { .rate = rate, .flags = flags };
+
+	return ioctl(d->fd, NSIOCSSAMPLE, &s) ? errno : 0;
+}
+
+int ns_dev_sampled(struct ns_dev *d, struct nsl_sample *s)
+{
+	memset(s, 0, sizeof(*s));
+	return ioctl(d->fd, NSIOCGSAMPLE, s) ? errno : 0;
 }
 
 int ns_dev_filtered(struct ns_dev *d, uint64_t *n)

@@ -13,6 +13,15 @@
 #define NS_DEFAULT_DEV		"/dev/ns"
 #define NS_READ_BLOCKS		64	/* read buffer, in largest items */
 #define NS_IDLE_MS		200	/* no items this long: print what is held */
+/*
+ * The oldest module nsdump reads: ABI 6's items are version 5's with a
+ * device count in a compact block's cflags that a version-5 module
+ * leaves 0.  The rest of 6 is ioctls: without NSL_FILTER_FLOW the
+ * kernel filters before the ring; sampling asked of a version-5 module
+ * is an error.
+ */
+#define NS_DEV_ABI_OLDEST	5
+#define NS_DEV_ABI_SAMPLE	6	/* NSIOCSSAMPLE, NSL_FILTER_FLOW */
 
 struct ns_dev {
 	int fd;
@@ -62,9 +71,15 @@ int ns_dev_records(struct ns_dev *d, uint32_t flags);
 int ns_dev_drops(struct ns_dev *d, uint64_t *drops);	/* NSIOCGDROPS */
 /*
  * NSIOCSFILTER with @len classic BPF instructions (libpcap's struct
- * bpf_insn is the kernel's struct sock_filter); 0 or the errno.
+ * bpf_insn is the kernel's struct sock_filter) and NSL_FILTER_* @flags;
+ * 0 or the errno.
  */
-int ns_dev_filter(struct ns_dev *d, const void *insns, uint32_t len);
+int ns_dev_filter(struct ns_dev *d, const void *insns, uint32_t len,
+		  uint32_t flags);
+/* NSIOCSSAMPLE: 1 in @rate packets, or flows (NSL_SAMPLE_FLOWS); 0 or the errno. */
+int ns_dev_sample(struct ns_dev *d, uint32_t rate, uint32_t flags);
+/* NSIOCGSAMPLE: the setting and its counts into @s; 0 or the errno. */
+int ns_dev_sampled(struct ns_dev *d, struct nsl_sample *s);
 /* NSIOCGFILTERED: blocks the kernel's filter refused; 0 or -1. */
 int ns_dev_filtered(struct ns_dev *d, uint64_t *n);
 /* NSIOCGINFO: blocks emitted and not made (no memory) since boot */

@@ -48,6 +48,15 @@ size_t ns_expr_packet(const struct ns_tuple *t,
 /* Does the expression take @t?  (Always, without an expression.) */
 bool ns_expr_match(const struct ns_expr *e, const struct ns_tuple *t);
 
+/*
+ * Is the verdict of @p, over the packets nsl_filter_packet() makes, the
+ * same for every packet of a flow, whatever its lengths, TCP sequence
+ * number and BPF_LEN?  True only when proved over every path of the
+ * program (NSL_FILTER_FLOW may then be promised to the kernel); false
+ * also when the proof was not found within a bound on the work.
+ */
+bool ns_expr_flow_only(const struct bpf_program *p);
+
 /* The words of argv[@first..] joined by spaces (tcpdump's copy_argv). */
 char *ns_expr_join(int argc, char **argv, int first);
 

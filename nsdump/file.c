@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include "crc32.h"
 #include "file.h"
+#include "sample.h"
 
 #define HDR	sizeof(struct nsf_rec_hdr)
 
@@ -120,8 +121,16 @@ static int write_values(struct nsf_writer *w, uint32_t kind,
 int nsf_writer_open(struct nsf_writer *w, int fd, const char *name,
 		    const struct nsl_info *info)
 {
+	return nsf_writer_open_sampled(w, fd, name, info, NULL);
+}
+
+int nsf_writer_open_sampled(struct nsf_writer *w, int fd, const char *name,
+			    const struct nsl_info *info,
+			    const struct nsl_sample *sample)
+{
 	struct nsf_header fh = { .version = NSF_VERSION, .bom = NSF_BOM };
-	struct nsf_value v[N_INFO];
+	struct nsf_value v[N_INFO + 2];
+	size_t nv = N_INFO;
 	const struct ns_field *f;
 	unsigned char *rec;
 	size_t n;
@@ -130,6 +139,8 @@ int nsf_writer_open(struct nsf_writer *w, int fd, const char *name,
 	memset(w, 0, sizeof(*w));
 	w->fd = fd;
 	w->name = name;
+	if (ns_sample_active(sample))
+		w->sample = sample;
 	base = lseek(fd, 0, SEEK_CUR);
 	w->base = base < 0 ? 0 : base;
 	w->buf = malloc(HDR + NSF_DATA_TARGET);
@@ -155,7 +166,12 @@ int nsf_writer_open(struct nsf_writer *w, int fd, const char *name,
 		}
 		set_value(&v[i], info_fields[i].name, x);
 	}
-	if (write_values(w, NSF_INFO, v, N_INFO))
+	/* only when sampled: other files stay as they were, byte for byte */
+	if (w->sample) {
+		set_value(&v[nv++], "sample_rate", w->sample->rate);
+		set_value(&v[nv++], "sample_flags", w->sample->flags);
+	}
+	if (write_values(w, NSF_INFO, v, nv))
 		return -1;
 
 	rec = w->buf;	/* the layout fits in a DATA buffer */
@@ -369,7 +385,8 @@ int nsf_write_item(struct nsf_writer *w, const struct ns_item *it)
 
 int nsf_writer_close(struct nsf_writer *w)
 {
-	struct nsf_value v[5];
+	struct nsf_value v[7];
+	size_t nv = 5;
 	int ret = 0;
 
 	if (!nsf_writer_flush(w)) {
@@ -378,7 +395,11 @@ int nsf_writer_close(struct nsf_writer *w)
 		set_value(&v[2], "loss_items", w->loss_items);
 		set_value(&v[3], "data_records", w->data_records);
 		set_value(&v[4], "event_records", w->event_recs);
-		write_values(w, NSF_TRAILER, v, 5);
+		if (w->sample) {
+			set_value(&v[nv++], "sample_taken", w->sample->taken);
+			set_value(&v[nv++], "sample_skipped", w->sample->skipped);
+		}
+		write_values(w, NSF_TRAILER, v, nv);
 	}
 	if (w->err)
 		ret = -1;
@@ -440,6 +461,10 @@ static int parse_info(struct nsf_reader *r)
 
 		memcpy(&x, &v[i], sizeof(x));
 		x.name[sizeof(x.name) - 1] = 0;
+		if (!strcmp(x.name, "sample_rate"))
+			r->sample.rate = x.value;
+		else if (!strcmp(x.name, "sample_flags"))
+			r->sample.flags = x.value;
 		for (size_t k = 0; k < N_INFO; k++) {
 			char *dst = (char *)&r->info + info_fields[k].offset;
 			uint32_t x32 = x.value;
@@ -609,6 +634,10 @@ static int parse_trailer(struct nsf_reader *r)
 		} else if (!strcmp(x.name, "event_records")) {
 			r->trailer_event_recs = x.value;
 			r->have_trailer_event_recs = true;
+		} else if (!strcmp(x.name, "sample_taken")) {
+			r->sample.taken = x.value;
+		} else if (!strcmp(x.name, "sample_skipped")) {
+			r->sample.skipped = x.value;
 		}
 	}
 	if (!have_blocks)

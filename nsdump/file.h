@@ -9,7 +9,9 @@
  *            then len - 16 bytes of payload.  crc is CRC-32 of the record
  *            with the crc field zero.  Unknown kinds are skipped by len.
  *
- *   INFO     named u64 values: the struct nsl_info fields by name
+ *   INFO     named u64 values: the struct nsl_info fields by name; a
+ *            capture the kernel sampled adds sample_rate and sample_flags
+ *            (struct nsl_sample), which older readers skip by name
  *   FIELDS   struct ns_field entries: the layout of the items (layout.h)
  *   XFIELDS  the same for the item kinds added later (event, sysinfo);
  *            a record of its own so that older readers skip it whole
@@ -26,7 +28,9 @@
  *   DATA     one or more whole ABI items, blocks compact (NSL_ITEM_CBLOCK;
  *            NSL_ITEM_BLOCK in version 1)
  *   TRAILER  named u64 values: blocks, lost, loss_items, data_records,
- *            event_records; last record: a file without it was cut short.
+ *            event_records, and for a sampled capture sample_taken and
+ *            sample_skipped (the kernel's NSIOCGSAMPLE counts at the
+ *            end); last record: a file without it was cut short.
  *
  * INFO and FIELDS (and XFIELDS, EVENTS, CALIB, CALIB_COLD) come before the first
  * DATA record, once each: the reader refuses a second one or a late one.
@@ -117,11 +121,21 @@ struct nsf_writer {
 	int err;		/* errno of the first failed write, or 0 */
 	size_t partial;		/* bytes of the failed record that got out */
 	bool cut_back;		/* and the file was cut back to committed */
+	/* the kernel's sampling, or NULL; its counts read at the close */
+	const struct nsl_sample *sample;
 };
 
 /* Write header, INFO, FIELDS.  0, or -1 with w->err set. */
 int nsf_writer_open(struct nsf_writer *w, int fd, const char *name,
 		    const struct nsl_info *info);
+/*
+ * The same for a capture the kernel sampled as @sample says (NULL or a
+ * rate of 0 or 1: none), which must stay until nsf_writer_close(): INFO
+ * holds its rate and flags, TRAILER its counts as they are then.
+ */
+int nsf_writer_open_sampled(struct nsf_writer *w, int fd, const char *name,
+			    const struct nsl_info *info,
+			    const struct nsl_sample *sample);
 /* Append one decoded item (written in this build's layout). */
 int nsf_write_item(struct nsf_writer *w, const struct ns_item *it);
 /* EVENTS and CALIB: after nsf_writer_open(), before any item. */
@@ -165,6 +179,8 @@ struct nsf_reader {
 	uint64_t off;		/* file offset of the next unread byte */
 	uint64_t rec_off;	/* offset of the current record */
 	struct nsl_info info;
+	/* INFO's sampling (rate 0: none), TRAILER's counts once read */
+	struct nsl_sample sample;
 	struct ns_layout layout;	/* FIELDS then XFIELDS */
 	struct ns_field base[NS_LAYOUT_MAX], ext[NS_LAYOUT_MAX];
 	size_t nbase, next;	/* as read */

@@ -20,6 +20,7 @@
 #include "decode.h"
 #include "jsonv.h"
 #include "report.h"
+#include "sample.h"
 #include "tuple.h"
 #include "utf8.h"
 #include "version.h"
@@ -324,6 +325,19 @@ static void json_by(struct ns_report *r)
 		json_by_key(r, r->acc->by->keys[i]);
 }
 
+/* The kernel's sampling: the counts in the table are of sampled packets. */
+static json *jsample(const struct nsl_sample *s)
+{
+	json *o = jobj(NULL);
+
+	jset(o, "rate", ju64(s->rate));
+	jset(o, "flows", jbool(s->flags & NSL_SAMPLE_FLOWS));
+	jset(o, "taken", ju64(s->taken));
+	jset(o, "skipped", ju64(s->skipped));
+	jset(o, "scale", jfix(ns_sample_scale(s), 4));
+	return o;
+}
+
 static void json_table(struct ns_report *r)
 {
 	const struct ns_acc *a = r->acc;
@@ -336,6 +350,8 @@ static void json_table(struct ns_report *r)
 		ns_calib_summary(a->calib, how, sizeof(how));
 		jset(o, "correction", jstr(how));
 	}
+	if (ns_sample_active(r->sample))
+		jset(o, "sample", jsample(r->sample));
 	jset(o, "tsc", jstr("rdtsc, not serialising"));
 	jset(o, "tsc_khz", ju64(a->tsc_khz));
 	jset(o, "blocks", ju64(a->blocks));

@@ -31,6 +31,7 @@
 #include "pipeline.h"
 #include "report.h"
 #include "rtt.h"
+#include "sample.h"
 #include "version.h"
 #include "writer.h"
 
@@ -45,6 +46,8 @@ struct opts {
 	bool version;
 	enum ns_by_what by;	/* --by */
 	struct ns_filter filter;	/* expression, -i, -p, --dir */
+	/* --sample, --sample-flows: 1 in sample_rate (0: not asked for) */
+	uint32_t sample_rate, sample_flags;
 };
 
 /* What a capture (from a file or the device) holds. */
@@ -62,6 +65,10 @@ struct run {
 	struct ns_by by;	/* --by */
 	bool records_on;	/* NSIOCSRECORDS switched them on */
 	bool kfilter;		/* the kernel runs the expression too */
+	struct nsl_sample sample;	/* --sample: the kernel's, as last read */
+	bool sample_unread;		/* NSIOCGSAMPLE failed (said once) */
+	/* what the report and -w say of sampling: the kernel's or the file's */
+	const struct nsl_sample *sampled;
 };
 
 static volatile sig_atomic_t stop_flag, usr1_flag;
@@ -107,7 +114,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: nsdump [-Mnqtv] [--json] [--raw] [--rtt] [--cold] [--addr] [-B size] [-c count]\n"
 		"              [-e event[,event...]] [-i interface] [-p lport.rport]...\n"
-		"              [--dir tx|rx] [--by conn|cpu|dir|dev]\n"
+		"              [--dir tx|rx] [--by conn|cpu|dir|dev] [--sample n | --sample-flows n]\n"
 		"              [--device path | -r file] [-w file]\n"
 		"              [--html file] [--export chrome-trace file] [expression]\n"
 		"       nsdump -L [--json]\n"
@@ -117,6 +124,9 @@ static void usage(FILE *f)
 		"               'tcp port 5201 and host 192.0.2.2', 'ip6', 'udp'\n"
 		"  -B size      ring buffer per CPU in KiB, as tcpdump's (k, M, G suffixes)\n"
 		"  -c count     stop after count blocks that passed the filter\n"
+		"  --sample n   the kernel gives a block to 1 in n packets (1..%u)\n"
+		"  --sample-flows n\n"
+		"               the kernel gives blocks to 1 in n flows, all their packets\n"
 		"  -e events    up to %d counter events (perf or libpfm4 names)\n"
 		"  -L           list the events this machine can count\n"
 		"  -i ifname    only blocks handed to or taken from this interface ('any': all)\n"
@@ -150,7 +160,7 @@ static void usage(FILE *f)
 		"               -w keeps it, --rtt corrects by it too (the other bound)\n"
 		"  --version    nsdump's version and what it was built with\n"
 		"  -h, --help   this summary\n",
-		NSL_MAX_EVENTS);
+		NSL_SAMPLE_RATE_MAX, NSL_MAX_EVENTS);
 }
 
 /*
@@ -253,6 +263,8 @@ static const struct option longopts[] = {
 	{ "device", required_argument, NULL, 'd' },
 	{ "html", required_argument, NULL, 'H' },
 	{ "export", required_argument, NULL, 'X' },
+	{ "sample", required_argument, NULL, 'P' },
+	{ "sample-flows", required_argument, NULL, 'F' },
 	{ NULL, 0, NULL, 0 },
 };
 /* ':' first: nsdump says what is wrong with an option, in JSON too */
@@ -354,6 +366,36 @@ static int parse_export(struct opts *o, const char *format, int argc,
 	return 0;
 }
 
+static const char *sample_option(uint32_t flags)
+{
+	return flags & NSL_SAMPLE_FLOWS ? "--sample-flows" : "--sample";
+}
+
+/* --sample N, --sample-flows N (@flags NSL_SAMPLE_FLOWS): one of them. */
+static int parse_sample(struct opts *o, const char *arg, uint32_t flags)
+{
+	unsigned long long rate;
+	char *end;
+
+	if (o->sample_rate && o->sample_flags != flags) {
+		error("--sample and --sample-flows: one or the other");
+		return -1;
+	}
+	errno = 0;
+	rate = strtoull(arg, &end, 10);
+	if (errno || !isdigit((unsigned char)*arg) || *end || !rate ||
+	    rate > NSL_SAMPLE_RATE_MAX) {
+		error("%s %s: expected 1 in n %s, n from 1 to %u",
+		      sample_option(flags), arg,
+		      flags & NSL_SAMPLE_FLOWS ? "flows" : "packets",
+		      NSL_SAMPLE_RATE_MAX);
+		return -1;
+	}
+	o->sample_rate = rate;
+	o->sample_flags = flags;
+	return 0;
+}
+
 /* -w, --html, --export: one of them at most on stdout. */
 static int outputs_on_stdout(const struct opts *o)
 {
@@ -438,6 +480,11 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			if (parse_export(o, optarg, argc, argv))
 				return -1;
 			break;
+		case 'P':
+		case 'F':
+			if (parse_sample(o, optarg, c == 'F' ? NSL_SAMPLE_FLOWS : 0))
+				return -1;
+			break;
 		default:
 			bad_option(c, argv);
 			usage(stderr);
@@ -456,6 +503,11 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	}
 	if (o->rfile && o->rcvbuf) {
 		error("-B applies to a device, not to -r");
+		return -1;
+	}
+	if (o->rfile && o->sample_rate) {
+		error("%s applies to a device; a file's sampling is what it was written with",
+		      sample_option(o->sample_flags));
 		return -1;
 	}
 	if (o->rfile && o->events) {
@@ -495,6 +547,39 @@ static void print_counts(struct run *run, uint64_t drops, uint64_t refused,
 			p->passed, drops, src);
 }
 
+/* NSIOCGSAMPLE into run->sample: 0, or a note and -1 (the last kept). */
+static int read_sampled(struct run *run, struct ns_dev *dev)
+{
+	struct nsl_sample now;
+	int err = ns_dev_sampled(dev, &now);
+
+	if (err) {
+		if (!run->sample_unread)
+			note("%s: NSIOCGSAMPLE: %s: the kernel's sampling counts are missing",
+			     dev->path, strerror(err));
+		run->sample_unread = true;
+		return -1;
+	}
+	run->sample = now;
+	return 0;
+}
+
+/*
+ * The kernel's sampling, on a line of its own for scripts: "1 in R
+ * packets sampled in the kernel: T taken, S passed over" (flows with
+ * --sample-flows): T is awk's $9, S its $11.
+ */
+static void print_sampled(struct run *run, struct ns_dev *dev)
+{
+	const struct nsl_sample *s = &run->sample;
+
+	if (read_sampled(run, dev))
+		return;
+	fprintf(stderr, "1 in %u %s sampled in the kernel: %" PRIu64 " taken, %" PRIu64 " passed over\n",
+		s->rate, ns_sample_unit(s), (uint64_t)s->taken,
+		(uint64_t)s->skipped);
+}
+
 static void print_stats(struct run *run, struct ns_dev *dev)
 {
 	uint64_t drops = run->p.acc.lost, emitted, nomem, refused = 0;
@@ -519,6 +604,8 @@ static void print_stats(struct run *run, struct ns_dev *dev)
 				refused);
 		}
 	}
+	if (dev && run->o->sample_rate)
+		print_sampled(run, dev);
 	print_counts(run, drops, refused, src);
 }
 
@@ -767,22 +854,51 @@ static int records_on(struct run *run, struct ns_dev *dev)
 	return -1;
 }
 
+/* -v: where the kernel runs the expression, and why there. */
+static void say_kernel_filter(const struct ns_dev *dev, bool flow_only,
+			      uint32_t flags)
+{
+	if (flags & NSL_FILTER_FLOW)
+		note("%s: the kernel filters at NSI: packets of other flows get no block at all",
+		     dev->path);
+	else if (flow_only)
+		note("%s: the kernel filters before the ring: this netslice.ko (ABI %u) cannot filter at NSI",
+		     dev->path, dev->info.abi_version);
+	else
+		note("%s: the kernel filters before the ring: the expression reads lengths or TCP sequence numbers, which NSI does not know",
+		     dev->path);
+}
+
 /*
  * The expression to the kernel as well, so that blocks of other flows
  * never reach the ring; nsdump still applies it (same program, same
- * packet: see NSIOCSFILTER), which also decides the event records.  An
- * older module (ENOTTY) leaves the filtering to nsdump alone.
+ * packet: see NSIOCSFILTER), which also decides the event records.  One
+ * proved to read the flow alone goes with NSL_FILTER_FLOW, so that the
+ * kernel runs it at NSI and refused packets cost nothing; an ABI-5
+ * module refuses the flag (EINVAL), and gets the program without it.
+ * An older module (ENOTTY) leaves the filtering to nsdump alone.
  */
 static int kernel_filter_on(struct run *run, struct ns_dev *dev)
 {
 	const struct ns_expr *e = &run->o->filter.expr;
+	bool flow_only;
+	uint32_t flags;
 	int err;
 
 	if (!ns_expr_active(e))
 		return 0;
-	err = ns_dev_filter(dev, e->prog.bf_insns, e->prog.bf_len);
+	flow_only = ns_expr_flow_only(&e->prog);
+	flags = flow_only && dev->info.abi_version >= NS_DEV_ABI_SAMPLE ?
+		NSL_FILTER_FLOW : 0;
+	err = ns_dev_filter(dev, e->prog.bf_insns, e->prog.bf_len, flags);
+	if (err == EINVAL && flags) {
+		flags = 0;
+		err = ns_dev_filter(dev, e->prog.bf_insns, e->prog.bf_len, flags);
+	}
 	if (!err) {
 		run->kfilter = true;
+		if (run->o->verbose)
+			say_kernel_filter(dev, flow_only, flags);
 		return 0;
 	}
 	if (err == ENOTTY || err == EINVAL) {
@@ -792,6 +908,41 @@ static int kernel_filter_on(struct run *run, struct ns_dev *dev)
 		return 0;
 	}
 	error("%s: NSIOCSFILTER: %s", dev->path, strerror(err));
+	return -1;
+}
+
+/*
+ * --sample, --sample-flows: after the filter, as the kernel decides.  The
+ * user asked for it: a module that cannot is an error, not a note.
+ */
+static int sample_on(struct run *run, struct ns_dev *dev)
+{
+	const struct opts *o = run->o;
+	const char *opt = sample_option(o->sample_flags);
+	int err = ENOTTY;
+
+	if (!o->sample_rate)
+		return 0;
+	if (dev->info.abi_version >= NS_DEV_ABI_SAMPLE)
+		err = ns_dev_sample(dev, o->sample_rate, o->sample_flags);
+	if (!err) {
+		run->sample = (struct nsl_sample){
+			.rate = o->sample_rate, .flags = o->sample_flags,
+		};
+		run->sampled = &run->sample;
+		return 0;
+	}
+	if (dev->info.abi_version < NS_DEV_ABI_SAMPLE)
+		error("%s: %s %u: this netslice.ko speaks ABI %u and cannot sample (NSIOCSSAMPLE: %s); sampling in the kernel needs ABI %u",
+		      dev->path, opt, o->sample_rate, dev->info.abi_version,
+		      strerror(err), NS_DEV_ABI_SAMPLE);
+	else if (err == ENOTTY || err == EINVAL)
+		error("%s: %s %u: this netslice.ko (ABI %u) refused it: NSIOCSSAMPLE: %s",
+		      dev->path, opt, o->sample_rate, dev->info.abi_version,
+		      strerror(err));
+	else
+		error("%s: %s %u: NSIOCSSAMPLE: %s", dev->path, opt,
+		      o->sample_rate, strerror(err));
 	return -1;
 }
 
@@ -906,9 +1057,9 @@ static enum ns_flow start_pipeline(struct run *run, const struct nsl_info *info)
 		run->p.acc.by = &run->by;
 	}
 	if (o->wfile) {
-		switch (ns_writer_open(&run->wr, o->wfile, info, &run->sel,
-				       &run->calib, &run->calib_cold, why,
-				       sizeof(why))) {
+		switch (ns_writer_open(&run->wr, o->wfile, info, run->sampled,
+				       &run->sel, &run->calib, &run->calib_cold,
+				       why, sizeof(why))) {
 		case NS_WRITER_FAILED:
 			error("%s", why);
 			return NS_FLOW_FAIL;
@@ -924,6 +1075,7 @@ static enum ns_flow start_pipeline(struct run *run, const struct nsl_info *info)
 		run->rep.mag = o->magnet ? &run->p.conns : NULL;
 		run->rep.verbose = o->verbose;
 		run->rep.quiet = o->quiet;
+		run->rep.sample = run->sampled;
 		ns_tstamp_init(&run->rep.ts, o->tstamp);
 		ns_pipeline_add_view(&run->p, &run->rep.sink);
 	}
@@ -942,6 +1094,9 @@ static int finish_capture(struct run *run, struct ns_dev *dev,
 {
 	int ret = flow == NS_FLOW_FAIL;
 
+	/* the report and the file's trailer take the kernel's final counts */
+	if (dev && run->o->sample_rate)
+		read_sampled(run, dev);
 	if (ns_pipeline_finish(&run->p, say_error, NULL))
 		ret = 1;
 	filter_notes(run);
@@ -1093,6 +1248,7 @@ static int run_file(struct run *run)
 	if (open_trace(run->o->rfile, &reader, &fd))
 		return 1;
 	take_trace_header(run, &reader);
+	run->sampled = &reader.sample;	/* its counts come with the trailer */
 	snprintf(note, sizeof(note), "%s: no calibration in the file",
 		 run->o->rfile);
 	use_calibration(run, note);
@@ -1118,7 +1274,8 @@ static int run_device(struct run *run)
 		return 1;
 	}
 	if (set_events(run, &dev) || calibrate_device(run, &dev) ||
-	    records_on(run, &dev) || kernel_filter_on(run, &dev))
+	    records_on(run, &dev) || kernel_filter_on(run, &dev) ||
+	    sample_on(run, &dev))
 		goto out;
 	use_calibration(run, "no calibration from the kernel");
 	flow = start_pipeline(run, &dev.info);

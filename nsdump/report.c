@@ -5,6 +5,7 @@
 #include <string.h>
 #include "decode.h"
 #include "report.h"
+#include "sample.h"
 #include "tuple.h"
 
 static const struct ns_sink_ops report_ops;
@@ -422,6 +423,24 @@ static void plain_by(struct ns_report *r)
 		fprintf(f, "# OUT OF MEMORY: some values are missing from the breakdown\n");
 }
 
+/*
+ * Once, above the tables of a capture the kernel sampled: the counts
+ * below are of the sampled packets, kept as counted; the scale is there
+ * for a reader who wants all of them.
+ */
+static void plain_sampled(struct ns_report *r)
+{
+	const struct nsl_sample *s = r->sample;
+
+	if (!ns_sample_active(s))
+		return;
+	fprintf(r->out, "# sampled: 1 in %u %s (%llu taken, %llu passed over): counts are of %s; x%.2f estimates all\n",
+		s->rate, ns_sample_unit(s), (unsigned long long)s->taken,
+		(unsigned long long)s->skipped,
+		s->flags & NSL_SAMPLE_FLOWS ? "the sampled flows' packets" :
+		"sampled packets", ns_sample_scale(s));
+}
+
 static void plain_table(struct ns_report *r)
 {
 	bool corrected = ns_acc_corrected(r->acc);
@@ -430,6 +449,7 @@ static void plain_table(struct ns_report *r)
 	bool sampled = false;
 	char lbl[16], how[192];
 
+	plain_sampled(r);
 	ns_acc_correction(r->acc, how, sizeof(how));
 	fprintf(f, "# per-layer latency, µs, over %llu blocks (%llu lost): %s\n",
 		(unsigned long long)r->acc->blocks, (unsigned long long)r->acc->lost, how);

@@ -51,6 +51,8 @@ struct ns_report {
 	FILE *out;
 	struct ns_acc *acc;	/* read only (its statistics sort on a read) */
 	struct ns_magnet *mag;	/* -M: event lines and Table III; else NULL */
+	/* the kernel's sampling, its counts final at the finish; NULL: none */
+	const struct nsl_sample *sample;
 	int verbose;
 	bool quiet;		/* no per-packet or event lines */
 	struct ns_tstamper ts;	/* -t ...: set after ns_report_init() */

@@ -11,11 +11,12 @@
 static const struct ns_sink_ops writer_ops;
 
 static int header_records(struct nsf_writer *w, const struct nsl_info *info,
+			  const struct nsl_sample *sample,
 			  const struct ns_evsel *sel,
 			  const struct ns_calib_set *cs,
 			  const struct ns_calib_set *cold)
 {
-	if (nsf_writer_open(w, w->fd, w->name, info) ||
+	if (nsf_writer_open_sampled(w, w->fd, w->name, info, sample) ||
 	    ns_write_writer_record(w))
 		return -1;
 	if (sel->n && nsf_write_events(w, sel))
@@ -27,6 +28,7 @@ static int header_records(struct nsf_writer *w, const struct nsl_info *info,
 
 enum ns_writer_status ns_writer_open(struct ns_writer *nw, const char *name,
 				     const struct nsl_info *info,
+				     const struct nsl_sample *sample,
 				     const struct ns_evsel *sel,
 				     const struct ns_calib_set *cs,
 				     const struct ns_calib_set *cold,
@@ -45,7 +47,7 @@ enum ns_writer_status ns_writer_open(struct ns_writer *nw, const char *name,
 	}
 	nw->w.fd = fd;
 	nw->w.name = name;
-	if (!header_records(&nw->w, info, sel, cs, cold)) {
+	if (!header_records(&nw->w, info, sample, sel, cs, cold)) {
 		nw->open = true;
 		return NS_WRITER_OK;
 	}

@@ -28,10 +28,12 @@ enum ns_writer_status {
 
 /*
  * @name ("-": stdout) with INFO, this nsdump's version, and EVENTS and
- * CALIB when @sel or @cs hold any.
+ * CALIB when @sel or @cs hold any.  @sample (NULL: none) is the kernel's
+ * sampling, kept until the finish for its counts (nsf_writer_open_sampled).
  */
 enum ns_writer_status ns_writer_open(struct ns_writer *nw, const char *name,
 				     const struct nsl_info *info,
+				     const struct nsl_sample *sample,
 				     const struct ns_evsel *sel,
 				     const struct ns_calib_set *cs,
 				     const struct ns_calib_set *cold,

@@ -2,8 +2,9 @@
 /*
  * libFuzzer target: nsdump's option parsers.  The first byte picks one:
  *   0  the whole command line (parse_opts: getopt, -B, -c, -p, --dir, -i,
- *      -t, the checks between options and the filter expression that
- *      libpcap compiles), arguments separated by NUL bytes;
+ *      -t, --sample, the checks between options and the filter
+ *      expression that libpcap compiles, and the proof that it reads
+ *      the flow alone), arguments separated by NUL bytes;
  *   1  -B's size parser, against a reading of its documented form;
  *   2  -p's lport.rport parser (filter.c), the same, repeated as nsdump
  *      allows;
@@ -100,6 +101,12 @@ static void fuzz_command_line(char *args, size_t len)
 		FUZZ_ASSERT(o.filter.nports <= NS_FILTER_PORTS);
 		FUZZ_ASSERT(!o.rfile || (!o.rcvbuf && !o.events));
 		FUZZ_ASSERT(o.tstamp >= 0 && o.tstamp <= NS_TS_MAX);
+		FUZZ_ASSERT(o.sample_rate <= NSL_SAMPLE_RATE_MAX &&
+			    !(o.sample_flags & ~NSL_SAMPLE_FLOWS) &&
+			    !(o.rfile && o.sample_rate));
+		/* the proof walks whatever libpcap compiled, within its bound */
+		if (ns_expr_active(&o.filter.expr))
+			ns_expr_flow_only(&o.filter.expr.prog);
 	}
 	ns_filter_free(&o.filter);
 }

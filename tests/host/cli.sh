@@ -495,6 +495,74 @@ NSFAKE_ABI=1 live $NSDUMP >/dev/null 2>"$t/err"; rc=$?
 [ $rc -eq 1 ] && \
 	[ "$(cat "$t/err")" = "nsdump: $t/raw: kernel speaks NetSlice ABI 1, this nsdump $(sed -n 's/^#define NSL_ABI_VERSION[[:space:]]*\([0-9]*\).*/\1/p' "$here/../../include/netslice.h")" ]
 check "live: ABI mismatch refused"
+NSFAKE_ABI=5 live $NSDUMP -q >/dev/null 2>"$t/err"; rc=$?
+check "live: an ABI 5 module is read (its items are ABI 6's)" \
+	[ $rc -eq 0 ] && [ "$(tail -1 "$t/err")" = "10 blocks captured, 7 dropped by kernel" ]
+
+# ---- sampling in the kernel: --sample, --sample-flows ----
+for bad in "--sample 0" "--sample 16777217" "--sample 4x" "--sample -4" \
+	   "--sample-flows 0" "--sample= 4"; do
+	$NSDUMP $bad >"$t/out" 2>"$t/err"; rc=$?
+	[ $rc -eq 2 ] && [ ! -s "$t/out" ] && grep -q "^nsdump: --sample.*: expected 1 in n \(packets\|flows\), n from 1 to 16777216$" "$t/err"
+	check "$bad: exit 2, the range said"
+done
+$NSDUMP --sample 4 --sample-flows 4 >/dev/null 2>"$t/err"; rc=$?
+check "--sample and --sample-flows: exit 2, one or the other" \
+	[ $rc -eq 2 ] && [ "$(cat "$t/err")" = "nsdump: --sample and --sample-flows: one or the other" ]
+$NSDUMP --sample-flows 4 -r "$t/ten.ns" >/dev/null 2>"$t/err"; rc=$?
+check "--sample-flows with -r: exit 2, a file's sampling is its own" \
+	[ $rc -eq 2 ] && [ "$(cat "$t/err")" = "nsdump: --sample-flows applies to a device; a file's sampling is what it was written with" ]
+$NSDUMP --json --sample 0 >"$t/out" 2>/dev/null; rc=$?
+check "--json --sample 0: exit 2, the error as JSON" \
+	[ $rc -eq 2 ] && [ "$(jl "$t/out" 'L[0]["error"]')" = "--sample 0: expected 1 in n packets, n from 1 to 16777216" ]
+
+rm -f "$t/log"
+NSFAKE_TAKEN=512 NSFAKE_SKIPPED=1530 live $NSDUMP -q --sample 4 >"$t/out" 2>"$t/err"; rc=$?
+[ $rc -eq 0 ] && [ "$(grep '^sample' "$t/log")" = "sample 4 0" ] && \
+	[ "$(tail -2 "$t/err" | head -1)" = "1 in 4 packets sampled in the kernel: 512 taken, 1530 passed over" ] && \
+	[ "$(awk '/sampled in the kernel/ { print $3, $4, $9, $11 }' "$t/err")" = "4 packets 512 1530" ] && \
+	[ "$(tail -1 "$t/err")" = "10 blocks captured, 7 dropped by kernel" ]
+check "live --sample 4: NSIOCSSAMPLE 4, then the kernel's counts on a line before the summary (awk \$9 taken, \$11 passed over)"
+[ "$(head -1 "$t/out")" = "# sampled: 1 in 4 packets (512 taken, 1530 passed over): counts are of sampled packets; x3.99 estimates all" ] && \
+	[ "$(row "$t/out" write | cut -d' ' -f1)" = 10 ] && [ "$(grep -c '^# sampled' "$t/out")" -eq 1 ]
+check "live --sample 4: the report says so once, at its top; the table's n is the sampled count (10)"
+rm -f "$t/log"
+NSFAKE_TAKEN=512 NSFAKE_SKIPPED=1530 live $NSDUMP --sample-flows 8 -w "$t/sampled.ns" 2>"$t/err"; rc=$?
+[ $rc -eq 0 ] && [ "$(grep '^sample' "$t/log")" = "sample 8 1" ] && \
+	[ "$(tail -2 "$t/err" | head -1)" = "1 in 8 flows sampled in the kernel: 512 taken, 1530 passed over" ]
+check "live --sample-flows 8 -w: NSIOCSSAMPLE 8 with NSL_SAMPLE_FLOWS, the flows' line"
+$NSDUMP --json -q -r "$t/sampled.ns" >"$t/out" 2>/dev/null
+check "-r of a sampled file, --json: the table's sample object (Python's json)" \
+	[ "$(jl "$t/out" '[[s["rate"], s["flows"], s["taken"], s["skipped"], abs(s["scale"] - 2042 / 512) < 1e-4] for s in [t["sample"] for t in T("table")]]')" = \
+	  '[[8, true, 512, 1530, true]]' ]
+$NSDUMP -q -r "$t/sampled.ns" >"$t/out" 2>"$t/err"
+[ "$(head -1 "$t/out")" = "# sampled: 1 in 8 flows (512 taken, 1530 passed over): counts are of the sampled flows' packets; x3.99 estimates all" ] && \
+	[ "$(tail -1 "$t/err")" = "10 blocks captured, 10 dropped by kernel" ] && ! grep -q 'sampled in the kernel' "$t/err"
+check "-r of a sampled file: the report's line, the file's counts; no kernel line"
+python3 "$here/tracecount.py" "$t/sampled.ns" | python3 -c '
+import json, sys
+o = json.load(sys.stdin)["trailer"]
+print(o["sample_taken"], o["sample_skipped"], o["blocks"])' >"$t/out"
+check "-w: TRAILER sample_taken 512, sample_skipped 1530 beside the totals" [ "$(cat "$t/out")" = "512 1530 10" ]
+$NSDUMP -r "$t/sampled.ns" -w "$t/copy.ns" 2>/dev/null
+$NSDUMP --json -q -r "$t/copy.ns" >"$t/out" 2>/dev/null
+check "-r sampled -w copy: the copy keeps the sampling" \
+	[ "$(jl "$t/out" '[[s["rate"], s["flows"], s["taken"], s["skipped"]] for s in [t["sample"] for t in T("table")]]')" = '[[8, true, 512, 1530]]' ]
+$NSDUMP --json -q -r "$t/live.ns" >"$t/out" 2>/dev/null
+$NSDUMP -q -r "$t/live.ns" >"$t/out2" 2>/dev/null
+check "-r of a file without sampling: no sample object, no line" \
+	[ "$(jl "$t/out" '"sample" in T("table")[0]')" = false ] && ! grep -q '^# sampled' "$t/out2"
+rm -f "$t/log"
+live $NSDUMP -q --sample 1 >"$t/out" 2>"$t/err"
+[ "$(grep '^sample' "$t/log")" = "sample 1 0" ] && \
+	[ "$(tail -2 "$t/err" | head -1)" = "1 in 1 packets sampled in the kernel: 0 taken, 0 passed over" ] && ! grep -q '^# sampled' "$t/out"
+check "live --sample 1: set (every packet), counted, no scale line"
+NSFAKE_ABI=5 live $NSDUMP -q --sample 4 >"$t/out" 2>"$t/err"; rc=$?
+check "live --sample 4, ABI 5 module: exit 1, the module's ABI named" \
+	[ $rc -eq 1 ] && [ "$(cat "$t/err")" = "nsdump: $t/raw: --sample 4: this netslice.ko speaks ABI 5 and cannot sample (NSIOCSSAMPLE: Inappropriate ioctl for device); sampling in the kernel needs ABI 6" ]
+NSFAKE_SAMPLE_ERR=22 live $NSDUMP -q --sample-flows 2 >"$t/out" 2>"$t/err"; rc=$?
+check "live --sample-flows 2, EINVAL from an ABI 6 module: exit 1, its ABI named" \
+	[ $rc -eq 1 ] && [ "$(cat "$t/err")" = "nsdump: $t/raw: --sample-flows 2: this netslice.ko (ABI 6) refused it: NSIOCSSAMPLE: Invalid argument" ]
 
 # live event records: NSIOCSRECORDS on with -M / -p, off at the end
 $MK -R -F 2 -G 1 -A -S "$t/evraw"
@@ -773,13 +841,37 @@ DEV=$t/evraw DROPS=0 live $NSDUMP -M -q 'port 43211' >"$t/out" 2>"$t/err"
 [ "$(grep '^records' "$t/log" | tr '\n' ' ')" = "records 23 records 0 " ] && \
 	[ "$(tail -1 "$t/err")" = "3 blocks and 10 event records captured, 19 blocks and 60 event records received by filter, 0 dropped by kernel" ]
 check "live -M with an expression: records with TCP and IP, the blocks' addresses (23); the receiver's 3 blocks and 10 event records"
+# where the kernel runs it: NSL_FILTER_FLOW (1) for what reads the flow alone
+filters() {	# the flags of the NSIOCSFILTER calls logged, '|' after each
+	awk '$1 == "filter" { printf "%s|", $3 }' "$t/log"
+}
+rm -f "$t/log"
+NSFAKE_FILTER=1 DEV=$t/flowsraw live $NSDUMP -v -q 'udp and dst port 53' >/dev/null 2>"$t/err"
+[ "$(filters)" = "1|" ] && \
+	grep -qx "nsdump: $t/flowsraw: the kernel filters at NSI: packets of other flows get no block at all" "$t/err"
+check "live 'udp and dst port 53': proved flow-only, NSL_FILTER_FLOW; -v: at NSI"
+rm -f "$t/log"
+NSFAKE_FILTER=1 DEV=$t/flowsraw live $NSDUMP -v -q 'udp and greater 100' >/dev/null 2>"$t/err"
+[ "$(filters)" = "0|" ] && \
+	grep -qx "nsdump: $t/flowsraw: the kernel filters before the ring: the expression reads lengths or TCP sequence numbers, which NSI does not know" "$t/err"
+check "live 'udp and greater 100': reads the length, no flag; -v: before the ring"
+rm -f "$t/log"
+NSFAKE_FILTER=5 DEV=$t/flowsraw DROPS=0 live $NSDUMP -v -q 'udp and dst port 53' >/dev/null 2>"$t/err"
+[ "$(filters)" = "1|0|" ] && \
+	grep -q "filters before the ring: this netslice.ko (ABI 6) cannot filter at NSI" "$t/err" && \
+	[ "$(tail -1 "$t/err")" = "$(want_of 'udp and dst port 53') blocks captured, 100 received by filter, 0 dropped by kernel" ]
+check "live, a module refusing the flag (EINVAL): the program again without it, the capture as before"
+rm -f "$t/log"
+NSFAKE_FILTER=1 NSFAKE_ABI=5 DEV=$t/flowsraw live $NSDUMP -q 'udp and dst port 53' >/dev/null 2>&1
+[ "$(filters)" = "0|" ]
+check "live, an ABI 5 module: the flag not even tried"
 
 # ---- packaging: --help, the man page, the completion, make install ----
 top=$here/../..
 $NSDUMP --help >"$t/help"
 grep -E '^  -' "$t/help" | sed 's/^  //; s/  .*//; s/ [^-].*//; s/, /\n/' | sort >"$t/help.opts"
-[ "$(wc -l <"$t/help.opts")" -eq 27 ]
-check "--help: a line for each of the 27 options"
+[ "$(wc -l <"$t/help.opts")" -eq 29 ]
+check "--help: a line for each of the 29 options"
 MANWIDTH=80 man --warnings -l "$top/doc/nsdump.8" >"$t/man" 2>"$t/manwarn"
 check "man -l nsdump.8: renders without a warning" [ ! -s "$t/manwarn" ] && [ -s "$t/man" ]
 missing=

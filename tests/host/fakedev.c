@@ -16,6 +16,14 @@
  * does (unknown flags, pad, state without NSL_REC_ON: EINVAL), or with
  * the errno in NSFAKE_RECORDS_ERR; the stream's event items (mkblocks
  * -F) are what it would then produce.
+ * NSIOCSFILTER is logged ("filter <len> <flags>"): refused with ENOTTY
+ * (a module without filters) unless NSFAKE_FILTER is set, then taken
+ * (nothing is filtered, NSIOCGFILTERED says 0); NSFAKE_FILTER=5 is an
+ * ABI-5 module, which refuses NSL_FILTER_FLOW with EINVAL.
+ * NSIOCSSAMPLE is logged ("sample <rate> <flags>") and checked as the
+ * kernel does, or fails with the errno in NSFAKE_SAMPLE_ERR;
+ * NSIOCGSAMPLE gives back the setting with NSFAKE_TAKEN and
+ * NSFAKE_SKIPPED as its counts (default 0).
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -52,6 +60,53 @@ static void log_call(const char *fmt, unsigned long long v)
 static unsigned int fake_nevents;	/* as NSIOCSEVENT set it */
 static bool fake_on;			/* as NSIOCSSTATE set it */
 static unsigned int fake_info_calls;	/* NSIOCGINFO calls so far */
+static struct nsl_sample fake_sample;	/* as NSIOCSSAMPLE set it */
+
+static unsigned long long env_u64(const char *name)
+{
+	return getenv(name) ? strtoull(getenv(name), NULL, 0) : 0;
+}
+
+/* Refuse with the errno in @name, if set. */
+static bool env_fails(const char *name)
+{
+	if (!getenv(name))
+		return false;
+	errno = atoi(getenv(name));
+	return true;
+}
+
+static int fake_filter(const struct nsl_filter *f)
+{
+	const char *mode = getenv("NSFAKE_FILTER");
+
+	log_call("filter %llu", f->len);
+	log_call(" %llu\n", f->flags);
+	if (!mode) {
+		errno = ENOTTY;
+		return -1;
+	}
+	if (f->flags & ~(atoi(mode) == 5 ? 0u : NSL_FILTER_FLOW)) {
+		errno = EINVAL;
+		return -1;
+	}
+	return 0;
+}
+
+static int fake_sample_set(const struct nsl_sample *s)
+{
+	log_call("sample %llu", s->rate);
+	log_call(" %llu\n", s->flags);
+	if (env_fails("NSFAKE_SAMPLE_ERR"))
+		return -1;
+	if (s->rate > NSL_SAMPLE_RATE_MAX || (s->flags & ~NSL_SAMPLE_FLOWS) ||
+	    s->taken || s->skipped) {
+		errno = EINVAL;
+		return -1;
+	}
+	fake_sample = *s;
+	return 0;
+}
 
 int ioctl(int fd, unsigned long req, ...)
 {
@@ -132,6 +187,25 @@ int ioctl(int fd, unsigned long req, ...)
 			return -1;
 		}
 		gen_calib(c->cpu, fake_nevents, c);
+		return 0;
+	}
+	case NSIOCSFILTER:
+		return fake_filter(arg);
+	case NSIOCGFILTERED:
+		if (!getenv("NSFAKE_FILTER")) {
+			errno = ENOTTY;
+			return -1;
+		}
+		((struct nsl_count *)arg)->count = 0;
+		return 0;
+	case NSIOCSSAMPLE:
+		return fake_sample_set(arg);
+	case NSIOCGSAMPLE: {
+		struct nsl_sample *s = arg;
+
+		*s = fake_sample;
+		s->taken = env_u64("NSFAKE_TAKEN");
+		s->skipped = env_u64("NSFAKE_SKIPPED");
 		return 0;
 	}
 	case NSIOCGDROPS:

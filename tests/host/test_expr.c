@@ -154,6 +154,211 @@ static void verdicts(void)
 	ns_expr_free(&e);
 }
 
+/*
+ * ns_expr_flow_only(): proved for what reads only families, protocols,
+ * addresses and ports; never for what reads a length or the sequence.
+ * The property test runs each row's program over random flows too.
+ */
+enum flow_row {
+	FLOW_ONLY,		/* proved; random flows see both verdicts */
+	LENGTH_DECIDES,		/* not proved; lengths change some verdicts */
+	LENGTH_READ,		/* not proved, though no length here changes it */
+};
+
+static const struct {
+	const char *expr;
+	enum flow_row kind;
+} flow_rows[] = {
+	{ "udp dst port 6201", FLOW_ONLY },
+	{ "ip6 and udp", FLOW_ONLY },
+	{ "udp and host 10.0.0.2 and (port 6202 or port 6201)", FLOW_ONLY },
+	{ "tcp", FLOW_ONLY },
+	{ "ip6 dst host ::1", FLOW_ONLY },
+	{ "src net 10.0.0.0/8", FLOW_ONLY },
+	{ "tcp port 80 or udp port 53", FLOW_ONLY },
+	{ "icmp or icmp6", FLOW_ONLY },
+	{ "not tcp", FLOW_ONLY },
+	{ "portrange 5000-6500 and not udp", FLOW_ONLY },
+	{ "ip[8] = 64", FLOW_ONLY },	/* the TTL is a constant */
+	{ "greater 100", LENGTH_DECIDES },
+	{ "less 100", LENGTH_DECIDES },
+	{ "len > 10", LENGTH_READ },	/* BPF_LEN is never below the headers */
+	{ "tcp[4:4] > 5", LENGTH_DECIDES },
+	{ "ip[2:2] > 100", LENGTH_DECIDES },
+	{ "udp[4:2] > 8", LENGTH_DECIDES },
+	{ "ip6[4:2] > 8", LENGTH_DECIDES },
+	{ "tcp port 80 and less 100", LENGTH_DECIDES },
+};
+#define N_FLOW_ROWS	(sizeof(flow_rows) / sizeof(flow_rows[0]))
+
+static void flow_only_rows(void)
+{
+	struct ns_expr e;
+	char err[256];
+
+	ns_expr_init(&e);
+	for (size_t i = 0; i < N_FLOW_ROWS; i++) {
+		bool ok = !ns_expr_compile(&e, flow_rows[i].expr, err, sizeof(err));
+		bool want = flow_rows[i].kind == FLOW_ONLY;
+
+		tap_ok(ok && ns_expr_flow_only(&e.prog) == want,
+		       "flow-only: '%s' %s", flow_rows[i].expr,
+		       want ? "proved: the flow alone decides" :
+		       "not proved: it reads a length or the sequence");
+	}
+	ns_expr_free(&e);
+}
+
+/* Programs libpcap does not write: refused, not misread. */
+static void flow_only_odd_programs(void)
+{
+	struct bpf_insn ret_len[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_LEN, 0),
+		BPF_STMT(BPF_RET | BPF_A, 0),
+	};
+	struct bpf_insn off_end[] = {
+		BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 9),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 6, 0, 5),
+	};
+	struct bpf_insn flow_offset[] = {
+		BPF_STMT(BPF_LDX | BPF_B | BPF_MSH, 12),	/* an address byte */
+		BPF_STMT(BPF_LD | BPF_B | BPF_IND, 0),
+		BPF_STMT(BPF_RET | BPF_A, 0),
+	};
+	struct bpf_insn past_headers[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 60),	/* always fails */
+		BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, 5, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, 1),
+		BPF_STMT(BPF_RET | BPF_K, 0),
+	};
+	struct bpf_insn scratch_len[] = {
+		BPF_STMT(BPF_LD | BPF_H | BPF_ABS, 2),	/* IPv4 total length */
+		BPF_STMT(BPF_ST, 3),
+		BPF_STMT(BPF_LD | BPF_IMM, 7),
+		BPF_STMT(BPF_LDX | BPF_MEM, 3),
+		BPF_STMT(BPF_ALU | BPF_DIV | BPF_X, 0),	/* rejects when 0 */
+		BPF_STMT(BPF_RET | BPF_K, 1),
+	};
+	struct bpf_program p;
+
+#define PROG(insns) (p.bf_len = sizeof(insns) / sizeof(insns[0]), \
+		     p.bf_insns = insns, &p)
+	tap_ok(!ns_expr_flow_only(PROG(ret_len)), "flow-only: RET of BPF_LEN: not proved");
+	tap_ok(!ns_expr_flow_only(PROG(off_end)), "flow-only: a jump past the end: not proved");
+	tap_ok(!ns_expr_flow_only(PROG(flow_offset)),
+	       "flow-only: a load at an offset the addresses decide: not proved");
+	tap_ok(ns_expr_flow_only(PROG(past_headers)),
+	       "flow-only: a load past the headers rejects, whatever the lengths: proved");
+	tap_ok(!ns_expr_flow_only(PROG(scratch_len)),
+	       "flow-only: a length through scratch memory into a divisor: not proved");
+#undef PROG
+	p.bf_len = 0;
+	p.bf_insns = NULL;
+	tap_ok(!ns_expr_flow_only(&p), "flow-only: no program: not proved");
+
+	/* 24 forks on an address in a row: 2^24 paths, past the bound */
+	struct bpf_insn forks[2 * 24 + 1];
+
+	for (int i = 0; i < 24; i++) {
+		forks[2 * i] = (struct bpf_insn)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 12);
+		forks[2 * i + 1] = (struct bpf_insn)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K,
+							     1u << i, 0, 0);
+	}
+	forks[48] = (struct bpf_insn)BPF_STMT(BPF_RET | BPF_K, 1);
+	p.bf_len = 49;
+	p.bf_insns = forks;
+	tap_ok(!ns_expr_flow_only(&p),
+	       "flow-only: 2^24 paths: not proved within the bound on the work");
+	p.bf_len = 2 * 8 + 1;
+	p.bf_insns = forks + 2 * 16;
+	tap_ok(ns_expr_flow_only(&p), "flow-only: 2^8 paths of the same: proved");
+}
+
+/* xorshift64*: the same flows every run. */
+static uint64_t rnd(uint64_t *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 0x2545f4914f6cdd1dull;
+}
+
+/*
+ * A flow from small pools, so that hosts and ports the expressions name
+ * come up often; random length and sequence.
+ */
+static struct ns_tuple random_flow(uint64_t *s)
+{
+	static const char *const v4[] = { "10.0.0.2", "10.0.0.1", "192.0.2.1", "10.9.8.7" };
+	static const char *const v6[] = { "::1", "2001:db8::1", "::2", "fe80::1" };
+	static const uint16_t ports[] = { 6201, 6202, 80, 53, 5201, 443 };
+	static const uint8_t protos[] = { IPPROTO_TCP, IPPROTO_UDP, IPPROTO_TCP,
+					  IPPROTO_UDP, IPPROTO_ICMP, IPPROTO_ICMPV6, 132 };
+	bool six = rnd(s) & 1;
+	const char *const *pool = six ? v6 : v4;
+
+	return tuple(six ? AF_INET6 : AF_INET, protos[rnd(s) % sizeof(protos)],
+		     pool[rnd(s) % 4], ports[rnd(s) % 6], pool[rnd(s) % 4],
+		     rnd(s) % 3 ? ports[rnd(s) % 6] : (uint16_t)rnd(s), 0);
+}
+
+/* Lengths small, header-sized, MTU-sized and past 65535. */
+static void vary_length(struct ns_tuple *t, uint64_t *s)
+{
+	static const uint32_t scale[] = { 64, 1600, 70000 };
+
+	t->len = rnd(s) % scale[rnd(s) % 3];
+	t->tcp_seq = rnd(s) % 4 ? (uint32_t)rnd(s) : rnd(s) % 8;
+}
+
+/*
+ * For each row: over many random flows, each with several random
+ * lengths and sequence numbers, does the verdict ever change within a
+ * flow, and are both verdicts seen?  Run with libpcap's bpf_filter() on
+ * the kernel's packet (ns_expr_match()).
+ */
+static void flow_only_property(void)
+{
+	const int flows = 2000, lengths = 8;
+	uint64_t seed = 0x6e7364756d70ull;
+	struct ns_expr e;
+	char err[256];
+
+	ns_expr_init(&e);
+	for (size_t i = 0; i < N_FLOW_ROWS; i++) {
+		enum flow_row kind = flow_rows[i].kind;
+		const char *expr = flow_rows[i].expr;
+		unsigned int verdicts[2] = { 0, 0 }, changed = 0;
+		bool ok = !ns_expr_compile(&e, expr, err, sizeof(err));
+
+		for (int f = 0; ok && f < flows; f++) {
+			struct ns_tuple t = random_flow(&seed);
+			bool first, same = true;
+
+			vary_length(&t, &seed);
+			first = ns_expr_match(&e, &t);
+			for (int k = 0; k < lengths; k++) {
+				vary_length(&t, &seed);
+				same &= ns_expr_match(&e, &t) == first;
+			}
+			verdicts[first]++;
+			changed += !same;
+		}
+		if (changed || !verdicts[0] || !verdicts[1])
+			printf("# '%s': %u flows taken, %u refused, %u changed with the length\n",
+			       expr, verdicts[1], verdicts[0], changed);
+		if (kind == FLOW_ONLY)
+			tap_ok(ok && !changed && verdicts[0] && verdicts[1],
+			       "flow-only property: '%s': no flow of %d changes verdict over %d lengths and sequences; both verdicts seen",
+			       expr, flows, lengths);
+		else if (kind == LENGTH_DECIDES)
+			tap_ok(ok && changed,
+			       "flow-only property: '%s': %u of %d flows change verdict with the length",
+			       expr, changed, flows);
+	}
+	ns_expr_free(&e);
+}
+
 static void joining(void)
 {
 	char *argv[] = { "nsdump", "-r", "f", "tcp", "port", "80" };
@@ -234,6 +439,9 @@ void test_expr(void)
 {
 	packet_layout();
 	verdicts();
+	flow_only_rows();
+	flow_only_odd_programs();
+	flow_only_property();
 	joining();
 	flow_text();
 	stamps();

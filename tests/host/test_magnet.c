@@ -129,6 +129,11 @@ static const char *after(const char *text, const char *marker)
 	return p ? p : "";
 }
 
+/* gen_sysinfo()'s version, as the lines print it */
+#define TEXT_OF(x)	#x
+#define ABI_TEXT	TEXT_OF_VALUE(NSL_ABI_VERSION)
+#define TEXT_OF_VALUE(x)	TEXT_OF(x)
+
 static void event_lines(void)
 {
 	unsigned char buf[512];
@@ -137,13 +142,13 @@ static void event_lines(void)
 	len += gen_event(1, 7, GEN_EV_T0, NSL_EV_SOCK_SEND, 10240,
 			 NSL_EVF_TCP | NSL_EVF_IP | NSL_EVF_ADDR, buf + len);
 	report_starts(buf, len, &ns_plain_printer,
-		"-- SYSINFO cpu 0 abi 5 tsc_khz 3000000 ncpus 2: tsc 1000000000 is 2026-11-21 23:41:07.000000000 --\n"
+		"-- SYSINFO cpu 0 abi " ABI_TEXT " tsc_khz 3000000 ncpus 2: tsc 1000000000 is 2026-11-21 23:41:07.000000000 --\n"
 		"23:41:07.123456 cpu 1 conn 0x2a MAGNET_SOCK_SEND 10240 bytes "
 		"[tcp cwnd 10 ssthresh 2147483647 srtt 120us rto 201000us out 3 retr 0/0 snd_wnd 65535 rcv_wnd 65483 wseq 11240 cseq 5000 mss 1448 state ESTABLISHED] "
 		"[ip v4 tos 0 ttl 64 id 1234 frag 0x4000 proto 6] [192.0.2.1:43210 > 192.0.2.2:5201]\n",
 		"magnet: SYSINFO line and a full event line, exact");
 	report_starts(buf, len, &ns_json_printer,
-		"{\"type\":\"sysinfo\",\"cpu\":0,\"abi_version\":5,\"tsc_khz\":3000000,\"ncpus\":2,\"ref_tsc\":1000000000,\"ref_realtime_ns\":1795304467000000000,\"time\":\"2026-11-21 23:41:07.000000000\"}\n"
+		"{\"type\":\"sysinfo\",\"cpu\":0,\"abi_version\":" ABI_TEXT ",\"tsc_khz\":3000000,\"ncpus\":2,\"ref_tsc\":1000000000,\"ref_realtime_ns\":1795304467000000000,\"time\":\"2026-11-21 23:41:07.000000000\"}\n"
 		"{\"type\":\"event\",\"time\":\"2026-11-21 23:41:07.123456789\",\"time_ns\":1795304467123456789,\"cpu\":1,\"seq\":7,\"tsc\":1370370367,\"conn\":42,\"event\":\"MAGNET_SOCK_SEND\",\"bytes\":10240,\"flags\":[\"TCP\",\"IP\",\"ADDR\"],"
 		"\"tcp\":{\"snd_cwnd\":10,\"snd_ssthresh\":2147483647,\"srtt_us\":120,\"rto_us\":201000,\"packets_out\":3,\"retrans_out\":0,\"total_retrans\":0,\"snd_wnd\":65535,\"rcv_wnd\":65483,\"write_seq\":11240,\"copied_seq\":5000,\"mss\":1448,\"state\":\"ESTABLISHED\",\"ca_state\":0,\"tcp_flags\":0},"
 		"\"ip\":{\"version\":4,\"tos\":0,\"ttl\":64,\"id\":1234,\"frag_off\":16384,\"protocol\":6},"

@@ -181,6 +181,8 @@ def selected(b, a):
         return False
     if a.ifindex is not None and b["ifindex"] != a.ifindex:
         return False
+    if any(b["flags"] & BF[f] for f in a.without or []):
+        return False
     return all(b["flags"] & BF[f] for f in a.flag or [])
 
 
@@ -270,6 +272,7 @@ def main():
     ap.add_argument("--port", type=int)
     ap.add_argument("--ifindex", type=int)
     ap.add_argument("--flag", action="append", choices=sorted(BF))
+    ap.add_argument("--without", action="append", choices=sorted(BF))
     ap.add_argument("--tag", default="")
     a = ap.parse_args()
     sel = [b for b in blocks(a.file) if selected(b, a)]

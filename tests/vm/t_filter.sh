@@ -28,8 +28,12 @@ PATHS="python3 $REPO/tests/vm/nspath.py"
 N=200		# datagrams per flow
 
 insmod "$NS_MODULE" || die "insmod $NS_MODULE"
-tap_lines < <(python3 "$REPO/tests/vm/nsioctl.py" sample 2000)
-tap_lines < <(python3 "$REPO/tests/vm/nsioctl.py" filter 3)
+for cmd in "sample 2000" "filter 3"; do
+	python3 "$REPO/tests/vm/nsioctl.py" $cmd >"$W/nsioctl.tap" 2>&1
+	rc=$?
+	tap_pipe <"$W/nsioctl.tap"
+	tap $rc "nsioctl.py $cmd: every check ran and held"
+done
 ipv6_up
 
 # capture <name> [expression]: N datagrams to the peer's 6201 and 6202

@@ -14,7 +14,12 @@
 #    TSO emulation puts more frames on the wire than the segments the
 #    kernel asked for.)
 #  - the same through software GSO: with TSO off, and through a tbf qdisc
-#    that segments what exceeds its burst; every segment its own block.
+#    that segments what exceeds its burst; every segment its own block;
+#  - a writer appending to an skb that TCP splits at every send (a reader
+#    with a 4 KiB window, splits.py): no block runs out of records (each
+#    split leaves the copy a SHARED record; back-to-back ones are summed),
+#    every one whole over loopback (a retransmission the reader had
+#    already, and one whose data joined another skb, end at rx-tcp).
 # TAP on stdout; exit 0 pass, 1 fail.
 . "${NS_REPO:?}/tests/vm/lib.sh"
 CHECK="python3 $REPO/tests/vm/nscheck.py"
@@ -126,6 +131,27 @@ data_skbs=$(count_pcap "$W/lo.pcap" "$payload")
 echo "# loopback: $blocks blocks; capture: $data_skbs data skbs of $(count_pcap "$W/lo.pcap" "") packets; lat_tcp did 320 round trips"
 ((blocks == data_skbs && blocks >= 640))
 tap $? "loopback: blocks ($blocks) == data skbs seen by tcpdump ($data_skbs), >= 2 per round trip"
+
+# --- a TCP skb split at every send while its writer appends to it
+PATHS="python3 $REPO/tests/vm/nspath.py"
+quiesce
+nsdump_bg "$W/split.err" -q -B 32M -w "$W/split.nst" || die "nsdump did not start"
+out=$(python3 "$REPO/tests/vm/splits.py" 5701 3)
+tap $? "splits.py: $out"
+quiesce
+kill -INT "$nsd"
+wait "$nsd"
+blocks=$($PATHS count "$W/split.nst" --port 5701 --dir tx --flag LOOPBACK)
+trunc=$($PATHS count "$W/split.nst" --port 5701 --flag TRUNC)
+echo "# split at every send: $blocks data blocks, $trunc out of records"
+((blocks > 0 && trunc == 0))
+tap $? "split at every send: none of the $blocks blocks ran out of records ($trunc TRUNC)"
+tap_lines < <($PATHS check "$W/split.nst" --tag "split at every send" --port 5701 --dir tx \
+	--flag LOOPBACK --without COALESCED --without RETRANS \
+	--want write,tcp,ip,link,nic,rx-link,rx-ip,rx-tcp,queue,copy)
+tap_lines < <($PATHS check "$W/split.nst" --tag "split at every send, coalesced" --port 5701 \
+	--dir tx --flag LOOPBACK --flag COALESCED --without RETRANS \
+	--want write,tcp,ip,link,nic,rx-link,rx-ip,rx-tcp)
 
 rmmod netslice
 tap $? "rmmod netslice"

@@ -355,6 +355,55 @@ static struct nsl_skb_block *nsl_block_dup(struct sk_buff *to,
 	return b;
 }
 
+/* Whether @r, closed and SHARED, can be summed into @p before it. */
+static bool nsl_shared_pair(const struct nsl_record *p,
+			    const struct nsl_record *r)
+{
+	const u16 shut = NSL_RF_SHARED | NSL_RF_OPEN;
+
+	return (p->flags & shut) == NSL_RF_SHARED &&
+	       (r->flags & shut) == NSL_RF_SHARED &&
+	       p->region == r->region && p->depth == r->depth &&
+	       p->cpu == r->cpu && p->nmerged + r->nmerged <= U16_MAX;
+}
+
+/*
+ * Back-to-back SHARED records of one region are one measurement counted
+ * in another block: summed into one.  Else a TCP skb split again and
+ * again while its sender appends to it (tso_fragment() at each send, the
+ * tail going back to the write queue) gains a SHARED record per split
+ * and runs out of records (NSL_BF_TRUNC).  Only before the skb reached a
+ * device: the devices' first records stay where they are.
+ */
+static void nsl_fold_shared(struct nsl_skb_block *b)
+{
+	struct nsl_block *blk = &b->blk;
+	unsigned int i, j, k;
+
+	if (blk->ndev || blk->nrec < 2)
+		return;
+	for (i = 1, j = 0; i < blk->nrec; i++) {
+		struct nsl_record *p = &blk->rec[j], *r = &blk->rec[i];
+
+		if (nsl_shared_pair(p, r)) {
+			p->ticks += r->ticks;
+			p->nmerged += r->nmerged;
+			p->flags |= NSL_RF_MERGED |
+				    (r->flags & (NSL_RF_MIGRATED | NSL_RF_INVALID));
+			for (k = 0; k < blk->nevents; k++)
+				p->count[k] += r->count[k];
+			continue;
+		}
+		if (++j != i)
+			blk->rec[j] = *r;
+	}
+	if (j + 1 == blk->nrec)
+		return;
+	blk->nrec = j + 1;
+	/* Records moved: START and STOP find the open ones by search. */
+	memset(b->open_hint, 0, sizeof(b->open_hint));
+}
+
 /* @to (a new skb split off @from) gets its own copy of @from's block. */
 void __nsl_copy(struct sk_buff *to, const struct sk_buff *from)
 {
@@ -364,8 +413,10 @@ void __nsl_copy(struct sk_buff *to, const struct sk_buff *from)
 	if (!src)
 		return;
 	b = nsl_block_dup(to, src);
-	if (b)
+	if (b) {
 		nsl_mark_shared(&b->blk);
+		nsl_fold_shared(b);
+	}
 }
 EXPORT_SYMBOL_GPL(__nsl_copy);
 
