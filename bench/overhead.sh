@@ -27,6 +27,11 @@
 #   III  collecting durations: nsdump -q -w FILE on tmpfs draining /dev/ns
 #   IIIn III with the reader woken for every item (wakeup_bytes=1
 #        wakeup_us=0), as before batched wake-ups: not in the default set
+#   IIIs III sampling 1 in 10 packets at NSI (nsdump --sample 10): what
+#        a profiler left on costs; not in the default set
+#   IIIf III with an expression no packet of the bench matches ('port 9',
+#        run by the kernel at NSI): what NetSlice costs the packets nobody
+#        asked about; not in the default set
 #   IV   collecting with counters in count mode: nsdump -e cycles,instructions
 #        where a PMU exists, -e cpu-clock where not (QEMU TCG)
 #   V    the peer a user would pick instead: I's stock image with
@@ -129,8 +134,9 @@ nsdump_start() { # <file> [events]
 	local ev=()
 	[[ -n ${2:-} ]] && ev=(-e "$2")
 	# --cold: the file keeps the cold calibration too, the other bound
-	# of Fig. 5's correction.
-	"$NSDUMP" -q --cold "${ev[@]}" -w "$1" 2>"$1.err" &
+	# of Fig. 5's correction.  NSDUMP_ARGS: the configuration's choice
+	# of packets (IIIs, IIIf).
+	"$NSDUMP" -q --cold "${ev[@]}" "${NSDUMP_ARGS[@]}" -w "$1" 2>"$1.err" &
 	NSD=$!
 	# Open, events set, calibrated: the file has its header by then.
 	local i
@@ -207,6 +213,7 @@ peer_stop() {
 
 local_run() {
 	local cfg=$1 ko ev= lat_ok=1
+	NSDUMP_ARGS=()
 	NSDUMP=${NS_NSDUMP:-$REPO/nsdump/nsdump}
 	ko=${NS_MODULE:-$REPO/kernel/ns_module/netslice.ko}
 	W=$(mktemp -d /dev/shm/nsbench.XXXXXX 2>/dev/null || mktemp -d)
@@ -223,8 +230,11 @@ local_run() {
 		# III as before batched wake-ups: the reader woken per item.
 		grep -q '^netslice ' /proc/modules && rmmod netslice
 		insmod "$ko" wakeup_bytes=1 wakeup_us=0 || return 1 ;;
-	III|IV)
+	III|IV|IIIs|IIIf)
 		grep -q '^netslice ' /proc/modules || insmod "$ko" || return 1
+		NSDUMP_ARGS=()
+		[[ $cfg == IIIs ]] && NSDUMP_ARGS=(--sample 10)
+		[[ $cfg == IIIf ]] && NSDUMP_ARGS=('port 9')
 		if [[ $cfg == IV ]]; then
 			if [[ -d /sys/bus/event_source/devices/cpu ]]; then
 				ev=cycles,instructions
@@ -232,7 +242,7 @@ local_run() {
 				ev=cpu-clock
 			fi
 		fi ;;
-	*) echo "overhead.sh: unknown configuration '$cfg' (I, II, III, IIIn, IV, V)" >&2; return 2 ;;
+	*) echo "overhead.sh: unknown configuration '$cfg' (I, II, III, IIIn, IIIs, IIIf, IV, V)" >&2; return 2 ;;
 	esac
 	if [[ -n ${NS_PEER_IP:-} ]]; then
 		sysctl -qw net.ipv6.conf.all.disable_ipv6=1 2>/dev/null
@@ -240,7 +250,7 @@ local_run() {
 	fi
 
 	local collect=0 peer=0
-	[[ $cfg == III || $cfg == IIIn || $cfg == IV ]] && collect=1
+	[[ $cfg == III* || $cfg == IV ]] && collect=1
 	[[ $cfg == V ]] && peer=1
 	# V: one bpftrace across the three measurements.
 	PEER_ATTACH=null PEER_RC=null
@@ -261,11 +271,15 @@ local_run() {
 	((peer)) && peer_stop
 	local rtt=null drops=null bytes=null
 	if ((collect)); then
-		"$NSDUMP" -r "$W/lat.nst" --rtt --json -q >"$W/rtt.json" 2>/dev/null &&
+		# Fig. 5 pairs a packet with the next one: not for a sample.
+		if [[ $cfg != IIIs && $cfg != IIIf ]] &&
+			"$NSDUMP" -r "$W/lat.nst" --rtt --json -q >"$W/rtt.json" 2>/dev/null; then
 			rtt=$(grep '"type":"rtt"' "$W/rtt.json" | tail -1)
+		fi
 		[[ -n $rtt ]] || rtt=null
 		drops=$(cat "$W/lat.nst.err" "$W/stream.nst.err" 2>/dev/null |
-			awk '/dropped by kernel/ { c += $1; d += $4 } END { printf "{\"captured\":%d,\"dropped\":%d}", c, d }')
+			awk '/dropped by kernel/ { c += $1; for (i = 2; i <= NF; i++) if ($i == "dropped") d += $(i - 1) }
+			     END { printf "{\"captured\":%d,\"dropped\":%d}", c, d }')
 		# What a block costs in the trace (and in the ring): bytes
 		# per block item, by direction and number of regions.
 		bytes=$(python3 - "$REPO/tests/vm" "$W/lat.nst" "$W/stream.nst" <<'PY' 2>/dev/null
@@ -381,8 +395,8 @@ need_stock= need_netslice=
 for c in "${cfgs[@]}"; do
 	case $c in
 	I|V) need_stock=1 ;;
-	II|III|IIIn|IV) need_netslice=1 ;;
-	*) echo "overhead.sh: unknown configuration '$c' (I, II, III, IIIn, IV, V)" >&2; exit 2 ;;
+	II|III|IIIn|IIIs|IIIf|IV) need_netslice=1 ;;
+	*) echo "overhead.sh: unknown configuration '$c' (I, II, III, IIIn, IIIs, IIIf, IV, V)" >&2; exit 2 ;;
 	esac
 done
 [[ -z $need_stock ]] || need_image stock build "$KIMAGE_STOCK"
@@ -531,6 +545,8 @@ for c in cfgs:
 names = {"I": "I   stock 6.12", "II": "II  core + module, idle",
          "III": "III collecting (nsdump -w tmpfs)",
          "IIIn": "IIIn III, woken per item",
+         "IIIs": "IIIs III, 1 in 10 sampled at NSI",
+         "IIIf": "IIIf III, no packet passes 'port 9'",
          "IV": "IV  collecting + counters",
          "V": "V   bpftrace peer.bt (stock)"}
 ncpus = {c: sorted({r["ncpus"] for r in runs[c]}) for c in cfgs if runs[c]}
@@ -579,8 +595,8 @@ added = {c: res["configs"][c]["lat_median_us"] - base for c in cfgs
          if base and c != "I" and res["configs"][c].get("lat_median_us")}
 res["lat_added_us"] = added
 if "V" in added:
-    for c in ("III", "IV"):
-        if c in added:
+    for c in cfgs:
+        if c in added and c != "V":
             L.append("lat_tcp p50 added to I: %s %+.1f us, V (bpftrace) %+.1f us: "
                      "%s costs %.2fx what V does" % (c, added[c], added["V"], c,
                                                     added[c] / added["V"] if added["V"] else float("nan")))

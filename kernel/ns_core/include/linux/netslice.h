@@ -125,6 +125,8 @@ bool __nsl_has_block(const struct sk_buff *skb);
 void __nsl_coalesced(struct sk_buff *skb);
 void nsl_ext_release(struct skb_ext *ext, void *blk);
 void nsl_ext_cow(const struct sk_buff *skb, void *new, void *old);
+/* The bytes of the block at @blk written so far: what a copy must copy. */
+unsigned int nsl_ext_used(const void *blk);
 
 #define NSL_HOOK(call)						\
 	do {							\

@@ -990,6 +990,11 @@ void nsl_ext_cow(const struct sk_buff *skb, void *new, void *old)
 		clear_bit(NSL_ST_EMITTED, &nb->state);
 }
 
+unsigned int nsl_ext_used(const void *blk)
+{
+	return NSL_SKB_BLOCK_USED((const struct nsl_skb_block *)blk);
+}
+
 /* The last reference to the extension holding @ptr is going away. */
 void nsl_ext_release(struct skb_ext *ext, void *ptr)
 {
