@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <string.h>
 #include "accum.h"
+#include "devname.h"
 
 void ns_acc_init(struct ns_acc *a, uint32_t tsc_khz)
 {
@@ -75,43 +76,138 @@ struct block_sums {
 	bool seen[NSL_R_MAX], open[NSL_R_MAX], ev_bad[NSL_R_MAX];
 };
 
+/* What a record gave its region's sums. */
+enum rec_share {
+	REC_SHARED,	/* nothing: a copy, measured in another block */
+	REC_OPEN,	/* its region has no value in this block */
+	REC_INVALID,	/* its duration, no counter values */
+	REC_WHOLE,	/* its duration and counter values */
+};
+
+/* Adds record @i of @b to @s (zeroed by the caller before the first). */
+static enum rec_share add_record(const struct nsl_block *b,
+				 const struct ns_rec_corr *corr,
+				 unsigned int i, struct block_sums *s)
+{
+	const struct nsl_record *rec = &b->rec[i];
+	unsigned int id = rec->region;
+
+	if (rec->flags & NSL_RF_SHARED)
+		return REC_SHARED;
+	s->seen[id] = true;
+	if (rec->flags & NSL_RF_OPEN) {
+		s->open[id] = true;
+		return REC_OPEN;
+	}
+	s->sum[id] += corr[i].ticks;
+	s->raw[id] += rec->ticks;
+	s->self[id] += self_ticks(b, corr, i);
+	if (rec->flags & NSL_RF_INVALID) {
+		s->ev_bad[id] = true;
+		return REC_INVALID;
+	}
+	for (unsigned int e = 0; e < b->nevents; e++)
+		s->ev[id][e] += corr[i].count[e];
+	return REC_WHOLE;
+}
+
+/* The block's sums, and the table's notes counted record by record. */
 static void sum_records(struct ns_acc *a, const struct nsl_block *b,
 			const struct ns_rec_corr *corr, struct block_sums *s)
 {
 	memset(s, 0, sizeof(*s));
 	for (unsigned int i = 0; i < b->nrec; i++) {
-		const struct nsl_record *rec = &b->rec[i];
-		unsigned int id = rec->region;
+		unsigned int id = b->rec[i].region;
+		enum rec_share share = add_record(b, corr, i, s);
 
 		a->region[id].records++;
-		/* One measurement: counted where it is not a copy. */
-		if (rec->flags & NSL_RF_SHARED) {
+		switch (share) {
+		case REC_SHARED:
+			/* One measurement: counted where it is not a copy. */
 			a->region[id].shared++;
 			a->shared++;
-			continue;
-		}
-		s->seen[id] = true;
-		if (rec->flags & NSL_RF_OPEN) {
-			s->open[id] = true;
+			break;
+		case REC_OPEN:
 			a->region[id].open++;
-			continue;
-		}
-		s->sum[id] += corr[i].ticks;
-		s->raw[id] += rec->ticks;
-		s->self[id] += self_ticks(b, corr, i);
-		a->clamped_ticks += corr[i].ticks_clamped;
-		if (rec->flags & NSL_RF_INVALID) {
-			s->ev_bad[id] = true;
+			break;
+		case REC_INVALID:
+			a->clamped_ticks += corr[i].ticks_clamped;
 			if (b->nevents) {
 				a->region[id].invalid++;
 				a->invalid++;
 			}
+			break;
+		case REC_WHOLE:
+			a->clamped_ticks += corr[i].ticks_clamped;
+			for (unsigned int e = 0; e < b->nevents; e++)
+				a->clamped_counts +=
+					!!(corr[i].count_clamped & (1u << e));
+			break;
+		}
+	}
+}
+
+/*
+ * Whether @s has a value for region @id: a record not a copy, none open,
+ * and not the rx-link a GRO merge cut short (ABSORBED, counted apart).
+ */
+static bool region_valued(const struct block_sums *s, unsigned int id,
+			  bool absorbed)
+{
+	return s->seen[id] && !s->open[id] &&
+	       !(absorbed && id == NSL_R_RX_LINK);
+}
+
+static void by_add_sums(struct ns_acc *a, uint64_t key,
+			const struct nsl_block *b, const struct block_sums *s)
+{
+	for (unsigned int id = 0; id < NSL_R_MAX; id++)
+		if (region_valued(s, id, b->flags & NSL_BF_ABSORBED))
+			ns_by_add(a->by, key, id, s->sum[id]);
+}
+
+/* The --by dev key of the device record @i belongs to. */
+static uint64_t record_dev_key(const struct nsl_block *b, unsigned int i)
+{
+	const struct nsl_dev *d = &b->dev[ns_dev_of_record(b, i)];
+
+	return ns_dev_key(d->ifindex, d->netns);
+}
+
+/*
+ * --by: the block's value per region under its key.  Under --by dev a
+ * block that names devices goes under each device it crossed with that
+ * device's own records only (devname.h's rule, and only the regions of a
+ * device: link, qdisc, nic, rx-nic, rx-link, backlog -- a send's write
+ * or a receive's copy is no device's time), so that a device's link and
+ * qdisc are its own; a device crossed twice (lo, out and back in) is
+ * one key, its records summed as a block's are.
+ */
+static void by_block(struct ns_acc *a, const struct nsl_block *b,
+		     const struct ns_rec_corr *corr,
+		     const struct block_sums *whole)
+{
+	struct block_sums s;
+
+	if (a->by->what != NS_BY_DEV || !b->ndev) {
+		by_add_sums(a, ns_by_key_of(a->by, b), b, whole);
+		return;
+	}
+	for (unsigned int d = 0; d < b->ndev; d++) {
+		uint64_t key = ns_dev_key(b->dev[d].ifindex, b->dev[d].netns);
+		bool again = false;
+
+		for (unsigned int e = 0; e < d; e++)
+			again |= ns_dev_key(b->dev[e].ifindex,
+					    b->dev[e].netns) == key;
+		if (again)
 			continue;
-		}
-		for (unsigned int e = 0; e < b->nevents; e++) {
-			s->ev[id][e] += corr[i].count[e];
-			a->clamped_counts += !!(corr[i].count_clamped & (1u << e));
-		}
+		memset(&s, 0, sizeof(s));
+		for (unsigned int i = 0; i < b->nrec; i++)
+			if (ns_region_of_device(b->rec[i].region) &&
+			    record_dev_key(b, i) == key)
+				add_record(b, corr, i, &s);
+		by_add_sums(a, key, b, &s);
 	}
 }
 
@@ -127,7 +223,6 @@ static void sum_records(struct ns_acc *a, const struct nsl_block *b,
 static void accumulate(struct ns_acc *a, const struct nsl_block *b,
 		       const struct ns_rec_corr *corr)
 {
-	uint64_t key = a->by ? ns_by_key_of(a->by, b) : 0;
 	bool absorbed = b->flags & NSL_BF_ABSORBED;
 	struct block_sums s;
 
@@ -135,15 +230,12 @@ static void accumulate(struct ns_acc *a, const struct nsl_block *b,
 	for (unsigned int id = 0; id < NSL_R_MAX; id++) {
 		struct ns_region_acc *acc = &a->region[id];
 
-		if (!s.seen[id] || s.open[id])
-			continue;
-		if (absorbed && id == NSL_R_RX_LINK) {
-			acc->merged++;
+		if (!region_valued(&s, id, absorbed)) {
+			/* of those, only a merged rx-link was measured whole */
+			acc->merged += s.seen[id] && !s.open[id];
 			continue;
 		}
 		ns_stats_add(&acc->ticks, s.sum[id]);
-		if (a->by)
-			ns_by_add(a->by, key, id, s.sum[id]);
 		acc->raw_sum += (double)s.raw[id];
 		acc->self_sum += (double)s.self[id];
 		if (s.ev_bad[id])
@@ -154,6 +246,8 @@ static void accumulate(struct ns_acc *a, const struct nsl_block *b,
 			acc->ev_n[e]++;
 		}
 	}
+	if (a->by)
+		by_block(a, b, corr, &s);
 }
 
 static void block(struct ns_acc *a, const struct ns_citem *ci)

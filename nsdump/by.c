@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-#include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "by.h"
+#include "devname.h"
 
 static const char *const names[] = {
 	[NS_BY_CONN] = "conn", [NS_BY_CPU] = "cpu", [NS_BY_DIR] = "dir",
@@ -53,7 +53,7 @@ uint64_t ns_by_key_of(const struct ns_by *by, const struct nsl_block *b)
 	case NS_BY_DIR:
 		return b->dir;
 	case NS_BY_DEV:
-		return b->ifindex;
+		return ns_dev_key(b->ifindex, 0);	/* namespace unknown */
 	case NS_BY_NONE:
 		break;
 	}
@@ -119,20 +119,15 @@ void ns_by_add(struct ns_by *by, uint64_t key, unsigned int region,
 		by->oom = true;
 }
 
-/*
- * "2:eth0" when the blocks were read live (this host's names), else the
- * ifindex alone: a file may come from another host.  0: no device.
- */
+/* A device as devname.h names it; "none" for a block handed to none. */
 static void dev_text(const struct ns_by *by, uint64_t key, char *buf,
 		     size_t len)
 {
-	char name[IF_NAMESIZE];
-
-	if (by->live && key && key <= UINT32_MAX &&
-	    if_indextoname((unsigned int)key, name))
-		snprintf(buf, len, "%llu:%s", (unsigned long long)key, name);
+	if (!key)
+		snprintf(buf, len, "none");
 	else
-		snprintf(buf, len, "%llu", (unsigned long long)key);
+		ns_dev_text(ns_dev_key_ifindex(key), ns_dev_key_netns(key),
+			    by->live, buf, len);
 }
 
 void ns_by_key_text(const struct ns_by *by, uint64_t key, char *buf,

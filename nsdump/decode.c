@@ -55,6 +55,37 @@ static enum ns_decode_error fail(struct ns_item *it, enum ns_decode_error err,
 	return err;
 }
 
+/*
+ * The first of @b's devices (ndev of them, at most NSL_MAX_DEVS) that a
+ * kernel would not write, or ndev: each a direction, a first record
+ * within the block's reach and zero padding.  Views index rec[] and dev[]
+ * by what these say.
+ */
+static unsigned int first_bad_dev(const struct nsl_block *b)
+{
+	unsigned int i;
+
+	for (i = 0; i < b->ndev; i++) {
+		const struct nsl_dev *d = &b->dev[i];
+
+		if (d->dir > NSL_DIR_RX || d->first > NSL_MAX_RECORDS ||
+		    d->pad || d->pad2)
+			break;
+	}
+	return i;
+}
+
+static enum ns_decode_error check_devs(struct ns_item *it)
+{
+	const struct nsl_block *b = &it->block;
+	unsigned int bad;
+
+	if (b->ndev > NSL_MAX_DEVS)
+		return fail(it, NS_DEC_CDEV, b->ndev);
+	bad = first_bad_dev(b);
+	return bad < b->ndev ? fail(it, NS_DEC_CDEV, bad) : NS_DEC_OK;
+}
+
 static enum ns_decode_error check_records(struct ns_item *it)
 {
 	const struct nsl_block *b = &it->block;
@@ -71,6 +102,7 @@ static enum ns_decode_error check_records(struct ns_item *it)
 static enum ns_decode_error decode_block(const void *buf, struct ns_item *it)
 {
 	struct nsl_block *b = &it->block;
+	enum ns_decode_error err;
 
 	if (it->hdr.size < BLOCK_FIXED)
 		return fail(it, NS_DEC_BLOCK_SHORT, it->hdr.size);
@@ -84,7 +116,8 @@ static enum ns_decode_error decode_block(const void *buf, struct ns_item *it)
 		return fail(it, NS_DEC_NEVENTS, b->nevents);
 	memcpy(b->rec, (const char *)buf + BLOCK_FIXED,
 	       b->nrec * sizeof(b->rec[0]));
-	return check_records(it);
+	err = check_devs(it);
+	return err ? err : check_records(it);
 }
 
 /* Takes @n bytes at *@off of the item's @size; false: they are not there. */
@@ -104,6 +137,7 @@ static enum ns_decode_error decode_cblock(const unsigned char *buf,
 {
 	struct nsl_block *b = &it->block;
 	size_t size = it->hdr.size, off;
+	enum ns_decode_error err;
 	struct nsl_crec_ext x;
 	struct nsl_cblock c;
 	struct nsl_crec cr;
@@ -151,13 +185,16 @@ static enum ns_decode_error decode_cblock(const unsigned char *buf,
 
 		if (!take(buf, size, &off, &cd, sizeof(cd)))
 			return fail(it, NS_DEC_CBLOCK_SIZE, size);
-		if (cd.pad || cd.dir > NSL_DIR_RX || cd.first > NSL_MAX_RECORDS)
-			return fail(it, NS_DEC_CDEV, i);
+		/* as it came, padding too: ns_decode_describe() tells what */
 		b->dev[i].ifindex = cd.ifindex;
 		b->dev[i].netns = cd.netns;
 		b->dev[i].first = cd.first;
 		b->dev[i].dir = cd.dir;
+		b->dev[i].pad = cd.pad;
 	}
+	err = check_devs(it);
+	if (err)
+		return err;
 	for (i = 0; i < c.nrec; i++) {
 		struct nsl_record *r = &b->rec[i];
 
@@ -200,8 +237,12 @@ bool ns_block_compacts(const struct nsl_block *b)
 	if (b->proto > 0xff || b->thlen > 0xff || b->family > 0xff ||
 	    b->dir > NSL_DIR_RX || b->mode > NSL_MODE_COUNT || b->pad ||
 	    b->pad2 || b->nrec > NSL_MAX_RECORDS ||
-	    b->nevents > NSL_MAX_EVENTS)
+	    b->nevents > NSL_MAX_EVENTS || b->ndev > NSL_MAX_DEVS ||
+	    first_bad_dev(b) < b->ndev)
 		return false;
+	for (i = 0; i < sizeof(b->pad3); i++)
+		if (b->pad3[i])
+			return false;
 	for (i = 0; i < b->nrec; i++) {
 		if (b->rec[i].flags & (NSL_RF_EXT | NSL_RF_HCPU))
 			return false;
@@ -275,6 +316,30 @@ enum ns_decode_error ns_decode_item(const void *buf, size_t len,
 	}
 }
 
+/* NS_DEC_CDEV: too many devices, or which term of device it->bad. */
+static void describe_dev(const struct ns_item *it, char *msg, size_t msglen)
+{
+	const struct nsl_block *b = &it->block;
+	unsigned long long bad = it->bad;
+	const struct nsl_dev *d;
+
+	if (b->ndev > NSL_MAX_DEVS) {
+		snprintf(msg, msglen, "block names %u devices, at most %d",
+			 b->ndev, NSL_MAX_DEVS);
+		return;
+	}
+	d = &b->dev[bad < NSL_MAX_DEVS ? bad : 0];
+	if (d->dir > NSL_DIR_RX)
+		snprintf(msg, msglen, "block device %llu has direction %u (tx 0, rx 1)",
+			 bad, d->dir);
+	else if (d->first > NSL_MAX_RECORDS)
+		snprintf(msg, msglen, "block device %llu has first record %u, past %d",
+			 bad, d->first, NSL_MAX_RECORDS);
+	else
+		snprintf(msg, msglen, "block device %llu has non-zero padding",
+			 bad);
+}
+
 void ns_decode_describe(enum ns_decode_error err, const struct ns_item *it,
 			char *msg, size_t msglen)
 {
@@ -309,8 +374,7 @@ void ns_decode_describe(enum ns_decode_error err, const struct ns_item *it,
 			 NSL_MAX_EVENTS);
 		break;
 	case NS_DEC_CDEV:
-		snprintf(msg, msglen, "compact block: device %llu is not one a kernel writes (more than %d, a direction past rx, a first record past %d, or padding)",
-			 bad, NSL_MAX_DEVS, NSL_MAX_RECORDS);
+		describe_dev(it, msg, msglen);
 		break;
 	case NS_DEC_BLOCK_SIZE:
 		snprintf(msg, msglen, "block size %llu, nrec %u needs %u", bad,

@@ -41,7 +41,7 @@ enum ns_decode_error {
 	NS_DEC_CBLOCK_SIZE,	/* compact block: size != what its parts take */
 	NS_DEC_CBLOCK_PAD,	/* compact block: non-zero bytes after its parts */
 	NS_DEC_CREC_HCPU,	/* compact record: NSL_RF_HCPU and no ring CPU */
-	NS_DEC_CDEV,		/* compact device: ndev, dir, first or pad bad */
+	NS_DEC_CDEV,		/* a device: ndev, dir, first or pad bad */
 };
 
 #define NS_EVF_KNOWN	(NSL_EVF_TCP | NSL_EVF_IP | NSL_EVF_ADDR | NSL_EVF_TSO | \
@@ -64,7 +64,8 @@ struct ns_item {
 /*
  * Decode the item at the start of @buf (@len bytes left).  On NS_DEC_OK
  * the item takes it->hdr.size bytes; on error it->bad holds the offending
- * value (size, nrec, nevents, or the index of the bad record).
+ * value (size, nrec, nevents, ndev, or the index of the bad record or
+ * device).
  */
 enum ns_decode_error ns_decode_item(const void *buf, size_t len,
 				    struct ns_item *it);

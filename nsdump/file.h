@@ -54,8 +54,12 @@
  * file instead.  Version-1 files (NSL_ITEM_BLOCK) still read.
  * 3: compact records may say NSL_RF_HCPU (ABI 5), which a version-2
  * reader would take for rcpu; versions 1 and 2 still read.
+ * 4: compact blocks may carry the devices a packet crossed (ABI 6), their
+ * count in cflags bits 3..5, which a version-3 reader refuses as unknown
+ * cflags at the first such block; the version makes it refuse the file
+ * instead.  Versions 1 to 3 still read.
  */
-#define NSF_VERSION		3
+#define NSF_VERSION		4
 #define NSF_BOM			0x01020304u
 #define NSF_MAX_RECORD		(1u << 20)	/* refuse larger records, but CALIB */
 #define NSF_DATA_TARGET		(64u << 10)	/* writer's DATA payload size */

@@ -3,6 +3,7 @@
 #include <net/if.h>
 #include <stdlib.h>
 #include <string.h>
+#include "devname.h"
 #include "filter.h"
 #include "tuple.h"
 
@@ -35,19 +36,42 @@ bool ns_filter_active(const struct ns_filter *f)
 	       ns_expr_active(&f->expr);
 }
 
+/* "if<ifindex>" or "if<ifindex>@<netns>", as devname.h prints a device. */
+static int parse_dev_text(const char *s, unsigned int *ifindex,
+			  uint32_t *netns)
+{
+	unsigned long long index, ns = 0;
+	char *end;
+
+	if (strncmp(s, "if", 2) || s[2] < '1' || s[2] > '9')
+		return -1;
+	errno = 0;
+	index = strtoull(s + 2, &end, 10);
+	if (*end == '@' && end[1] >= '1' && end[1] <= '9')
+		ns = strtoull(end + 1, &end, 10);
+	if (errno || *end || index > UINT32_MAX || ns > UINT32_MAX)
+		return -1;
+	*ifindex = (unsigned int)index;
+	*netns = (uint32_t)ns;
+	return 0;
+}
+
 int ns_filter_set_interface(struct ns_filter *f, const char *name)
 {
 	unsigned int index;
 
+	f->netns = 0;
 	if (!strcmp(name, "any")) {
 		f->ifindex = 0;
 		return 0;
 	}
 	index = if_nametoindex(name);
-	if (!index)
-		return -1;
-	f->ifindex = index;
-	return 0;
+	if (index) {
+		f->ifindex = index;
+		f->netns = ns_dev_own_netns();	/* a name is ours */
+		return 0;
+	}
+	return parse_dev_text(name, &f->ifindex, &f->netns);
 }
 
 static int parse_port(const char *s, char **end, uint16_t *port)
@@ -170,7 +194,7 @@ static enum verdict offer(const struct ns_filter *f, const struct ns_item *it)
 	if (f->dir != NS_DIR_ANY && item_dir(it) != f->dir)
 		return DROP;
 	if (f->ifindex && it->type == NS_ITEM_BLOCK &&
-	    it->block.ifindex != f->ifindex)
+	    !ns_dev_crossed(&it->block, f->ifindex, f->netns))
 		return DROP;
 	ports = ports_verdict(f, it);
 	if (ports == DROP)

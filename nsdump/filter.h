@@ -8,7 +8,11 @@
  *               a block's own (ABI 2); a block without one (family 0)
  *               never matches.  An event record is matched as a packet
  *               of its connection, whose flow its blocks tell.
- *   -i          the block's ifindex; event records have none and pass.
+ *   -i          a device the block crossed (ABI 6: any of its devices
+ *               with that ifindex in that namespace), or one of an older
+ *               module's by its ifindex; event records have none and
+ *               pass.  A name is of nsdump's own namespace; devname.h's
+ *               "if<ifindex>@<netns>" names any (a file's from elsewhere).
  *   -p l.r      the connection's ports (pmgraph's), from any event
  *               record with NSL_EVF_ADDR (nsl_tcp_state sport = local,
  *               dport = remote); a block belongs to the connection
@@ -40,6 +44,7 @@ struct ns_filter {
 	unsigned int nports;
 	int dir;		/* NSL_DIR_TX, NSL_DIR_RX or NS_DIR_ANY */
 	unsigned int ifindex;	/* -i: 0 any */
+	uint32_t netns;		/* -i's namespace inode; 0: any */
 	struct ns_expr expr;	/* the expression, if any (ns_expr_active) */
 	struct ns_magnet *conns;	/* who has which ports: learnt here */
 	struct ns_held **held;	/* in arrival order */
@@ -59,7 +64,10 @@ typedef void (*ns_filter_emit)(void *ctx, const struct ns_citem *ci);
 int ns_filter_add_ports(struct ns_filter *f, const char *arg);
 /* "tx" / "rx"; 0 or -1. */
 int ns_filter_set_dir(struct ns_filter *f, const char *arg);
-/* -i: "any", or the name of an interface here; 0 or -1 (no such one). */
+/*
+ * -i: "any", the name of an interface here, or "if<ifindex>[@<netns>]";
+ * 0 or -1 (no such one).
+ */
 int ns_filter_set_interface(struct ns_filter *f, const char *name);
 void ns_filter_init(struct ns_filter *f, struct ns_magnet *conns);
 /* Its held items and its expression. */

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "decode.h"
+#include "devname.h"
 #include "jsonv.h"
 #include "report.h"
 #include "sample.h"
@@ -88,6 +89,7 @@ static json *jrecord(struct ns_report *r, const struct nsl_block *b,
 		     const struct ns_rec_corr *corr, unsigned int i)
 {
 	const struct nsl_record *rec = &b->rec[i];
+	int dev = ns_dev_of_record(b, i);
 	uint64_t count[NSL_MAX_EVENTS];
 	json *o = jobj(NULL);
 	char fl[128];
@@ -96,6 +98,8 @@ static json *jrecord(struct ns_report *r, const struct nsl_block *b,
 		count[e] = rec->count[e];	/* __u64 is another type */
 
 	jset(o, "region", jstr(ns_region_name(rec->region)));
+	if (dev != NS_DEV_NONE)
+		jset(o, "dev", ju64((unsigned int)dev));
 	jset(o, "us", jfix(ns_acc_us(r->acc, rec->ticks), 3));
 	jset(o, "ticks", ju64(rec->ticks));
 	jset(o, "start", ju64(rec->start));
@@ -145,6 +149,30 @@ static void jflow(json *o, const struct nsl_block *b)
 		jset(o, "daddr", jaddr(t.family, t.daddr));
 }
 
+/*
+ * The devices crossed, in order: index, namespace, direction, the first
+ * record, and the name where it resolves here (devname.h).
+ */
+static json *jdevices(struct ns_report *r, const struct nsl_block *b)
+{
+	json *a = json_object_new_array();
+
+	for (unsigned int i = 0; i < b->ndev; i++) {
+		const struct nsl_dev *d = &b->dev[i];
+		char name[IF_NAMESIZE];
+		json *o = jobj(NULL);
+
+		jset(o, "ifindex", ju64(d->ifindex));
+		jset(o, "netns", ju64(d->netns));
+		jset(o, "dir", jstr(ns_dev_dir_name(d->dir)));
+		jset(o, "first", ju64(d->first));
+		if (ns_dev_lookup(d->ifindex, d->netns, r->live, name))
+			jset(o, "name", jstr(name));
+		jpush(a, o);
+	}
+	return a;
+}
+
 static void json_block(struct ns_report *r, const struct ns_citem *ci)
 {
 	const struct nsl_block *b = &ci->it->block;
@@ -162,6 +190,7 @@ static void json_block(struct ns_report *r, const struct ns_citem *ci)
 	jset(o, "conn", ju64(b->conn));
 	jset(o, "tcp_seq", ju64(b->tcp_seq));
 	jset(o, "ifindex", ju64(b->ifindex));
+	jset(o, "devices", jdevices(r, b));
 	jset(o, "proto", ju64(b->proto));
 	jflow(o, b);
 	jset(o, "nhlen", ju64(b->nhlen));
@@ -291,6 +320,24 @@ static void json_rtt(struct ns_report *r)
 	jput(r->out, o);
 }
 
+/*
+ * --by dev: "key" as the text report names the device, its "ifindex",
+ * "netns" (null: a block of an older module, namespace unknown) and
+ * "name" where it resolves here.
+ */
+static void jby_dev(json *o, const struct ns_by *by, uint64_t key)
+{
+	uint32_t ifindex = ns_dev_key_ifindex(key), netns = ns_dev_key_netns(key);
+	char text[NS_DEV_TEXT], name[IF_NAMESIZE];
+
+	ns_by_key_text(by, key, text, sizeof(text));
+	jset(o, "key", jstr(text));
+	jset(o, "ifindex", ju64(ifindex));
+	jset(o, "netns", netns ? ju64(netns) : NULL);
+	if (ns_dev_lookup(ifindex, netns, by->live, name))
+		jset(o, "name", jstr(name));
+}
+
 /* --by: a line per key, {"type": "by", "by": "conn", "key": 42, ...}. */
 static void json_by_key(struct ns_report *r, struct ns_by_key *k)
 {
@@ -300,6 +347,8 @@ static void json_by_key(struct ns_report *r, struct ns_by_key *k)
 	jset(o, "by", jstr(ns_by_name(by->what)));
 	if (by->what == NS_BY_DIR)
 		jset(o, "key", jstr(k->key == NSL_DIR_RX ? "rx" : "tx"));
+	else if (by->what == NS_BY_DEV)
+		jby_dev(o, by, k->key);
 	else
 		jset(o, "key", ju64(k->key));
 	for (unsigned int id = 1; id < NSL_R_MAX; id++) {

@@ -129,7 +129,8 @@ static void usage(FILE *f)
 		"               the kernel gives blocks to 1 in n flows, all their packets\n"
 		"  -e events    up to %d counter events (perf or libpfm4 names)\n"
 		"  -L           list the events this machine can count\n"
-		"  -i ifname    only blocks handed to or taken from this interface ('any': all)\n"
+		"  -i ifname    only blocks that crossed this interface ('any': all; ifN@netns\n"
+		"               as the lines print it, for a file's)\n"
 		"  --device path  device to read (default $NSDUMP_DEV or /dev/ns)\n"
 		"  -r file      read a trace file ('-' = stdin)\n"
 		"  -w file      write a trace file ('-' = stdout) of what passed the filter;\n"
@@ -1075,6 +1076,7 @@ static enum ns_flow start_pipeline(struct run *run, const struct nsl_info *info)
 		run->rep.mag = o->magnet ? &run->p.conns : NULL;
 		run->rep.verbose = o->verbose;
 		run->rep.quiet = o->quiet;
+		run->rep.live = !o->rfile;
 		run->rep.sample = run->sampled;
 		ns_tstamp_init(&run->rep.ts, o->tstamp);
 		ns_pipeline_add_view(&run->p, &run->rep.sink);

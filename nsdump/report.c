@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "decode.h"
+#include "devname.h"
 #include "report.h"
 #include "sample.h"
 #include "tuple.h"
@@ -49,7 +50,7 @@ void ns_block_flags(uint32_t flags, char *buf, size_t len)
 {
 	static const char *const names[] = {
 		"RETRANS", "GSO", "NOXMIT", "TRUNC", "LOOPBACK", "RX", "ABSORBED",
-		"RESENT", "FORWARDED", "COPY", "COALESCED",
+		"RESENT", "FORWARDED", "COPY", "COALESCED", "DEVTRUNC",
 	};
 
 	flag_names(flags, names, (int)(sizeof(names) / sizeof(names[0])),
@@ -259,6 +260,30 @@ static void plain_flow(FILE *f, const struct nsl_block *b)
 		fprintf(f, " %s", ns_proto_name(b->proto, text, sizeof(text)));
 }
 
+/*
+ * -v: a line per device the block crossed, its records after the colon
+ * (the ABI's rule: from its first up to the next device's first).
+ */
+static void plain_devices(struct ns_report *r, const struct nsl_block *b)
+{
+	FILE *f = r->out;
+
+	for (unsigned int i = 0; i < b->ndev; i++) {
+		const struct nsl_dev *d = &b->dev[i];
+		char dev[NS_DEV_TEXT];
+
+		ns_dev_text(d->ifindex, d->netns, r->live, dev, sizeof(dev));
+		fprintf(f, "    dev %u %s %s ifindex %u netns %u first %u:", i,
+			dev, ns_dev_dir_name(d->dir), d->ifindex, d->netns,
+			d->first);
+		for (unsigned int j = 0; j < b->nrec; j++)
+			if (ns_dev_of_record(b, j) == (int)i)
+				fprintf(f, " [%u] %s", j,
+					ns_region_name(b->rec[j].region));
+		fputc('\n', f);
+	}
+}
+
 static void plain_block(struct ns_report *r, const struct ns_citem *ci)
 {
 	const struct nsl_block *b = &ci->it->block;
@@ -277,6 +302,12 @@ static void plain_block(struct ns_report *r, const struct ns_citem *ci)
 	ns_block_flags(b->flags, fl, sizeof(fl));
 	if (fl[0])
 		fprintf(f, " flags %s", fl);
+	if (b->ndev) {
+		char path[NS_DEV_PATH];
+
+		ns_dev_path(b, r->live, path, sizeof(path));
+		fprintf(f, " dev %s", path);
+	}
 	fprintf(f, " cpu %u:", b->hdr.cpu);
 	/* regions in record order, repeated ones joined by '+' */
 	for (unsigned int i = 0; i < b->nrec; i++) {
@@ -304,6 +335,7 @@ static void plain_block(struct ns_report *r, const struct ns_citem *ci)
 		(unsigned long long)b->conn, b->tcp_seq, b->ifindex, b->family,
 		b->proto, b->nhlen, b->thlen, b->gso_segs,
 		b->mode == NSL_MODE_COUNT ? "count" : "duration", b->nevents);
+	plain_devices(r, b);
 	for (unsigned int i = 0; i < b->nrec; i++) {
 		const struct nsl_record *rec = &b->rec[i];
 		bool open = rec->flags & NSL_RF_OPEN;
@@ -405,6 +437,8 @@ static void plain_by(struct ns_report *r)
 
 	fprintf(f, "# by %s, µs: n and mean exact, percentiles (~) from the log-linear histogram, within %.3f %%\n",
 		ns_by_name(by->what), NS_HIST_REL_ERROR * 100);
+	if (by->what == NS_BY_DEV)
+		fprintf(f, "# by dev: a block under each device it crossed, with that device's records only (from its first to the next device's; before the first, the first's); a block without devices under its ifindex\n");
 	for (size_t i = 0; i < by->n; i++) {
 		char key[32];
 

@@ -55,6 +55,7 @@ struct ns_report {
 	const struct nsl_sample *sample;
 	int verbose;
 	bool quiet;		/* no per-packet or event lines */
+	bool live;		/* from /dev/ns: devices named (devname.h) */
 	struct ns_tstamper ts;	/* -t ...: set after ns_report_init() */
 	struct ns_evorder lines;	/* lines waiting to print in time order */
 	int err;		/* errno of the first failed write, or 0 */

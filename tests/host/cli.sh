@@ -983,10 +983,68 @@ check "--by cpu --json: a line per CPU after the table, the regions' percentiles
 	[ "$(jl "$t/out" '[[o["key"], o["regions"][0]["region"], o["regions"][0]["p90"], o["regions"][0]["max"]] for o in T("by")] + [L[0]["type"], L[0]["regions"][0]["p90"], L[0]["regions"][0]["p999"]]')" = \
 	  '[[0, "write", 9.0, 9.0], [1, "write", 10.0, 10.0], "table", 9.0, 10.0]' ]
 $NSDUMP -q --by dev -r "$t/flows.ns" >"$t/out" 2>/dev/null
-want=$(python3 -c 'import json,sys,collections; c=collections.Counter(json.loads(l)["ifindex"] for l in open(sys.argv[1])); print(" ".join("%d %d" % kv for kv in sorted(c.items())))' "$t/flows.jsonl")
+want=$(python3 -c 'import json,sys,collections; c=collections.Counter(json.loads(l)["ifindex"] for l in open(sys.argv[1])); print(" ".join("%s %d" % ("if%d" % k if k else "none", n) for k, n in sorted(c.items())))' "$t/flows.jsonl")
 got=$(awk '$1 == "by" && $4 == "write" { print $3, $5 }' "$t/out" | tr '\n' ' ' | sed 's/ $//')
-check "--by dev: write's n per ifindex of a file (no names: another host's) as the flows say ($want)" [ "$got" = "$want" ]
+check "--by dev: write's n per ifindex of a file (no names: another host's; no devices: namespace unknown) as the flows say ($want)" [ "$got" = "$want" ]
 $NSDUMP --by host -r "$t/ten.ns" >/dev/null 2>"$t/err"; rc=$?
 check "--by host: exit 2, what is expected" [ $rc -eq 2 ] && grep -q "^nsdump: --by host: expected conn, cpu, dir or dev$" "$t/err"
+
+# ---- the devices a packet crossed (ABI 6): gen.h's three paths, ours in
+# this shell's network namespace
+ns=$(stat -Lc %i /proc/self/ns/net)
+ct=4026532253
+$MK -n 9 -W "$ns" "$t/dev.ns"
+TZ=UTC $NSDUMP -r "$t/dev.ns" >"$t/out" 2>/dev/null
+[ "$(sed -n 1p "$t/out")" = "22:13:20.000000 conn 0x2a tcp tx len 1448 seq 1000 dev if9@$ns/tx>if1@$ns/tx cpu 0: write 1.000 tcp 0.100+0.040 ip 0.200 link 0.500+0.300 nic 10.000" ] && \
+	[ "$(sed -n 2p "$t/out" | cut -d' ' -f10-11)" = "dev if8@$ns/tx>if2@$ct/rx" ] && \
+	[ "$(sed -n 3p "$t/out" | cut -d' ' -f10-11)" = "dev if6@$ns/tx" ]
+check "devices: the line view's path, numbers from a file (if<index>@<netns>/<dir>, '>' between)"
+$NSDUMP -v -c 1 -r "$t/dev.ns" >"$t/out" 2>/dev/null
+grep -qx "    dev 0 if9@$ns tx ifindex 9 netns $ns first 4: \[0\] write \[1\] tcp \[2\] tcp \[3\] ip \[4\] link" "$t/out" && \
+	grep -qx "    dev 1 if1@$ns tx ifindex 1 netns $ns first 5: \[5\] link \[6\] nic" "$t/out"
+check "devices: -v lists each device and its records"
+$NSDUMP --json -c 2 -r "$t/dev.ns" >"$t/out" 2>/dev/null
+check "devices --json: the devices array, each record's device" \
+	[ "$(jl "$t/out" '[[[d["ifindex"], d["netns"], d["dir"], d["first"], "name" in d] for d in o["devices"]] + [[r.get("dev") for r in o["records"]]] for o in T("block")]')" = \
+	  "[[[9, $ns, \"tx\", 4, false], [1, $ns, \"tx\", 5, false], [0, 0, 0, 0, 0, 1, 1]], [[8, $ns, \"tx\", 4, false], [2, $ct, \"rx\", 5, false], [0, 0, 0, 0, 0, 1]]]" ]
+$NSDUMP --json -c 1 -r "$t/ten.ns" >"$t/out" 2>/dev/null
+check "devices --json: a block without devices: an empty array, no record's dev" \
+	[ "$(jl "$t/out" '[T("block")[0]["devices"], ["dev" in r for r in T("block")[0]["records"]].count(True)]')" = "[[], 0]" ]
+$NSDUMP -i lo -r "$t/dev.ns" >"$t/out" 2>"$t/err"
+[ "$(packets "$t/out")" = 3 ] && [ "$(grep -c "dev if9@$ns/tx>if1@$ns/tx cpu" "$t/out")" = 3 ]
+check "devices: -i lo takes the 3 blocks that crossed ifindex 1 here, not the last device's alone"
+$NSDUMP -i "if2@$ct" -r "$t/dev.ns" >"$t/out" 2>/dev/null
+[ "$(packets "$t/out")" = 3 ] && [ "$(grep -c "dev if8@$ns/tx>if2@$ct/rx cpu" "$t/out")" = 3 ]
+check "devices: -i if2@$ct, a container's device as the lines print it"
+$NSDUMP -i "if2@$ns" -q -r "$t/dev.ns" >/dev/null 2>"$t/err"
+check "devices: -i if2@<ours>: another namespace's ifindex 2 is not ours" \
+	[ "$(tail -1 "$t/err")" = "0 blocks captured, 9 received by filter, 0 dropped by kernel" ]
+$NSDUMP -q --by dev -r "$t/dev.ns" >"$t/out" 2>/dev/null
+byrow() { awk -v k="$1" -v r="$2" '$1 == "by" && $3 == k && $4 == r { print $5, $6 }' "$t/out"; }
+[ "$(byrow "if9@$ns" link)" = "3 0.500" ] && [ "$(byrow "if1@$ns" link)" = "3 0.300" ] && \
+	[ "$(byrow "if1@$ns" nic)" = "3 10.000" ] && [ "$(byrow "if9@$ns" nic)" = "" ] && \
+	[ "$(byrow "if1@$ns" write)" = "" ] && [ "$(byrow "if9@$ns" write)" = "" ] && \
+	[ "$(byrow "if9@$ns" ip)" = "" ] && \
+	[ "$(byrow "if2@$ct" rx-link)" = "3 0.200" ] && [ "$(byrow "if8@$ns" rx-link)" = "" ]
+check "--by dev: each device its own device regions: VLAN link 0.5 us, lo under it link 0.3 and nic 10, the container's rx-link 0.2; no device takes write or ip"
+grep -q "^# by dev: a block under each device it crossed, with that device's records only" "$t/out"
+check "--by dev: the heading says how records are attributed"
+$NSDUMP --json -q --by dev -r "$t/dev.ns" >"$t/out" 2>/dev/null
+check "--by dev --json: key, ifindex, netns per device" \
+	[ "$(jl "$t/out" '[[o["key"], o["ifindex"], o["netns"], [g["region"] for g in o["regions"]]] for o in T("by") if o["ifindex"] in (1, 2)]')" = \
+	  "[[\"if1@$ns\", 1, $ns, [\"link\", \"nic\"]], [\"if2@$ct\", 2, $ct, [\"rx-link\"]]]" ]
+$MK -R -K -n 3 -W "$ns" "$t/devraw"
+DEV=$t/devraw live $NSDUMP -v >"$t/out" 2>/dev/null
+[ "$(grep -c "dev if9@$ns/tx>lo/tx cpu" "$t/out")" = 1 ] && \
+	[ "$(grep -c "dev if8@$ns/tx>if2@$ct/rx cpu" "$t/out")" = 1 ] && \
+	grep -q "^    dev 1 lo tx ifindex 1 netns $ns first 5:" "$t/out"
+check "devices live: a device of ours by its name (lo), the others by number"
+DEV=$t/devraw live $NSDUMP --json -c 1 >"$t/out" 2>/dev/null
+check "devices live --json: name only where it resolves" \
+	[ "$(jl "$t/out" '[d.get("name") for d in T("block")[0]["devices"]]')" = '[null, "lo"]' ]
+cp "$t/ten.ns" "$t/v3.ns"
+printf '\003' | dd of="$t/v3.ns" bs=1 seek=8 conv=notrunc 2>/dev/null
+$NSDUMP -q -r "$t/v3.ns" >"$t/out" 2>/dev/null
+check "a format-3 file still reads" [ "$(row "$t/out" write | cut -d' ' -f1-2)" = "10 5.500" ]
 
 exit $((fails > 0))

@@ -129,6 +129,43 @@ static void set_flow(struct nsl_block *b, const struct gen_flow *f,
 	inet_pton(f->family, f->daddr, b->daddr);
 }
 
+static void dev(struct nsl_block *b, uint32_t ifindex, uint32_t netns,
+		uint8_t dir)
+{
+	struct nsl_dev *d = &b->dev[b->ndev++];
+
+	d->ifindex = ifindex;
+	d->netns = netns;
+	d->dir = dir;
+	d->first = b->nrec;	/* the records that follow are its */
+	b->ifindex = ifindex;
+}
+
+/* gen.h's device paths, after the records of the socket and IP. */
+static void gen_path(struct nsl_block *b, unsigned int path, uint32_t ours)
+{
+	switch (path) {
+	case 0:
+		dev(b, 9, ours, NSL_DIR_TX);
+		rec(b, NSL_R_LINK, 1300, 1500, 1);
+		dev(b, 1, ours, NSL_DIR_TX);
+		rec(b, NSL_R_LINK, 2900, 900, 1);
+		rec(b, NSL_R_NIC, 3900, 30000, 0);
+		break;
+	case 1:
+		dev(b, 8, ours, NSL_DIR_TX);
+		rec(b, NSL_R_LINK, 1300, 1500, 1);
+		dev(b, 2, GEN_NETNS_CT, NSL_DIR_RX);
+		rec(b, NSL_R_RX_LINK, 2900, 600, 1);
+		break;
+	default:
+		dev(b, 6, ours, NSL_DIR_TX);
+		rec(b, NSL_R_LINK, 1300, 1500, 1);
+		rec(b, NSL_R_NIC, 2900, 30000, 0);
+		break;
+	}
+}
+
 size_t gen_block(const struct gen_opts *g, unsigned int i, void *buf)
 {
 	struct nsl_block b;
@@ -157,8 +194,12 @@ size_t gen_block(const struct gen_opts *g, unsigned int i, void *buf)
 	rec(&b, NSL_R_TCP, 10, 300, 1);
 	rec(&b, NSL_R_TCP, 400, 120, 1);
 	rec(&b, NSL_R_IP, 600, 600, 1);
-	rec(&b, NSL_R_LINK, 1300, 1500, 1);
-	rec(&b, NSL_R_NIC, 2900, 30000, 0);
+	if (g->dev_netns) {
+		gen_path(&b, i % 3, g->dev_netns);
+	} else {
+		rec(&b, NSL_R_LINK, 1300, 1500, 1);
+		rec(&b, NSL_R_NIC, 2900, 30000, 0);
+	}
 	if (g->invalid_every && i % g->invalid_every == g->invalid_every - 1)
 		b.rec[3].flags |= NSL_RF_INVALID;
 	if (g->shared_every && i % g->shared_every == g->shared_every - 1)

@@ -48,7 +48,21 @@ struct gen_opts {
 	bool nasty;		/* gen_file: GEN_NASTY_* names (with named, calib) */
 	bool flows;		/* gen_flows[] in turn */
 	bool no_addr;		/* with flows: addresses left zero */
+	uint32_t dev_netns;	/* not 0: the devices of gen_block() below */
 };
+
+/*
+ * With dev_netns, block i crosses the devices of path i % 3 (ABI 6),
+ * "ours" in namespace dev_netns (nsdump's own, for -i by name), its
+ * ifindex the last one's; records write, tcp, tcp, ip as above, then:
+ *   0  VLAN over lo: if9/tx (first 4: link 1500) > if1/tx (first 5:
+ *      link 900, nic 30000)
+ *   1  a veth into a container: if8/tx (first 4: link 1500) >
+ *      if2@GEN_NETNS_CT/rx (first 5: rx-link 600)
+ *   2  a NIC: if6/tx (first 4: link 1500, nic 30000)
+ * so by the ABI's rule write, tcp and ip are each path's first device's.
+ */
+#define GEN_NETNS_CT	4026532253u
 
 /*
  * Known flows, IPv4 and IPv6, TCP, UDP, ICMP and one without IP, over

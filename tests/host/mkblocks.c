@@ -2,13 +2,15 @@
 /*
  * mkblocks: synthetic NetSlice data for tests (see gen.h for its values).
  *   mkblocks [-n blocks] [-l loss_every] [-o open_every] [-i invalid_every]
- *            [-e nevents] [-C] [-N] [-P] [-Q] [-f [-Z]] [-R [-K] | -D] [file]
+ *            [-e nevents] [-C] [-N] [-P] [-Q] [-f [-Z]] [-W netns]
+ *            [-R [-K] | -D] [file]
  * Writes a trace file, or with -R the raw item stream /dev/ns would give
  * (an ABI 3 module's whole blocks; -K: an ABI 4 module's compact ones),
  * to @file or stdout; -C adds a CALIB record, -N an EVENTS record; -P
  * makes the blocks a ping-pong of two connections; -Q names the events
  * and the CPU with gen.h's GEN_NASTY_* strings; -f gives the blocks
- * gen.h's flows in turn (-Z: without addresses).  -D lists each block's
+ * gen.h's flows in turn (-Z: without addresses); -W the devices of gen.h's
+ * paths, "ours" in namespace netns (ABI 6).  -D lists each block's
  * flow instead, a JSON object a line, as the blocks hold it.
  *
  *   mkblocks -F writes [-G reads] [-T] [-A] [-S] [-X loss_at] [-R] [file]
@@ -78,7 +80,7 @@ int main(int argc, char **argv)
 	int c, fd = 1, raw = 0, compact = 0, list = 0, views = -1;
 	bool magnet = false;
 
-	while ((c = getopt(argc, argv, "n:l:o:i:e:CNPQRKF:G:TASX:fZDV:")) != -1) {
+	while ((c = getopt(argc, argv, "n:l:o:i:e:CNPQRKF:G:TASX:fZDV:W:")) != -1) {
 		switch (c) {
 		case 'n': g.n = atoi(optarg); break;
 		case 'l': g.loss_every = atoi(optarg); break;
@@ -101,8 +103,9 @@ int main(int argc, char **argv)
 		case 'S': m.sysinfo = true; break;
 		case 'X': m.loss_at = atoi(optarg); break;
 		case 'V': views = atoi(optarg); break;
+		case 'W': g.dev_netns = strtoul(optarg, NULL, 10); break;
 		default:
-			fprintf(stderr, "usage: mkblocks [-n blocks] [-l loss_every] [-o open_every] [-i invalid_every] [-e nevents] [-C] [-N] [-P] [-Q] [-f [-Z]] [-R | -D] [file]\n       mkblocks -F writes [-G reads] [-T] [-A] [-S] [-X loss_at] [-R] [file]\n       mkblocks -V blocks [file]\n");
+			fprintf(stderr, "usage: mkblocks [-n blocks] [-l loss_every] [-o open_every] [-i invalid_every] [-e nevents] [-C] [-N] [-P] [-Q] [-f [-Z]] [-W netns] [-R | -D] [file]\n       mkblocks -F writes [-G reads] [-T] [-A] [-S] [-X loss_at] [-R] [file]\n       mkblocks -V blocks [file]\n");
 			return 2;
 		}
 	}

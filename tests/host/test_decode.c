@@ -386,6 +386,16 @@ static void random_block(struct nsl_block *b, unsigned int seed)
 	/* Often a record started where the block was delivered. */
 	if (b->nrec && rand() % 2)
 		b->hdr.cpu = b->rec[rand() % b->nrec].cpu;
+	/* 0 to NSL_MAX_DEVS devices, any fields the ABI allows */
+	b->ndev = rand() % (NSL_MAX_DEVS + 1);
+	for (i = 0; i < b->ndev; i++) {
+		b->dev[i].ifindex = rand() % 3 ? (uint32_t)rand() % 64 :
+						 (uint32_t)rand() << 1;
+		b->dev[i].netns = rand() % 3 ? 4026531840u + rand() % 1000 :
+			(uint32_t)rand() << 1;
+		b->dev[i].first = rand() % (NSL_MAX_RECORDS + 1);
+		b->dev[i].dir = rand() % 2;
+	}
 }
 
 /* Bytes the compact form must take, counted from the header's rules. */
@@ -410,6 +420,7 @@ static size_t compact_size(const struct nsl_block *b)
 	for (i = 0; i < 16; i++)
 		addr |= b->saddr[i] | b->daddr[i];
 	n += addr ? 32 : 0;
+	n += 12 * b->ndev;
 	for (i = 0; i < b->nrec; i++)
 		n += 12 + 8 * b->nevents +
 		     (b->rec[i].nmerged < 1 || b->rec[i].nmerged > 16 ||
@@ -429,7 +440,7 @@ static void compact(void)
 	uint64_t buf[NSL_CBLOCK_MAX / 8 + 1];
 	unsigned char *c = (unsigned char *)buf;
 	unsigned int i, bad_rt = 0, bad_size = 0, ext = 0, compacts = 0;
-	unsigned int hcpu = 0, k;
+	unsigned int hcpu = 0, devs = 0, k;
 	struct nsl_block b;
 	struct ns_item it;
 	size_t n;
@@ -437,6 +448,7 @@ static void compact(void)
 	for (i = 0; i < 5000; i++) {
 		random_block(&b, i + 1);
 		compacts += ns_block_compacts(&b);
+		devs += b.ndev;
 		n = nsl_cblock_encode(&b, buf);
 		bad_size += n != compact_size(&b);
 		for (k = 0; k < b.nrec; k++)	/* records on the ring's CPU */
@@ -452,12 +464,14 @@ static void compact(void)
 	}
 	TAP_EQ(compacts, 5000, "compact: 5000 random blocks are all representable");
 	TAP_EQ(bad_size, 0, "compact: size as the rules say (header, addresses, 12 B records, extensions, counters)");
-	TAP_EQ(bad_rt, 0, "compact: 5000 random blocks (%u with extended records, %u records on the ring's CPU) decode to every field they had",
-	       ext, hcpu);
+	TAP_EQ(bad_rt, 0, "compact: 5000 random blocks (%u with extended records, %u records on the ring's CPU, %u devices) decode to every field they had",
+	       ext, hcpu, devs);
+	tap_ok(devs > 10000, "compact: the random blocks name devices (%u)", devs);
 	tap_ok(hcpu > 1000, "compact: the random blocks have records on the ring's CPU");
 
 	/* a 7-record send block in duration mode, no addresses: 152 bytes */
 	random_block(&b, 1);
+	b.ndev = 0;
 	memset(b.saddr, 0, 16);
 	memset(b.daddr, 0, 16);
 	b.nrec = 7;
@@ -532,6 +546,74 @@ static void compact(void)
 	TAP_EQ(ns_decode_item(buf, n, &it), NS_DEC_REGION, "compact: region %d refused", NSL_R_MAX);
 }
 
+/* A compact block of two devices with @mutate applied to its bytes. */
+static enum ns_decode_error bad_devices(void (*mutate)(unsigned char *c),
+					struct ns_item *it, char *msg,
+					size_t msglen)
+{
+	uint64_t buf[NSL_CBLOCK_MAX / 8 + 1];
+	struct nsl_block b;
+	enum ns_decode_error err;
+	size_t n;
+
+	random_block(&b, 7);
+	memset(b.saddr, 0, 16);
+	memset(b.daddr, 0, 16);
+	b.ndev = 2;
+	b.dev[1].first = 3;
+	n = nsl_cblock_encode(&b, buf);
+	mutate((unsigned char *)buf);
+	err = ns_decode_item(buf, n, it);
+	ns_decode_describe(err, it, msg, msglen);
+	return err;
+}
+
+#define DEV1	(sizeof(struct nsl_cblock) + sizeof(struct nsl_cdev))
+static void ndev_7(unsigned char *c) { c[offsetof(struct nsl_cblock, cflags)] |= 7 << NSL_CB_NDEV_SHIFT; }
+static void dir_2(unsigned char *c) { c[DEV1 + offsetof(struct nsl_cdev, dir)] = 2; }
+static void first_17(unsigned char *c) { c[DEV1 + offsetof(struct nsl_cdev, first)] = NSL_MAX_RECORDS + 1; }
+static void pad_1(unsigned char *c) { c[DEV1 + offsetof(struct nsl_cdev, pad)] = 1; }
+static void untouched(unsigned char *c) { (void)c; }
+
+/* Devices a kernel never writes are refused, the reason naming the term. */
+static void devices(void)
+{
+	static const struct {
+		const char *name;
+		void (*mutate)(unsigned char *c);
+		enum ns_decode_error err;
+		const char *msg;
+	} rows[] = {
+		{ "two devices", untouched, NS_DEC_OK, "no error" },
+		{ "ndev 7", ndev_7, NS_DEC_CDEV, "block names 7 devices, at most 6" },
+		{ "a direction of 2", dir_2, NS_DEC_CDEV, "block device 1 has direction 2 (tx 0, rx 1)" },
+		{ "first record 17", first_17, NS_DEC_CDEV, "block device 1 has first record 17, past 16" },
+		{ "non-zero padding", pad_1, NS_DEC_CDEV, "block device 1 has non-zero padding" },
+	};
+	unsigned char whole[sizeof(struct nsl_block)];
+	struct ns_item it;
+	char msg[160];
+	size_t len;
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		enum ns_decode_error err = bad_devices(rows[i].mutate, &it, msg,
+						       sizeof(msg));
+
+		tap_ok(err == rows[i].err && !strcmp(msg, rows[i].msg),
+		       "compact devices: %s: %s", rows[i].name, msg);
+	}
+	/* a whole block's devices are checked as well: views index by them */
+	len = gen_block(&six, 0, whole);
+	whole[offsetof(struct nsl_block, ndev)] = 200;
+	TAP_EQ(ns_decode_item(whole, len, &it), NS_DEC_CDEV, "decode: a whole block naming 200 devices refused");
+	whole[offsetof(struct nsl_block, ndev)] = 1;
+	whole[offsetof(struct nsl_block, dev[0].dir)] = 2;
+	TAP_EQ(ns_decode_item(whole, len, &it), NS_DEC_CDEV, "decode: a whole block's device direction 2 refused");
+	whole[offsetof(struct nsl_block, dev[0].dir)] = NSL_DIR_RX;
+	TAP_EQ(ns_decode_item(whole, len, &it), NS_DEC_OK, "decode: a whole block with one device");
+	TAP_EQ(it.block.dev[0].dir, NSL_DIR_RX, "decode: ... read back");
+}
+
 void test_decode(void)
 {
 	table();
@@ -539,4 +621,5 @@ void test_decode(void)
 	prefixes();
 	stream();
 	compact();
+	devices();
 }

@@ -317,6 +317,7 @@ static void corrupt(void)
 	size_t len, at[64];
 	unsigned char *good = make_file(&g, &len), *p = malloc(len + 64);
 	struct outcome o;
+	char want[96];
 	static const struct {
 		uint32_t len;
 		const char *want;
@@ -371,8 +372,16 @@ static void corrupt(void)
 	memcpy(p, good, len);
 	memcpy(p + 8, &v, 4);
 	o = read_all(p, len);
-	tap_ok(!o.opened && !strcmp(o.err, "file format version 4, this nsdump reads 1 to 3"),
+	snprintf(want, sizeof(want), "file format version %u, this nsdump reads 1 to %u",
+		 NSF_VERSION + 1, NSF_VERSION);
+	tap_ok(!o.opened && !strcmp(o.err, want),
 	       "corrupt: newer format version: '%s'", o.err);
+	v = 3;	/* blocks without devices, as format 3 wrote them */
+	memcpy(p + 8, &v, 4);
+	o = read_all(p, len);
+	tap_ok(o.opened && o.status == NSF_END && o.blocks == 3,
+	       "file: format 3 still reads (%llu blocks)",
+	       (unsigned long long)o.blocks);
 
 	/* trailer says 4 blocks */
 	size_t tr = at[boundaries(good, len, at, 64) - 2];
