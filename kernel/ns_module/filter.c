@@ -28,6 +28,7 @@
 
 static DEFINE_MUTEX(filter_mutex);	/* serialises nslm_filter_set() */
 static struct bpf_prog __rcu *filter_prog;	/* filter_mutex; RCU readers */
+static bool filter_at_init;	/* filter_mutex: the core runs it at NSI */
 static DEFINE_PER_CPU(u64, filter_rejected);	/* by the CPU that refused */
 
 /*
@@ -112,17 +113,22 @@ static bool insns_ok(const struct sock_filter *insns, u32 len)
 
 /*
  * The core runs a program at NSI only while it is one that reads just the
- * flow (@at_init): off before the program changes, on after.
+ * flow (@at_init): off before the program changes -- and every NSI that
+ * saw it on, under RCU, done -- on after.
  */
 static void replace(struct bpf_prog *prog, bool at_init)
 {
 	struct bpf_prog *old;
 
 	mutex_lock(&filter_mutex);
-	nsl_pick_filter_at_init(false);
+	if (filter_at_init) {
+		nsl_pick_filter_at_init(false);
+		synchronize_rcu();
+	}
+	filter_at_init = prog && at_init;
 	old = rcu_replace_pointer(filter_prog, prog,
 				  lockdep_is_held(&filter_mutex));
-	if (prog && at_init)
+	if (filter_at_init)
 		nsl_pick_filter_at_init(true);
 	mutex_unlock(&filter_mutex);
 	if (old) {

@@ -297,6 +297,8 @@ static u32 item_room(const struct nsl_item_hdr *item)
 		    item->size != NSL_BLOCK_SIZE(blk->nrec))
 			return 0;
 		return sizeof(struct nsl_cblock) + 32 +
+		       min_t(u32, blk->ndev, NSL_MAX_DEVS) *
+		       sizeof(struct nsl_cdev) +
 		       blk->nrec * (sizeof(struct nsl_crec) +
 				    sizeof(struct nsl_crec_ext) +
 				    NSL_MAX_EVENTS * sizeof(__u64));
@@ -335,6 +337,8 @@ static u64 ring_offer(struct nslm_ring *ring, const struct nsl_item_hdr *item,
 	if (item->kind == NSL_ITEM_BLOCK) {
 		len = nsl_cblock_encode_on(container_of(item, struct nsl_block,
 							hdr), ring->cpu, dst);
+		/* item_room() bounds every part the encoder writes. */
+		WARN_ON_ONCE(len > room);
 	} else {
 		len = item->size;
 		memcpy(dst, item, len);

@@ -17,6 +17,8 @@ struct sk_buff;
 struct skb_ext;
 struct net_device;
 struct sock;
+struct flowi4;
+struct flowi6;
 
 /*
  * A receiver gets every item (finished blocks, event records) in any
@@ -118,15 +120,18 @@ void __nsl_rx_done(void);
 DECLARE_PER_CPU(u64, nsl_poll_mark);
 void __nsl_rx_sock(struct sk_buff *skb, struct sock *sk);
 void __nsl_sock_event(struct sock *sk, int type, int bytes);
-void __nsl_dgram(struct sk_buff *skb, struct sock *sk);
+void __nsl_dgram(struct sk_buff *skb, struct sock *sk,
+		 const struct flowi4 *fl4);
+void __nsl_dgram6(struct sk_buff *skb, struct sock *sk,
+		  const struct flowi6 *fl6);
 void __nsl_forward(struct sk_buff *skb);
 void __nsl_ext_reset(struct sk_buff *skb);
 bool __nsl_has_block(const struct sk_buff *skb);
 void __nsl_coalesced(struct sk_buff *skb);
 void nsl_ext_release(struct skb_ext *ext, void *blk);
 void nsl_ext_cow(const struct sk_buff *skb, void *new, void *old);
-/* The bytes of the block at @blk written so far: what a copy must copy. */
-unsigned int nsl_ext_used(const void *blk);
+/* A copy of the block at @src, as far as it is written, to @dst. */
+void nsl_ext_copy(void *dst, const void *src);
 
 #define NSL_HOOK(call)						\
 	do {							\
@@ -171,7 +176,10 @@ static inline void __nsl_poll_begin(void) {}
 static inline void __nsl_rx_done(void) {}
 static inline void __nsl_rx_sock(struct sk_buff *skb, struct sock *sk) {}
 static inline void __nsl_sock_event(struct sock *sk, int type, int bytes) {}
-static inline void __nsl_dgram(struct sk_buff *skb, struct sock *sk) {}
+static inline void __nsl_dgram(struct sk_buff *skb, struct sock *sk,
+			       const struct flowi4 *fl4) {}
+static inline void __nsl_dgram6(struct sk_buff *skb, struct sock *sk,
+				const struct flowi6 *fl6) {}
 static inline void __nsl_forward(struct sk_buff *skb) {}
 static inline void __nsl_coalesced(struct sk_buff *skb) {}
 
@@ -220,7 +228,8 @@ static inline bool __nsl_has_block(const struct sk_buff *skb)
 #define NET_SLICE_SOCK(sk, type, bytes)	NSL_HOOK(__nsl_sock_event(sk, type, bytes))
 
 /* A datagram's first skb (UDP, IPv4 or IPv6): its block, write opens. */
-#define NET_SLICE_DGRAM(skb, sk)	NSL_HOOK(__nsl_dgram(skb, sk))
+#define NET_SLICE_DGRAM(skb, sk, fl4)	NSL_HOOK(__nsl_dgram(skb, sk, fl4))
+#define NET_SLICE_DGRAM6(skb, sk, fl6)	NSL_HOOK(__nsl_dgram6(skb, sk, fl6))
 /* A device's xmit hands @skb to a receive path (veth): nic ends. */
 #define NET_SLICE_FORWARD(skb)		NSL_HOOK(__nsl_forward(skb))
 

@@ -32,6 +32,7 @@
 #include <asm/tsc.h>
 #endif
 #include <linux/sock_diag.h>
+#include <net/flow.h>
 
 #include "core.h"
 #include "record.h"
@@ -492,10 +493,6 @@ void __nsl_eat(struct sk_buff *dst, const struct sk_buff *src)
 EXPORT_SYMBOL_GPL(__nsl_eat);
 
 /*
- * Does [@p, @p + @len) lie in @skb's linear data?  Headers are read only
- * there (a block's flow is worth no pull).
- */
-/*
  * The flow of @skb from its network and transport headers: family,
  * protocol, header lengths, ports, addresses, and the TCP sequence.
  * Headers not in the linear data leave their fields as they were.
@@ -703,7 +700,6 @@ void __nsl_rx(struct sk_buff *skb)
 	u64 now = nsl_now();
 	struct nsl_skb_block *b = nsl_block_of(skb);
 	struct nsl_block *blk;
-
 	u8 picked;
 
 	if (!b) {
@@ -810,16 +806,16 @@ EXPORT_SYMBOL_GPL(__nsl_has_block);
  * The first skb of a datagram (UDP over IPv4 or IPv6; its later fragments,
  * if any, travel in its frag_list): a block that is emitted itself -- no
  * write queue, no template -- with write open from here to the driver.
+ * Its flow is the route's (@f), which a connected socket's peer need not
+ * be: sendto() names its own.
  */
-void __nsl_dgram(struct sk_buff *skb, struct sock *sk)
+static void nsl_dgram(struct sk_buff *skb, struct sock *sk,
+		      const struct nsl_filter_flow *f)
 {
 	struct nsl_skb_block *b;
-
 	u8 picked;
 
-	if (sk->sk_protocol != IPPROTO_UDP && sk->sk_protocol != IPPROTO_UDPLITE)
-		return;
-	if (!nsl_pick_sk(sk, &picked))
+	if (!nsl_pick_flow(f, &picked))
 		return;
 	__nsl_init(skb, NSL_DIR_TX);
 	b = nsl_block_of(skb);
@@ -831,7 +827,48 @@ void __nsl_dgram(struct sk_buff *skb, struct sock *sk)
 	b->state = BIT(NSL_ST_ELIGIBLE);
 	nsl_start_block(b, NSL_R_WRITE, b->blk.tsc0);
 }
+
+static bool nsl_udp(const struct sock *sk)
+{
+	return sk->sk_protocol == IPPROTO_UDP ||
+	       sk->sk_protocol == IPPROTO_UDPLITE;
+}
+
+void __nsl_dgram(struct sk_buff *skb, struct sock *sk,
+		 const struct flowi4 *fl4)
+{
+	struct nsl_filter_flow f = {
+		.family = AF_INET,
+		.proto = sk->sk_protocol,
+		.sport = ntohs(fl4->fl4_sport),
+		.dport = ntohs(fl4->fl4_dport),
+	};
+
+	if (!nsl_udp(sk))
+		return;
+	memcpy(f.saddr, &fl4->saddr, 4);
+	memcpy(f.daddr, &fl4->daddr, 4);
+	nsl_dgram(skb, sk, &f);
+}
 EXPORT_SYMBOL_GPL(__nsl_dgram);
+
+void __nsl_dgram6(struct sk_buff *skb, struct sock *sk,
+		  const struct flowi6 *fl6)
+{
+	struct nsl_filter_flow f = {
+		.family = AF_INET6,
+		.proto = sk->sk_protocol,
+		.sport = ntohs(fl6->fl6_sport),
+		.dport = ntohs(fl6->fl6_dport),
+	};
+
+	if (!nsl_udp(sk))
+		return;
+	memcpy(f.saddr, &fl6->saddr, 16);
+	memcpy(f.daddr, &fl6->daddr, 16);
+	nsl_dgram(skb, sk, &f);
+}
+EXPORT_SYMBOL_GPL(__nsl_dgram6);
 
 const struct nsl_receiver *nsl_receiver(void)
 {
@@ -990,9 +1027,21 @@ void nsl_ext_cow(const struct sk_buff *skb, void *new, void *old)
 		clear_bit(NSL_ST_EMITTED, &nb->state);
 }
 
-unsigned int nsl_ext_used(const void *blk)
+/*
+ * skb_ext_maybe_cow(): @src's block copied to @dst as far as it is
+ * written.  Another holder may be adding a record on another CPU (a
+ * looped-back clone's receive path): the count is read once, and the
+ * copy holds what it copied.
+ */
+void nsl_ext_copy(void *dst, const void *src)
 {
-	return NSL_SKB_BLOCK_USED((const struct nsl_skb_block *)blk);
+	const struct nsl_skb_block *s = src;
+	struct nsl_skb_block *d = dst;
+	u8 nrec = min_t(u8, READ_ONCE(s->blk.nrec), NET_SLICE_CONF);
+
+	memcpy(d, s, offsetof(struct nsl_skb_block, blk.rec) +
+	       nrec * sizeof(struct nsl_record));
+	d->blk.nrec = nrec;
 }
 
 /* The last reference to the extension holding @ptr is going away. */

@@ -45,6 +45,7 @@ bool nsl_parse(const struct sk_buff *skb, const u8 *nh, struct nsl_hdrs *h);
  * the ring, under rcu_read_lock().
  */
 bool nsl_pick_sk(const struct sock *sk, u8 *picked);
+bool nsl_pick_flow(const struct nsl_filter_flow *f, u8 *picked);
 bool nsl_pick_rx(const struct sk_buff *skb, u8 *picked);
 bool nsl_pick_emit(const struct nsl_block *blk, u8 picked);
 

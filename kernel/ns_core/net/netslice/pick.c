@@ -73,6 +73,10 @@ static inline bool nsl_conf_flows(u64 conf)
 	return (conf >> 32) & NSL_SAMPLE_FLOWS;
 }
 
+/*
+ * Does [@p, @p + @len) lie in @skb's linear data?  Headers are read only
+ * there (a block's flow is worth no pull).
+ */
 static inline bool nsl_linear(const struct sk_buff *skb, const void *p,
 			      unsigned int len)
 {
@@ -104,6 +108,9 @@ bool nsl_parse(const struct sk_buff *skb, const u8 *nh, struct nsl_hdrs *h)
 		f->proto = iph->protocol;
 		h->nhlen = iph->ihl * 4;
 		total = ntohs(iph->tot_len);
+		/* BIG TCP: a length past 64 KiB is the skb's own. */
+		if (!total)
+			total = skb_tail_pointer(skb) - nh + skb->data_len;
 		memcpy(f->saddr, &iph->saddr, 4);
 		memcpy(f->daddr, &iph->daddr, 4);
 		if (!(iph->frag_off & htons(IP_OFFSET)))
@@ -117,6 +124,9 @@ bool nsl_parse(const struct sk_buff *skb, const u8 *nh, struct nsl_hdrs *h)
 		f->proto = ip6->nexthdr;
 		h->nhlen = sizeof(*ip6);
 		total = sizeof(*ip6) + ntohs(ip6->payload_len);
+		/* A jumbogram (BIG TCP) leaves payload_len 0 too. */
+		if (!ip6->payload_len)
+			total = skb_tail_pointer(skb) - nh + skb->data_len;
 		memcpy(f->saddr, &ip6->saddr, 16);
 		memcpy(f->daddr, &ip6->daddr, 16);
 		th = (const u8 *)(ip6 + 1);
@@ -249,13 +259,20 @@ static bool nsl_pick(const struct nsl_filter_flow *f, u8 *picked)
 	bool ok = true;
 
 	*picked = NSL_PK_SEEN;
-	if (f && READ_ONCE(nsl_filter_at_init)) {
+	if (f) {
+		/*
+		 * The flag is read where the program is: a module that turns
+		 * it off waits for a grace period before it changes the
+		 * program (filter.c), so no other program runs here.
+		 */
 		rcu_read_lock();
-		ok = nsl_admit_flow(f);
+		if (READ_ONCE(nsl_filter_at_init)) {
+			ok = nsl_admit_flow(f);
+			*picked |= NSL_PK_FILTER;
+		}
 		rcu_read_unlock();
 		if (!ok)
 			return false;
-		*picked |= NSL_PK_FILTER;
 	}
 	return nsl_sample(f, picked);
 }
@@ -287,11 +304,20 @@ bool nsl_pick_sk(const struct sock *sk, u8 *picked)
 	return nsl_pick(known ? &f : NULL, picked);
 }
 
+bool nsl_pick_flow(const struct nsl_filter_flow *f, u8 *picked)
+{
+	*picked = NSL_PK_SEEN | NSL_PK_SAMPLE;
+	if (!nsl_pick_on())
+		return true;
+	return nsl_pick(f, picked);
+}
+
 /*
- * A packet crossed loopback or a veth without a block: an NSI before this
- * one passed it over if it is one an NSI sees -- a datagram, or a TCP
- * segment with payload -- and not if it was sent without one (an ACK, a
- * SYN, an ICMP message, ARP).  Deciding again would count it twice.
+ * A packet crossed loopback or a veth, or a bridge hands it up to its
+ * host, without a block: an NSI before this one passed it over if it is
+ * one an NSI sees -- a datagram, or a TCP segment with payload -- and
+ * not if it was sent without one (an ACK, a SYN, an ICMP message, ARP).
+ * Deciding again would count it twice.
  */
 static bool nsl_passed_over(const struct sk_buff *skb,
 			    const struct nsl_hdrs *h, bool parsed)
@@ -302,6 +328,7 @@ static bool nsl_passed_over(const struct sk_buff *skb,
 	    (h->f.proto == IPPROTO_TCP && !h->payload))
 		return false;
 	return dev && (dev->flags & IFF_LOOPBACK ||
+		       netif_is_bridge_master(dev) ||
 		       (dev->rtnl_link_ops &&
 			!strcmp(dev->rtnl_link_ops->kind, "veth")));
 }
