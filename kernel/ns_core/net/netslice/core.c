@@ -834,39 +834,38 @@ static bool nsl_udp(const struct sock *sk)
 	       sk->sk_protocol == IPPROTO_UDPLITE;
 }
 
-void __nsl_dgram(struct sk_buff *skb, struct sock *sk,
-		 const struct flowi4 *fl4)
+/* The route's flow of a datagram, @alen bytes of address (4 or 16). */
+static void nsl_dgram_route(struct sk_buff *skb, struct sock *sk, u16 family,
+			    const void *saddr, const void *daddr,
+			    unsigned int alen, __be16 sport, __be16 dport)
 {
 	struct nsl_filter_flow f = {
-		.family = AF_INET,
+		.family = family,
 		.proto = sk->sk_protocol,
-		.sport = ntohs(fl4->fl4_sport),
-		.dport = ntohs(fl4->fl4_dport),
+		.sport = ntohs(sport),
+		.dport = ntohs(dport),
 	};
 
 	if (!nsl_udp(sk))
 		return;
-	memcpy(f.saddr, &fl4->saddr, 4);
-	memcpy(f.daddr, &fl4->daddr, 4);
+	memcpy(f.saddr, saddr, alen);
+	memcpy(f.daddr, daddr, alen);
 	nsl_dgram(skb, sk, &f);
+}
+
+void __nsl_dgram(struct sk_buff *skb, struct sock *sk,
+		 const struct flowi4 *fl4)
+{
+	nsl_dgram_route(skb, sk, AF_INET, &fl4->saddr, &fl4->daddr, 4,
+			fl4->fl4_sport, fl4->fl4_dport);
 }
 EXPORT_SYMBOL_GPL(__nsl_dgram);
 
 void __nsl_dgram6(struct sk_buff *skb, struct sock *sk,
 		  const struct flowi6 *fl6)
 {
-	struct nsl_filter_flow f = {
-		.family = AF_INET6,
-		.proto = sk->sk_protocol,
-		.sport = ntohs(fl6->fl6_sport),
-		.dport = ntohs(fl6->fl6_dport),
-	};
-
-	if (!nsl_udp(sk))
-		return;
-	memcpy(f.saddr, &fl6->saddr, 16);
-	memcpy(f.daddr, &fl6->daddr, 16);
-	nsl_dgram(skb, sk, &f);
+	nsl_dgram_route(skb, sk, AF_INET6, &fl6->saddr, &fl6->daddr, 16,
+			fl6->fl6_sport, fl6->fl6_dport);
 }
 EXPORT_SYMBOL_GPL(__nsl_dgram6);
 
