@@ -48,9 +48,9 @@
  *                   it (or for another one to end); EFAULT also after a
  *                   calibration whose result cannot be written back
  *   NSIOCSRECORDS   EINVAL unknown flags, pad, record options without ON
- *   NSIOCSFILTER    EINVAL flags, more than 4096 instructions, a program
- *                   the kernel's checker refuses; EFAULT instructions not
- *                   user memory; ENOMEM
+ *   NSIOCSFILTER    EINVAL flags but NSL_FILTER_FLOW, more than 4096
+ *                   instructions, a program the kernel's checker refuses;
+ *                   EFAULT instructions not user memory; ENOMEM
  *   NSIOCGFILTERED  only EFAULT
  *   read            EFAULT (the VFS: not user memory; the driver: nothing
  *                   could be copied), EINVAL shorter than a block, EAGAIN
@@ -773,14 +773,15 @@ static errset expect_events(const struct nsl_events *evs, bool perfmon)
 }
 
 /*
- * NSIOCSFILTER: its own checks, then the program copied (EFAULT), checked
- * by the kernel (EINVAL for garbage), converted (ENOMEM).
+ * NSIOCSFILTER: its own checks (NSL_FILTER_FLOW the one flag), then the
+ * program copied (EFAULT), checked by the kernel (EINVAL for garbage),
+ * converted (ENOMEM).
  */
 static errset expect_filter(const struct nsl_filter *f)
 {
 	const void *insns = (const void *)(uintptr_t)f->insns;
 
-	if (f->flags || f->len > NSL_FILTER_MAX_INSNS)
+	if (f->flags & ~NSL_FILTER_FLOW || f->len > NSL_FILTER_MAX_INSNS)
 		return E(EINVAL);
 	if (!f->len)
 		return OK;
