@@ -63,7 +63,13 @@ static inline struct nsl_skb_block *nsl_block_of(const struct sk_buff *skb)
 	return skb_ext_find(skb, SKB_EXT_NETSLICE);
 }
 
-void __nsl_init(struct sk_buff *skb, int dir)
+/*
+ * A new block for @skb, with what NSI decided of it (@picked, NSL_PK_*),
+ * returned so that the caller need not look it up again; NULL without
+ * memory.
+ */
+static struct nsl_skb_block *nsl_init_block(struct sk_buff *skb, int dir,
+					    u8 picked)
 {
 	struct nsl_skb_block *b;
 	struct nsl_block *blk;
@@ -71,7 +77,7 @@ void __nsl_init(struct sk_buff *skb, int dir)
 	b = skb_ext_add(skb, SKB_EXT_NETSLICE);
 	if (unlikely(!b)) {
 		this_cpu_inc(nsl_nomem_count);
-		return;
+		return NULL;
 	}
 	blk = &b->blk;
 	memset(blk, 0, offsetof(struct nsl_block, rec));
@@ -88,22 +94,23 @@ void __nsl_init(struct sk_buff *skb, int dir)
 	b->state = dir == NSL_DIR_RX ? BIT(NSL_ST_ELIGIBLE) : 0;
 	b->nopen = 0;
 	b->sealed = false;
-	b->picked = 0;
+	b->picked = picked;
+	return b;
+}
+
+void __nsl_init(struct sk_buff *skb, int dir)
+{
+	nsl_init_block(skb, dir, 0);
 }
 EXPORT_SYMBOL_GPL(__nsl_init);
 
 /* A socket's new skb to send: a block if the filter and sampling say so. */
 void __nsl_init_sk(struct sk_buff *skb, struct sock *sk)
 {
-	struct nsl_skb_block *b;
 	u8 picked;
 
-	if (!nsl_pick_sk(sk, &picked))
-		return;
-	__nsl_init(skb, NSL_DIR_TX);
-	b = nsl_block_of(skb);
-	if (b)
-		b->picked = picked;
+	if (nsl_pick_sk(sk, &picked))
+		nsl_init_block(skb, NSL_DIR_TX, picked);
 }
 EXPORT_SYMBOL_GPL(__nsl_init_sk);
 
@@ -705,11 +712,9 @@ void __nsl_rx(struct sk_buff *skb)
 	if (!b) {
 		if (!nsl_pick_rx(skb, &picked))
 			return;
-		__nsl_init(skb, NSL_DIR_RX);
-		b = nsl_block_of(skb);
+		b = nsl_init_block(skb, NSL_DIR_RX, picked);
 		if (!b)
 			return;
-		b->picked = picked;
 		nsl_rx_nic_since_poll(b);
 	} else if (!b->picked) {
 		/*
@@ -817,11 +822,9 @@ static void nsl_dgram(struct sk_buff *skb, struct sock *sk,
 
 	if (!nsl_pick_flow(f, &picked))
 		return;
-	__nsl_init(skb, NSL_DIR_TX);
-	b = nsl_block_of(skb);
+	b = nsl_init_block(skb, NSL_DIR_TX, picked);
 	if (!b)
 		return;
-	b->picked = picked;
 	b->blk.conn = sock_gen_cookie(sk);
 	b->blk.proto = sk->sk_protocol;
 	b->state = BIT(NSL_ST_ELIGIBLE);
