@@ -709,9 +709,11 @@ struct nsl_calib {
  * packet gets its block (NSI), wherever the flow is known there (a TCP
  * or connected UDP socket's send, a received packet's headers), and a
  * packet it refuses gets no block, no allocation and no ring traffic.
- * Where the flow is not known at NSI (an unconnected UDP socket, a VLAN
- * tag not yet taken off) the block is made and the program runs before
- * the ring as without the flag.  At NSI the lengths and the sequence
+ * A datagram's flow is its route's, so UDP is decided at NSI whether its
+ * socket is connected or not.  Where the flow is not known at NSI (an IP
+ * header not yet in the linear data, a VLAN tag not yet taken off) the
+ * block is made and the program runs before the ring as without the
+ * flag.  At NSI the lengths and the sequence
  * number read as 0.  NSIOCGFILTERED counts both kinds of refusal.
  */
 #define NSL_FILTER_MAX_INSNS	4096	/* BPF_MAXINSNS */

@@ -263,6 +263,8 @@ static void block(struct ns_acc *a, const struct ns_citem *ci)
 	a->blocks++;
 	a->absorbed += !!(b->flags & NSL_BF_ABSORBED);
 	a->coalesced += !!(b->flags & NSL_BF_COALESCED);
+	if (a->counts_only)
+		return;
 	accumulate(a, b, ci->corr);
 	if (a->rtt)
 		ns_rtt_block(a->rtt, b, ci->overhead);

@@ -44,6 +44,7 @@ struct ns_acc {
 	struct ns_magnet *mag;	/* NULL unless -M: Table III */
 	struct ns_by *by;	/* NULL unless --by */
 	struct ns_clock clock;	/* TSC to wall clock for event records */
+	bool counts_only;	/* no region values: nothing reads them */
 	bool have_t0;
 	uint64_t t0;		/* tsc0 of the first block: time origin */
 	unsigned int nevents;	/* largest nevents seen */

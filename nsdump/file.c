@@ -350,6 +350,17 @@ int nsf_writer_flush(struct nsf_writer *w)
 	return 0;
 }
 
+/*
+ * A compact block still in its input buffer (a copy the filter held has
+ * lost it): this build's decoder took its bytes, and it is the one that
+ * reads the file back, so the recorder copies them as they are instead of
+ * encoding every block again.
+ */
+static bool raw_cblock(const struct ns_item *it)
+{
+	return it->hdr.kind == NSL_ITEM_CBLOCK && it->raw;
+}
+
 int nsf_write_item(struct nsf_writer *w, const struct ns_item *it)
 {
 	uint64_t cblock[NSL_CBLOCK_MAX / 8];
@@ -358,13 +369,15 @@ int nsf_write_item(struct nsf_writer *w, const struct ns_item *it)
 
 	if (w->err)
 		return -1;
-	if (it->type == NS_ITEM_BLOCK && ns_block_compacts(&it->block)) {
-		/* compact, whatever form it came in (an older module's) */
-		src = cblock;
-		size = nsl_cblock_encode(&it->block, cblock);
-	} else if (it->type == NS_ITEM_BLOCK) {
-		src = &it->block;
-		size = NSL_BLOCK_SIZE(it->block.nrec);
+	if (it->type == NS_ITEM_BLOCK && !raw_cblock(it)) {
+		if (ns_block_compacts(&it->block)) {
+			/* compact, whatever form it came in (an older module's) */
+			src = cblock;
+			size = nsl_cblock_encode(&it->block, cblock);
+		} else {
+			src = &it->block;
+			size = NSL_BLOCK_SIZE(it->block.nrec);
+		}
 	} else if (it->type == NS_ITEM_LOSS) {
 		src = &it->loss;
 		size = sizeof(it->loss);

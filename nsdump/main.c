@@ -1081,7 +1081,13 @@ static enum ns_flow start_pipeline(struct run *run, const struct nsl_info *info)
 		ns_tstamp_init(&run->rep.ts, o->tstamp);
 		ns_pipeline_add_view(&run->p, &run->rep.sink);
 	}
-	return add_file_views(run, info) ? NS_FLOW_FAIL : NS_FLOW_MORE;
+	if (add_file_views(run, info))
+		return NS_FLOW_FAIL;
+	/* -w alone: the file keeps the raw values; nothing reads the rest. */
+	if (!out && !o->html && !o->chrome && !o->rtt && !o->magnet &&
+	    o->by == NS_BY_NONE)
+		ns_pipeline_record_only(&run->p);
+	return NS_FLOW_MORE;
 }
 
 static void say_error(void *ctx, const char *why)

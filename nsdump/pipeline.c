@@ -9,6 +9,7 @@ void ns_pipeline_init(struct ns_pipeline *p, uint32_t tsc_khz,
 	memset(p, 0, sizeof(*p));
 	p->calib = calib;
 	p->filter = filter;
+	p->values = true;
 	ns_magnet_init(&p->conns);
 	filter->conns = &p->conns;
 	ns_acc_init(&p->acc, tsc_khz);
@@ -18,6 +19,12 @@ void ns_pipeline_init(struct ns_pipeline *p, uint32_t tsc_khz,
 void ns_pipeline_magnet(struct ns_pipeline *p)
 {
 	p->acc.mag = &p->conns;
+}
+
+void ns_pipeline_record_only(struct ns_pipeline *p)
+{
+	p->values = false;
+	p->acc.counts_only = true;
 }
 
 static void append(struct ns_sink **list, struct ns_sink *s)
@@ -77,7 +84,12 @@ enum ns_flow ns_pipeline_push(struct ns_pipeline *p, const struct ns_item *it)
 	p->captured += it->type == NS_ITEM_BLOCK;
 	p->event_recs += it->type == NS_ITEM_EVENT;
 	p->skipped += it->type == NS_ITEM_SKIPPED;
-	ns_correct_item(p->calib, it, &ci);
+	if (p->values) {
+		ns_correct_item(p->calib, it, &ci);
+	} else {
+		ci.it = it;
+		ci.overhead = 0;
+	}
 	to_sinks(p, p->taps, &ci);
 	ns_filter_item(p->filter, &ci, passed, p);
 	if (p->flow == NS_FLOW_MORE && count_reached(p))

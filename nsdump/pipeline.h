@@ -20,6 +20,7 @@
 #ifndef _NS_PIPELINE_H
 #define _NS_PIPELINE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include "accum.h"
 #include "calib.h"
@@ -36,6 +37,11 @@ struct ns_pipeline {
 	struct ns_magnet conns;	/* learnt by the filter; Table III with -M */
 	struct ns_sink *taps;	/* every item, before the filter */
 	struct ns_sink *views;	/* what passed the filter */
+	/*
+	 * Whether any stage reads values: false when only the trace file
+	 * and the counts take the items (ns_pipeline_record_only()).
+	 */
+	bool values;
 	enum ns_flow flow;	/* the worst a sink said so far */
 	uint64_t captured;	/* blocks in */
 	uint64_t event_recs;	/* event records in */
@@ -53,6 +59,13 @@ void ns_pipeline_init(struct ns_pipeline *p, uint32_t tsc_khz,
 		      struct ns_filter *filter);
 /* -M: Table III accounting from the connections the filter learns. */
 void ns_pipeline_magnet(struct ns_pipeline *p);
+/*
+ * Nothing will read a corrected value or a region's statistics (-w
+ * alone): items skip the correct stage and the accumulator keeps only
+ * its counts.  A recorder that keeps up with the kernel steals less of
+ * the CPU the traffic it records runs on.
+ */
+void ns_pipeline_record_only(struct ns_pipeline *p);
 void ns_pipeline_add_tap(struct ns_pipeline *p, struct ns_sink *s);
 void ns_pipeline_add_view(struct ns_pipeline *p, struct ns_sink *s);
 /* One decoded item through every stage. */

@@ -413,9 +413,9 @@ def read_blocks(fd, out):
 
 
 def flows_sampled(fd, tap, nflows=16, nloose=4, per=20):
-    """1 in 2 flows: @nflows connected UDP flows over loopback (decided at
-    NSI from the socket) and @nloose unconnected ones (decided before the
-    ring from the block): each flow is in the trace whole or not at all."""
+    """1 in 2 flows: @nflows connected UDP flows over loopback and @nloose
+    unconnected ones (sendto(); both decided at NSI, from the route's
+    flow): each flow is in the trace whole or not at all."""
     rx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     rx.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
     rx.bind(("127.0.0.1", 0))

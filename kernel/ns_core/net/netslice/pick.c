@@ -7,14 +7,15 @@
  * the skb extension is allocated.  Two choices are made, in this order:
  *
  *  - the reader's filter, when it reads only the flow (NSL_FILTER_FLOW):
- *    the receiver's admit() over the flow, which NSI knows from the
- *    socket on the send side and from the headers on the receive side;
+ *    the receiver's admit() over the flow, which NSI knows on the send
+ *    side from a TCP socket or a datagram's route (flowi4, flowi6) and on
+ *    the receive side from the headers;
  *  - sampling (NSIOCSSAMPLE): 1 in N packets at random, or 1 in N flows
  *    by a hash that is the same for both directions of a flow.
  *
- * Where NSI does not know the flow (an unconnected UDP socket sends to an
- * address per datagram; a frame whose IP header is not yet in the linear
- * data), the block is made and the choice that needs the flow is made
+ * Where NSI does not know the flow (a frame whose IP header is not yet in
+ * the linear data, or whose VLAN tag is not yet taken off), the block is
+ * made and the choice that needs the flow is made
  * before the ring instead (nsl_pick_emit()), with the same function: the
  * outcome for a packet does not depend on where it was decided.  What was
  * decided travels in the block (nsl_skb_block.picked), and so with every
