@@ -122,6 +122,25 @@ static void nsl_calib_reset(struct nsl_skb_block *b)
 enum { NSL_OP_INIT, NSL_OP_START, NSL_OP_STOP, NSL_OP_EXIT };
 
 /*
+ * NSE hands off a typical send block: six records, five closed and the
+ * NIC's open, which NSE closes.  Each one written now, none left from a
+ * sample before.  No link region: the test skb has no device to add.
+ */
+static void nsl_calib_send_block(struct sk_buff *skb)
+{
+	static const u8 closed[] = {
+		NSL_R_WRITE, NSL_R_TCP, NSL_R_SNDQ, NSL_R_IP, NSL_R_QDISC,
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(closed); i++) {
+		__nsl_start(closed[i], skb);
+		__nsl_stop(closed[i], skb);
+	}
+	__nsl_start(NSL_R_NIC, skb);
+}
+
+/*
  * Before a cold sample, interrupts off: the skb and its block written back
  * and evicted, then every TLB entry dropped (kernel text and data are
  * global mappings, which a plain CR3 write would keep).
@@ -155,9 +174,8 @@ static u64 nsl_calib_macro(struct sk_buff *skb, int op,
 		nsl_calib_reset(b);
 		if (op == NSL_OP_STOP)
 			__nsl_start(NSL_R_WRITE, skb);
-		/* NSE hands off a typical send block: six records. */
 		if (op == NSL_OP_EXIT)
-			b->blk.nrec = 6;
+			nsl_calib_send_block(skb);
 	}
 	memset(cr, 0, sizeof(*cr));
 	cr->cpu = raw_smp_processor_id();
