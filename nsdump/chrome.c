@@ -3,6 +3,7 @@
 #include <string.h>
 #include "chrome.h"
 #include "decode.h"
+#include "devname.h"
 #include "jsonv.h"
 #include "markup.h"
 #include "nest.h"
@@ -54,6 +55,7 @@ struct chrome {
 	struct side side[2];	/* send, receive */
 	uint8_t *mark_cpu;	/* markers seen per CPU (65536 CPUs) */
 	struct pending *pending;
+	bool live;		/* from /dev/ns: devices named (devname.h) */
 	uint64_t events, flows, ordinal;
 	uint64_t left_out;	/* parts with no free track */
 	bool oom;
@@ -158,7 +160,20 @@ static int place(struct chrome *c, bool receive, unsigned int cpu,
 
 /* ---- slices ---- */
 
-static void block_args(json *args, const struct nsl_block *b)
+/* The packet's device path, only where the block names devices. */
+static void dev_path_arg(const struct chrome *c, json *args,
+			 const struct nsl_block *b)
+{
+	char path[NS_DEV_PATH];
+
+	if (!b->ndev)
+		return;
+	ns_dev_path(b, c->live, path, sizeof(path));
+	jset(args, "dev_path", ns_json_str(path));
+}
+
+static void block_args(const struct chrome *c, json *args,
+		       const struct nsl_block *b)
 {
 	char buf[128];
 
@@ -173,6 +188,7 @@ static void block_args(json *args, const struct nsl_block *b)
 	jset(args, "block_flags", ns_json_names(buf));
 	jset(args, "ring_cpu", ju64(b->hdr.cpu));
 	jset(args, "seq", ju64(b->seq));
+	dev_path_arg(c, args, b);
 }
 
 static json *counters(const struct chrome *c, const uint64_t *count,
@@ -198,10 +214,13 @@ static json *record_args(const struct chrome *c, const struct ns_citem *ci,
 	const struct nsl_block *b = &ci->it->block;
 	const struct nsl_record *r = &b->rec[k];
 	json *args = json_object_new_object();
-	char buf[96];
+	char buf[96], dev[NS_DEV_TEXT];
 
 	jset(args, "block", ju64(c->ordinal));
 	jset(args, "record", ju64(k));
+	/* a layer runs on several devices of a VLAN or a veth: which one */
+	if (ns_dev_record_text(b, k, c->live, dev, sizeof(dev)))
+		jset(args, "dev", ns_json_str(dev));
 	jset(args, "depth", ju64(r->depth));
 	jset(args, "cpu", ju64(r->cpu));
 	jset(args, "raw_ticks", ju64(r->ticks));
@@ -226,7 +245,7 @@ static json *record_args(const struct chrome *c, const struct ns_citem *ci,
 			     counters(c, ci->corr[k].count, b->nevents));
 	}
 	if (!n->span[k].level)
-		block_args(args, b);
+		block_args(c, args, b);
 	return args;
 }
 
@@ -579,7 +598,7 @@ static void header(struct chrome *c, const char *source,
 
 struct ns_sink *ns_chrome_open(const char *path, struct ns_pipeline *p,
 			       const char *source, const struct nsl_info *info,
-			       char *why, size_t len)
+			       bool live, char *why, size_t len)
 {
 	struct chrome *c = calloc(1, sizeof(*c));
 
@@ -593,6 +612,7 @@ struct ns_sink *ns_chrome_open(const char *path, struct ns_pipeline *p,
 	}
 	c->sink.ops = &chrome_ops;
 	c->acc = &p->acc;
+	c->live = live;
 	c->clock = (struct ns_clock){ .ref_tsc = info->ref_tsc,
 				      .tsc_khz = info->tsc_khz };
 	c->out = ns_view_open(path, why, len);

@@ -12,7 +12,11 @@
  *               at once do not
  *   slices      each record a complete event ("X"), nested as nest.h
  *               lays them out; a block split into its send and receive
- *               parts (loopback, veth), each on its own path's process
+ *               parts (loopback, veth), each on its own path's process.
+ *               A record's args name its device ("dev": "eth0/tx") and
+ *               an outermost slice's the packet's path ("dev_path":
+ *               "eth0.9/tx>eth0/tx"), as devname.h names them, where the
+ *               block has devices (ABI 6); older blocks have neither
  *   arrows      flow events ("s", then "f" with "bp":"e") from a send
  *               part to the receive part of the same packet: within a
  *               block, and between a tx and an rx block of one TCP
@@ -42,11 +46,12 @@
 #define NS_CHROME_PENDING	(1u << 16)
 
 /*
- * A view writing @path ("-": stdout), as ns_html_open().  NULL with @why
- * set if the file cannot be created or memory ran out.
+ * A view writing @path ("-": stdout), as ns_html_open() (@live: devices
+ * by name where they resolve).  NULL with @why set if the file cannot be
+ * created or memory ran out.
  */
 struct ns_sink *ns_chrome_open(const char *path, struct ns_pipeline *p,
 			       const char *source, const struct nsl_info *info,
-			       char *why, size_t len);
+			       bool live, char *why, size_t len);
 
 #endif /* _NS_CHROME_H */

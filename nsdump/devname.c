@@ -41,6 +41,16 @@ const char *ns_dev_dir_name(uint8_t dir)
 	return dir == NSL_DIR_RX ? "rx" : "tx";
 }
 
+/* "eth0/tx": a device and which way the packet went through it. */
+static void dev_with_dir(const struct nsl_dev *d, bool live, char *buf,
+			 size_t len)
+{
+	char dev[NS_DEV_TEXT - 3];	/* room left for "/rx" */
+
+	ns_dev_text(d->ifindex, d->netns, live, dev, sizeof(dev));
+	snprintf(buf, len, "%s/%s", dev, ns_dev_dir_name(d->dir));
+}
+
 void ns_dev_path(const struct nsl_block *b, bool live, char *buf,
 		 size_t len)
 {
@@ -50,11 +60,9 @@ void ns_dev_path(const struct nsl_block *b, bool live, char *buf,
 	for (unsigned int i = 0; i < b->ndev && used < len; i++) {
 		char dev[NS_DEV_TEXT];
 
-		ns_dev_text(b->dev[i].ifindex, b->dev[i].netns, live, dev,
-			    sizeof(dev));
-		used += snprintf(buf + used, len - used, "%s%s/%s",
-				 i ? ">" : "", dev,
-				 ns_dev_dir_name(b->dev[i].dir));
+		dev_with_dir(&b->dev[i], live, dev, sizeof(dev));
+		used += snprintf(buf + used, len - used, "%s%s", i ? ">" : "",
+				 dev);
 	}
 	if (b->ndev && (b->flags & NSL_BF_DEVTRUNC) && used < len)
 		snprintf(buf + used, len - used, ">...");
@@ -71,6 +79,18 @@ int ns_dev_of_record(const struct nsl_block *b, unsigned int rec)
 		if (b->dev[i].first <= rec)
 			dev = (int)i;
 	return dev == NS_DEV_NONE ? 0 : dev;
+}
+
+bool ns_dev_record_text(const struct nsl_block *b, unsigned int rec,
+			bool live, char *buf, size_t len)
+{
+	int dev = ns_dev_of_record(b, rec);
+
+	buf[0] = 0;
+	if (dev == NS_DEV_NONE)
+		return false;
+	dev_with_dir(&b->dev[dev], live, buf, len);
+	return true;
 }
 
 bool ns_region_of_device(unsigned int region)

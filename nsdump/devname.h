@@ -48,6 +48,13 @@ void ns_dev_path(const struct nsl_block *b, bool live, char *buf,
 /* The index in b->dev of the device record @rec belongs to, or NS_DEV_NONE. */
 int ns_dev_of_record(const struct nsl_block *b, unsigned int rec);
 /*
+ * "eth0/tx": the device record @rec ran on, as ns_dev_path() names it
+ * (@len NS_DEV_TEXT); false and "" when the block names none, so that a
+ * view of an older block shows nothing rather than an empty device.
+ */
+bool ns_dev_record_text(const struct nsl_block *b, unsigned int rec,
+			bool live, char *buf, size_t len);
+/*
  * Whether @region is a device's own: its queue and driver on the way out
  * (link, qdisc, nic), its hand-up to the stack on the way in (rx-nic,
  * rx-link, backlog).  --by dev counts only these under a device.

@@ -20,6 +20,7 @@ struct html {
 	struct ns_pipeline *p;
 	FILE *out;
 	char *path, *source;
+	bool live;		/* from /dev/ns: devices named (devname.h) */
 	uint32_t ncpus;		/* the INFO's */
 	struct ns_pick pick;
 	uint64_t tx, rx, both_ways;	/* blocks by dir; with both sides */
@@ -319,12 +320,12 @@ static void waterfalls(FILE *f, struct html *h)
 	legend(f, a);
 	fputs("<div id=\"wf-info\">hover a bar</div>\n", f);
 	fprintf(f, "<h3>The first %u blocks</h3>\n", k->nfirst);
-	ns_waterfall(f, a, k->first, k->nfirst, "wf-first");
+	ns_waterfall(f, a, k->first, k->nfirst, "wf-first", h->live);
 	if (!k->nslow)
 		return;
 	fprintf(f, "<h3>The %u slowest of the other %llu blocks</h3>\n", k->nslow,
 		(unsigned long long)others);
-	ns_waterfall(f, a, k->slow, k->nslow, "wf-slowest");
+	ns_waterfall(f, a, k->slow, k->nslow, "wf-slowest", h->live);
 }
 
 static double largest_mean(struct ns_acc *a, unsigned int e)
@@ -495,7 +496,7 @@ static const struct ns_sink_ops html_ops = {
 
 struct ns_sink *ns_html_open(const char *path, struct ns_pipeline *p,
 			     const char *source, const struct nsl_info *info,
-			     char *why, size_t len)
+			     bool live, char *why, size_t len)
 {
 	struct html *h = calloc(1, sizeof(*h));
 
@@ -508,6 +509,7 @@ struct ns_sink *ns_html_open(const char *path, struct ns_pipeline *p,
 	}
 	h->sink.ops = &html_ops;
 	h->p = p;
+	h->live = live;
 	h->ncpus = info->ncpus;
 	h->out = ns_view_open(path, why, len);
 	if (!h->out) {

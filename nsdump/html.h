@@ -20,13 +20,14 @@
 
 /*
  * A view writing @path ("-": stdout) at the finish, of what @p
- * accumulates; @source names the input ("file x.ns", "/dev/ns") and @info
- * is its INFO.  NULL with @why set if the file cannot be created or
- * memory ran out.  The caller adds it with ns_pipeline_add_view(); the
- * pipeline frees it.
+ * accumulates; @source names the input ("file x.ns", "/dev/ns"), @info
+ * is its INFO and @live says it is /dev/ns on this host (devices by name
+ * where they resolve, devname.h).  NULL with @why set if the file cannot
+ * be created or memory ran out.  The caller adds it with
+ * ns_pipeline_add_view(); the pipeline frees it.
  */
 struct ns_sink *ns_html_open(const char *path, struct ns_pipeline *p,
 			     const char *source, const struct nsl_info *info,
-			     char *why, size_t len);
+			     bool live, char *why, size_t len);
 
 #endif /* _NS_HTML_H */

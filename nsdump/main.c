@@ -1015,13 +1015,15 @@ static int add_file_views(struct run *run, const struct nsl_info *info)
 		source = strcmp(o->rfile, "-") ? o->rfile : "standard input";
 
 	if (o->html) {
-		s = ns_html_open(o->html, &run->p, source, info, why, sizeof(why));
+		s = ns_html_open(o->html, &run->p, source, info, !o->rfile,
+				 why, sizeof(why));
 		if (!s)
 			goto fail;
 		ns_pipeline_add_view(&run->p, s);
 	}
 	if (o->chrome) {
-		s = ns_chrome_open(o->chrome, &run->p, source, info, why, sizeof(why));
+		s = ns_chrome_open(o->chrome, &run->p, source, info, !o->rfile,
+				   why, sizeof(why));
 		if (!s)
 			goto fail;
 		ns_pipeline_add_view(&run->p, s);

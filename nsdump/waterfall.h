@@ -10,12 +10,19 @@
 #ifndef _NS_WATERFALL_H
 #define _NS_WATERFALL_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include "accum.h"
 #include "pick.h"
 
-/* A <table class="waterfall" id="@id">, closed; rows in the given order. */
+/*
+ * A <table class="waterfall" id="@id">, closed; rows in the given order.
+ * Where blocks crossed devices (ABI 6), a column gives each row's path
+ * and each bar's title its record's device, named as devname.h does
+ * (@live: read from /dev/ns on this host); a table of blocks without
+ * devices is drawn as before they existed.
+ */
 void ns_waterfall(FILE *f, const struct ns_acc *a, const struct ns_picked *rows,
-		  unsigned int n, const char *id);
+		  unsigned int n, const char *id, bool live);
 
 #endif /* _NS_WATERFALL_H */

@@ -1,11 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
 """check_chrome.py DIR: the checks of t_chrome_trace.sh on what it left in
-DIR (trace.json, oracle.jsonl: nsdump --json -M of the same file, the exit
-statuses and messages of the option errors).  TAP."""
+DIR (trace.json, oracle.jsonl: nsdump --json -M of the same file; dev.json
+and dev.jsonl of blocks with devices, netns: ours; the exit statuses and
+messages of the option errors).  TAP."""
 import os
 import sys
 from collections import defaultdict
 
+import devices
 from tap import Tap, nsdump_json, strict_json
 
 d = sys.argv[1]
@@ -165,6 +167,42 @@ procs = {e["pid"] for e in events if e["ph"] == "M" and e["name"] == "process_na
 used = {(e["pid"], e["tid"]) for e in events if e["ph"] in ("X", "i")}
 t.ok(used <= names, "every track with events is named", sorted(used - names)[:5])
 t.eq(procs, {1, 2, 3}, "processes named: send path, receive path, markers")
+
+# ---- devices ----
+t.ok(not any("dev" in e.get("args", {}) or "dev_path" in e.get("args", {}) for e in events),
+     "blocks without devices: no dev or dev_path in any event's args")
+
+
+def check_devices():
+    """mkblocks -W: each drawn record's device by the ABI's first rule,
+    each outermost slice the packet's path, numbers (a file)."""
+    ours = int(read("netns"))
+    dblocks = [o for o in nsdump_json(os.path.join(d, "dev.jsonl")) if o["type"] == "block"]
+    dX = [e for e in strict_json(read("dev.json"))["traceEvents"] if e["ph"] == "X"]
+    want = {(i, k): dev for i, b in enumerate(dblocks)
+            for k, dev in enumerate(devices.record_devs(b))
+            if "OPEN" not in b["records"][k]["flags"]}
+    got = {(e["args"]["block"], e["args"]["record"]): e["args"].get("dev") for e in dX}
+    t.eq(len(dblocks), 30, "devices: the oracle, 30 blocks")
+    t.ok(got == want and all(want.values()),
+         "devices: each record's dev is the device it belongs to (the last whose first is at or before it)",
+         sorted((k, got.get(k), v) for k, v in want.items() if got.get(k) != v)[:5])
+    t.eq([got[(0, k)] for k in range(7)],
+         ["if9@%d/tx" % ours] * 5 + ["if1@%d/tx" % ours] * 2,
+         "devices: block 0 (gen.h's VLAN over lo): write, tcp, tcp, ip, link on if9, link, nic on if1")
+    paths = {(e["args"]["block"], e["args"]["record"]): e["args"].get("dev_path") for e in dX}
+    outer = {k: v for k, v in paths.items() if dblocks[k[0]]["records"][k[1]]["depth"] == 0}
+    t.ok(all(v == devices.path(dblocks[i]) for (i, _), v in outer.items()) and
+         not any(v for k, v in paths.items() if k not in outer),
+         "devices: each outermost slice's dev_path the packet's path, nested ones none",
+         sorted((k, v, devices.path(dblocks[k[0]])) for k, v in outer.items()
+                if v != devices.path(dblocks[k[0]]))[:5])
+    t.eq([paths[(i, 0)] for i in range(3)],
+         ["if9@%d/tx>if1@%d/tx" % (ours, ours), "if8@%d/tx>if2@4026532253/rx" % ours,
+          "if6@%d/tx" % ours], "devices: gen.h's three paths, in order")
+
+
+check_devices()
 
 # ---- the option's errors ----
 for rc, err, what, want in (("rc1", "e1", "--export chrome-trace without a file",

@@ -7,6 +7,7 @@ import os
 import sys
 from html.parser import HTMLParser
 
+import devices
 from tap import Tap, nsdump_json, strict_json
 
 mode, d = sys.argv[1], sys.argv[2]
@@ -160,11 +161,121 @@ def static():
     nasty()
     live()
     empty()
+    no_devices("v.html", "blocks without devices")
+    no_devices("nasty.html", "a file of hostile names, without devices")
+    devices_file()
+    devices_live()
 
 
 def read(name):
     with open(os.path.join(d, name), encoding="utf-8") as f:
         return f.read()
+
+
+class Rows(HTMLParser):
+    """The waterfall's rows: each one's devices cell (None: no such cell)
+    and each bar's title, by record, as a reader sees the text."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.rows = {}          # data-block: {"dev": text, "titles": {rec: text}}
+        self.head = []          # every table's column headings
+        self.row = self.into = None
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "tr" and "wf-row" in a.get("class", ""):
+            self.row = self.rows.setdefault(int(a["data-block"]), {"dev": None, "titles": {}})
+        elif tag == "td" and self.row is not None and a.get("class") == "wf-dev":
+            self.row["dev"] = ""
+            self.into = ("dev", None)
+        elif tag == "rect" and self.row is not None and "data-rec" in a:
+            self.rec = int(a["data-rec"])
+        elif tag == "title" and self.row is not None:
+            self.row["titles"][self.rec] = ""
+            self.into = ("titles", self.rec)
+        elif tag == "th":
+            self.into = ("th", None)
+            self.head.append("")
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "title", "th"):
+            self.into = None
+        elif tag == "tr":
+            self.row = None
+
+    def handle_data(self, data):
+        if self.into is None:
+            return
+        what, rec = self.into
+        if what == "th":
+            self.head[-1] += data
+        elif what == "dev":
+            self.row["dev"] += data
+        else:
+            self.row["titles"][rec] += data
+
+
+def rows_parsed(name):
+    r = Rows()
+    with open(os.path.join(d, name), encoding="utf-8") as f:
+        r.feed(f.read())
+    r.close()
+    return r
+
+
+def check_devices(name, oracle_name, ours, what):
+    """Each row's devices cell the block's path, each record's title its
+    device by the ABI's rule (devices.py works both out on its own)."""
+    r = rows_parsed(name)
+    blocks = [o for o in nsdump_json(os.path.join(d, oracle_name)) if o["type"] == "block"]
+    t.ok("devices" in r.head and sorted(r.rows) == list(range(len(blocks))),
+         "%s: a devices column, a row per block" % what, (r.head, sorted(r.rows)))
+    bad = [(i, r.rows[i]["dev"], devices.path(b, ours)) for i, b in enumerate(blocks)
+           if r.rows[i]["dev"] != devices.path(b, ours)]
+    t.ok(not bad, "%s: each row's devices cell is its path, '>' between devices" % what,
+         bad[:5])
+    bad = []
+    for i, b in enumerate(blocks):
+        for k, dev in enumerate(devices.record_devs(b, ours)):
+            title = r.rows[i]["titles"].get(k, "")
+            if ("; dev %s; " % dev) not in title or title.count("; dev ") != 1:
+                bad.append((i, k, dev, title))
+    t.ok(not bad, "%s: each bar's title (OPEN ones too) names the device its record belongs to"
+         % what, bad[:5])
+    return r, blocks
+
+
+def devices_file():
+    """mkblocks -W from a file: numbers, gen.h's paths."""
+    ours = int(read("netns"))
+    r, blocks = check_devices("dev.html", "dev.jsonl", None, "devices from a file")
+    t.eq([r.rows[i]["dev"] for i in range(3)],
+         ["if9@%d/tx>if1@%d/tx" % (ours, ours), "if8@%d/tx>if2@4026532253/rx" % ours,
+          "if6@%d/tx" % ours], "devices from a file: gen.h's three paths, in order")
+    with open(os.path.join(d, "dev.html"), encoding="utf-8") as f:
+        src = f.read()
+    t.ok('<td class="wf-dev">if9@%d/tx&gt;if1@%d/tx</td>' % (ours, ours) in src,
+         "devices from a file: the path's '>' written as &gt;")
+    t.ok("; dev if9@%d/tx; " % ours in r.rows[0]["titles"][4] and
+         "; dev if1@%d/tx; " % ours in r.rows[0]["titles"][5],
+         "devices from a file: block 0's first link on the VLAN (if9), its second on lo (if1)",
+         r.rows[0]["titles"])
+
+
+def devices_live():
+    """The same paths live: our devices by name (lo), others by number."""
+    r, _ = check_devices("devlive.html", "devlive.jsonl", int(read("netns")), "devices live")
+    t.ok(r.rows[0]["dev"].endswith(">lo/tx"), "devices live: lo by its name", r.rows[0]["dev"])
+
+
+def no_devices(name, what):
+    """Blocks without devices: the waterfall as before there were any."""
+    r = rows_parsed(name)
+    t.ok(r.rows and "devices" not in r.head and
+         all(x["dev"] is None and not any("; dev " in v for v in x["titles"].values())
+             for x in r.rows.values()),
+         "%s: no devices column, cell or device in a bar's title" % what)
 
 
 def rows_of(p):

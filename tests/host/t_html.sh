@@ -5,7 +5,9 @@
 # the waterfall's rows the blocks it says it drew, each chart's counts and
 # percentiles those nsdump --json gives; a file whose names and path need
 # escaping; a live capture (fakedev.so standing in for /dev/ns) and an
-# empty one, both views.  t_html_browser.sh renders it.  TAP; exit 0 / 1.
+# empty one, both views; blocks with devices (mkblocks -W, gen.h's
+# paths), from a file and live: each row's path and each bar's device.
+# t_html_browser.sh renders it.  TAP; exit 0 / 1.
 here=$(cd "$(dirname "$0")" && pwd)
 obj=$here/obj
 make -s --no-print-directory -C "$here" obj/nsdump obj/mkblocks obj/fakedev.so \
@@ -28,6 +30,19 @@ NSDUMP_DEV=$t/raw ASAN_OPTIONS=verify_asan_link_order=0 LD_PRELOAD=$obj/fakedev.
 	>"$t/live.out" 2>"$t/live.err"
 echo $? >"$t/live.rc"
 printf '%s\n' "$t/raw" >"$t/live.path"
+# devices: gen.h's three paths, ours in this shell's namespace, every 7th
+# block's last record OPEN; from a file (numbers) and live (names of ours)
+stat -Lc %i /proc/self/ns/net >"$t/netns"
+"$obj/mkblocks" -n 30 -o 7 -W "$(cat "$t/netns")" "$t/dev.ns" || exit 1
+"$obj/nsdump" -r "$t/dev.ns" --html "$t/dev.html" 2>/dev/null || exit 1
+"$obj/nsdump" -r "$t/dev.ns" --json >"$t/dev.jsonl" 2>/dev/null || exit 1
+"$obj/mkblocks" -R -K -n 3 -W "$(cat "$t/netns")" "$t/devraw" || exit 1
+devlive() {
+	NSDUMP_DEV=$t/devraw ASAN_OPTIONS=verify_asan_link_order=0 LD_PRELOAD=$obj/fakedev.so \
+		"$obj/nsdump" "$@" 2>/dev/null
+}
+devlive --html "$t/devlive.html" || exit 1
+devlive --json >"$t/devlive.jsonl" || exit 1
 "$obj/mkblocks" -n 0 "$t/empty.ns" || exit 1
 "$obj/nsdump" -r "$t/empty.ns" --html "$t/empty.html" --export chrome-trace \
 	"$t/empty.json" 2>/dev/null
