@@ -37,9 +37,10 @@
  * wakeup_bytes (at most half the ring), or once the flush timer, armed
  * wakeup_us after items came while it slept, has run: the items that
  * were waiting then stay due until the reader has taken them.  The
- * producer only queues the irq_work when its ring goes from empty to
- * one item or is at the watermark or past it, and only if somebody
- * sleeps.  O_NONBLOCK reads take whatever is there.
+ * producer only queues the irq_work when its ring is at the watermark or
+ * past it, or lazily (at the next tick, no IPI) when it goes from empty
+ * to one item, and only if somebody sleeps.  O_NONBLOCK reads take
+ * whatever is there.
  */
 
 #include <linux/atomic.h>
@@ -202,6 +203,13 @@ static void wake_readers(struct irq_work *work)
 }
 
 static DEFINE_IRQ_WORK(wake_work, wake_readers);
+/*
+ * The first item after the reader took everything only arms the flush
+ * timer, which can wait for the next tick: queued lazily, it costs no
+ * self-IPI (one per batch, at tens of microseconds under QEMU TCG).  The
+ * watermark does not wait.
+ */
+static struct irq_work wake_work_lazy = IRQ_WORK_INIT_LAZY(wake_readers);
 
 /* What the reader sees besides the items; the producer's CPU only. */
 static void ring_publish(struct nslm_ring *ring)
@@ -377,9 +385,12 @@ void nslm_ring_deliver(const struct nsl_item_hdr *item, void *priv)
 	 * The first item starts the flush timer; at the watermark and past
 	 * it a sleeping reader is woken.
 	 */
-	if (waiting && (first || waiting >= watermark()) &&
-	    wq_has_sleeper(&nslm_ring_wait))
+	if (!waiting || !wq_has_sleeper(&nslm_ring_wait))
+		return;
+	if (waiting >= watermark())
 		irq_work_queue(&wake_work);
+	else if (first)
+		irq_work_queue(&wake_work_lazy);
 }
 
 /*
@@ -818,6 +829,7 @@ void nslm_rings_uninit(void)
 	unsigned int cpu;
 
 	irq_work_sync(&wake_work);
+	irq_work_sync(&wake_work_lazy);
 	timer_shutdown_sync(&flush_timer);
 	for_each_possible_cpu(cpu)
 		per_cpu_ptr(&nslm_rings, cpu)->ctl = NULL;

@@ -116,6 +116,7 @@ static void nsl_calib_reset(struct nsl_skb_block *b)
 {
 	b->blk.nrec = 0;
 	b->nopen = 0;
+	memset(b->open_cnt, 0, sizeof(b->open_cnt));
 	b->sealed = true;
 }
 

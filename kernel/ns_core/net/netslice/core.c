@@ -93,6 +93,7 @@ static struct nsl_skb_block *nsl_init_block(struct sk_buff *skb, int dir,
 	b->owner = dir == NSL_DIR_RX ? skb : NULL;
 	b->state = dir == NSL_DIR_RX ? BIT(NSL_ST_ELIGIBLE) : 0;
 	b->nopen = 0;
+	memset(b->open_cnt, 0, sizeof(b->open_cnt));
 	b->sealed = false;
 	b->picked = picked;
 	return b;
@@ -323,6 +324,7 @@ void __nsl_tx_fork(struct sk_buff *skb, struct sock *sk)
 		b->blk.tsc0 = now;
 		b->blk.hdr.cpu = raw_smp_processor_id();
 		b->nopen = 0;
+		memset(b->open_cnt, 0, sizeof(b->open_cnt));
 		nsl_start_block(b, NSL_R_WRITE, now);
 	}
 	b->blk.conn = sock_gen_cookie(sk);
@@ -550,6 +552,7 @@ static struct nsl_skb_block *nsl_copy_for(struct sk_buff *skb)
 		if (b->nopen)
 			b->nopen--;
 	}
+	nsl_recount_open(b);
 	nsl_mark_shared(&b->blk);
 	b->blk.flags |= NSL_BF_COPY;
 	b->state = BIT(NSL_ST_ELIGIBLE);
@@ -1044,6 +1047,8 @@ void nsl_ext_copy(void *dst, const void *src)
 	memcpy(d, s, offsetof(struct nsl_skb_block, blk.rec) +
 	       nrec * sizeof(struct nsl_record));
 	d->blk.nrec = nrec;
+	/* The counts copied may predate a record the other CPU opened. */
+	nsl_recount_open(d);
 }
 
 /* The last reference to the extension holding @ptr is going away. */

@@ -235,11 +235,10 @@ void nsl_event(const struct sock *sk, const struct sk_buff *skb, int type,
 /* NET_SLICE_SOCK: the application's side of a connection. */
 void __nsl_sock_event(struct sock *sk, int type, int bytes)
 {
-	u64 now = nsl_now();
-
+	/* Every write and read comes here: no TSC read unless it is kept. */
 	if (bytes <= 0 || !nsl_records_on())
 		return;
-	nsl_event(sk, NULL, type, bytes, now, sock_gen_cookie(sk), 0);
+	nsl_event(sk, NULL, type, bytes, nsl_now(), sock_gen_cookie(sk), 0);
 }
 EXPORT_SYMBOL_GPL(__nsl_sock_event);
 

@@ -38,6 +38,9 @@ static inline void nsl_rec_open(struct nsl_skb_block *b, struct nsl_record *r,
 	r->flags |= NSL_RF_OPEN;
 	b->nopen++;
 	b->open_hint[r->region] = r - b->blk.rec + 1;
+	/* Saturates: a count too high only costs a search. */
+	if (b->open_cnt[r->region] != 0xff)
+		b->open_cnt[r->region]++;
 	if (b->blk.nevents)
 		now = nsl_counters_start(r, b->blk.nevents, b->gen);
 	else if (now == NSL_NOW)
@@ -54,6 +57,8 @@ static inline void nsl_rec_end(struct nsl_skb_block *b, struct nsl_record *r,
 		now = nsl_counters_stop(r, b->blk.nevents, b->gen);
 	r->ticks += now;
 	r->flags &= ~NSL_RF_OPEN;
+	if (b->open_cnt[r->region])
+		b->open_cnt[r->region]--;
 	if (unlikely(r->cpu != raw_smp_processor_id())) {
 		r->flags |= NSL_RF_MIGRATED;
 		if (b->blk.nevents)
@@ -128,6 +133,9 @@ static inline struct nsl_record *nsl_open_record(struct nsl_skb_block *b,
 	struct nsl_record *r;
 	int i;
 
+	/* Most lookups (NSE ends every region it might) find none open. */
+	if (!b->open_cnt[region])
+		return NULL;
 	if (likely(hint && hint <= b->blk.nrec)) {
 		r = &b->blk.rec[hint - 1];
 		if (r->region == region && (r->flags & NSL_RF_OPEN))
@@ -139,6 +147,23 @@ static inline struct nsl_record *nsl_open_record(struct nsl_skb_block *b,
 			return r;
 	}
 	return NULL;
+}
+
+/*
+ * open_cnt[] from the records themselves: where records are dropped or
+ * copied in bulk.  A count may run high (a record closed by hand, a
+ * saturated count) and only costs a search; it may never run low, for a
+ * count of 0 says no record of its region is open.
+ */
+static inline void nsl_recount_open(struct nsl_skb_block *b)
+{
+	unsigned int i;
+
+	memset(b->open_cnt, 0, sizeof(b->open_cnt));
+	for (i = 0; i < b->blk.nrec && i < NET_SLICE_CONF; i++)
+		if ((b->blk.rec[i].flags & NSL_RF_OPEN) &&
+		    b->blk.rec[i].region < NSL_R_MAX)
+			b->open_cnt[b->blk.rec[i].region]++;
 }
 
 static inline void nsl_stop_block(struct nsl_skb_block *b, int region, u64 now)

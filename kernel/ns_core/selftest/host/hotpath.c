@@ -225,6 +225,17 @@ static struct nsl_record *search_open(struct nsl_skb_block *b, int region)
 	return NULL;
 }
 
+/* Records open now of @region, counted the slow way. */
+static unsigned int count_open(const struct nsl_skb_block *b, int region)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < b->blk.nrec; i++)
+		n += b->blk.rec[i].region == region &&
+		     (b->blk.rec[i].flags & NSL_RF_OPEN);
+	return n;
+}
+
 /*
  * Random STARTs and STOPs of every region, with what core.c does to a
  * block between them (records reset by a fork, closed records folded in,
@@ -247,7 +258,8 @@ static void test_random(struct nsl_skb_block *b, long steps)
 		} else if (op < 13) {
 			want = search_open(b, region);
 			got = nsl_open_record(b, region);
-			disagree += want != got;
+			disagree += want != got ||
+				    b->open_cnt[region] < count_open(b, region);
 			hits += got && b->open_hint[region] &&
 				got == &b->blk.rec[b->open_hint[region] - 1];
 			stops++;
@@ -276,6 +288,38 @@ static void test_random(struct nsl_skb_block *b, long steps)
 	CHECK("random sequences: the hinted lookup finds what the search finds");
 }
 
+/*
+ * open_cnt[]: 0 answers "none open" without a search, so it may never be
+ * below the records open; after a recount (a copy) it is exact.
+ */
+static void test_open_counts(struct nsl_skb_block *b)
+{
+	int region;
+
+	block_reset(b);
+	nsl_start_block(b, NSL_R_LINK, NSL_NOW);
+	nsl_start_block(b, NSL_R_QDISC, NSL_NOW);
+	nsl_start_block(b, NSL_R_LINK, NSL_NOW);
+	EXPECT_EQ(b->open_cnt[NSL_R_LINK], 2);
+	EXPECT_EQ(b->open_cnt[NSL_R_QDISC], 1);
+	EXPECT_TRUE(!nsl_open_record(b, NSL_R_NIC));
+	nsl_stop_block(b, NSL_R_LINK, nsl_now());
+	EXPECT_EQ(b->open_cnt[NSL_R_LINK], 1);
+	/* The outer link is found past the stale hint. */
+	EXPECT_TRUE(nsl_open_record(b, NSL_R_LINK) == &b->blk.rec[0]);
+	nsl_stop_block(b, NSL_R_LINK, nsl_now());
+	EXPECT_EQ(b->open_cnt[NSL_R_LINK], 0);
+	EXPECT_TRUE(!nsl_open_record(b, NSL_R_LINK));
+	/* Records dropped by hand leave the count high; a recount fixes it. */
+	b->blk.nrec = 1;
+	EXPECT_EQ(b->open_cnt[NSL_R_QDISC], 1);
+	EXPECT_TRUE(!nsl_open_record(b, NSL_R_QDISC));
+	nsl_recount_open(b);
+	for (region = 0; region < NSL_R_MAX; region++)
+		EXPECT_EQ(b->open_cnt[region], count_open(b, region));
+	CHECK("open counts: none open needs no search, a count never below the open records, a recount exact");
+}
+
 static int run_tests(void)
 {
 	struct nsl_skb_block *b = block_alloc();
@@ -287,6 +331,7 @@ static int run_tests(void)
 	test_stale_hint(b);
 	test_trunc(b);
 	test_tsc_order(b);
+	test_open_counts(b);
 	test_random(b, 200000);
 	free(b);
 	printf("1..%d\n%d passed, %d failed\n", ntests, ntests - nfailed, nfailed);

@@ -28,6 +28,14 @@ struct static_key_false { int enabled; };
 #define DECLARE_PER_CPU(t, n)		extern t n
 #define this_cpu_write(v, x)		((v) = (x))
 
+/* linux/skbuff.h: the bit test linux/netslice.h's inline hooks make. */
+enum skb_ext_id { SKB_EXT_NETSLICE };
+struct sk_buff { u8 active_extensions; };
+static inline bool skb_ext_exist(const struct sk_buff *skb, enum skb_ext_id id)
+{
+	return skb->active_extensions & (1 << id);
+}
+
 /* The CPU at START and STOP; the harness pins itself to one. */
 extern int shim_cpu;
 #define raw_smp_processor_id()		shim_cpu

@@ -26,6 +26,7 @@ struct irq_work { int x; };
 #define DEFINE_MUTEX(n) struct mutex n
 #define DECLARE_WAIT_QUEUE_HEAD(n) struct wait_queue_head n
 #define DEFINE_IRQ_WORK(n, f) struct irq_work n
+#define IRQ_WORK_INIT_LAZY(f) { 0 }
 #define DEFINE_PER_CPU(t, n) t n
 #define raw_cpu_ptr(p) (p)
 #define per_cpu_ptr(p, c) (p)
