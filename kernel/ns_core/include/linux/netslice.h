@@ -219,50 +219,41 @@ static inline bool nsl_block_on(const struct sk_buff *skb)
 
 #endif /* CONFIG_NETSLICE */
 
-/* The hooks that act on a block: nothing to do for an skb without one. */
-static __always_inline void nsl_start_hook(int id, struct sk_buff *skb)
+/*
+ * The hooks that act on a block: nothing to do for an skb without one.
+ * One wrapper per signature; @fn is a constant at every site, so the
+ * inlined call is direct.
+ */
+static __always_inline void nsl_skb_hook(void (*fn)(struct sk_buff *),
+					 struct sk_buff *skb)
 {
 	if (nsl_block_on(skb))
-		__nsl_start(id, skb);
+		fn(skb);
 }
 
-static __always_inline void nsl_stop_hook(int id, struct sk_buff *skb)
+static __always_inline void
+nsl_region_hook(void (*fn)(int, struct sk_buff *), int id,
+		struct sk_buff *skb)
 {
 	if (nsl_block_on(skb))
-		__nsl_stop(id, skb);
+		fn(id, skb);
 }
 
-static __always_inline void nsl_exit_hook(struct sk_buff *skb)
+static __always_inline void
+nsl_sock_hook(void (*fn)(struct sk_buff *, struct sock *),
+	      struct sk_buff *skb, struct sock *sk)
 {
 	if (nsl_block_on(skb))
-		__nsl_exit(skb);
+		fn(skb, sk);
 }
 
-static __always_inline void nsl_tx_fork_hook(struct sk_buff *skb,
-					     struct sock *sk)
-{
-	if (nsl_block_on(skb))
-		__nsl_tx_fork(skb, sk);
-}
-
-static __always_inline void nsl_tx_retrans_hook(struct sk_buff *skb)
-{
-	if (nsl_block_on(skb))
-		__nsl_tx_retrans(skb);
-}
-
-static __always_inline void nsl_copy_hook(struct sk_buff *to,
-					  const struct sk_buff *from)
+/* @from's block goes to (or into) @to's skb. */
+static __always_inline void
+nsl_from_hook(void (*fn)(struct sk_buff *, const struct sk_buff *),
+	      struct sk_buff *to, const struct sk_buff *from)
 {
 	if (nsl_block_on(from))
-		__nsl_copy(to, from);
-}
-
-static __always_inline void nsl_eat_hook(struct sk_buff *dst,
-					 const struct sk_buff *src)
-{
-	if (nsl_block_on(src))
-		__nsl_eat(dst, src);
+		fn(to, from);
 }
 
 static __always_inline void nsl_xmit_hook(struct sk_buff *skb,
@@ -279,38 +270,20 @@ static __always_inline void nsl_gso_hook(struct sk_buff *orig,
 		__nsl_gso_segmented(orig, segs);
 }
 
-static __always_inline void nsl_sk_hook(struct sk_buff *skb, struct sock *sk)
-{
-	if (nsl_block_on(skb))
-		__nsl_rx_sock(skb, sk);
-}
-
-static __always_inline void nsl_forward_hook(struct sk_buff *skb)
-{
-	if (nsl_block_on(skb))
-		__nsl_forward(skb);
-}
-
-static __always_inline void nsl_coalesced_hook(struct sk_buff *skb)
-{
-	if (nsl_block_on(skb))
-		__nsl_coalesced(skb);
-}
-
 #define NET_SLICE_INIT(skb, dir)	NSL_HOOK(__nsl_init(skb, dir))
 /* NSI of a socket's new skb to send: its flow is the socket's. */
 #define NET_SLICE_INIT_SK(skb, sk)	NSL_HOOK(__nsl_init_sk(skb, sk))
-#define NET_SLICE_START(id, skb)	nsl_start_hook(id, skb)
-#define NET_SLICE_STOP(id, skb)		nsl_stop_hook(id, skb)
-#define NET_SLICE_EXIT(skb)		nsl_exit_hook(skb)
+#define NET_SLICE_START(id, skb)	nsl_region_hook(__nsl_start, id, skb)
+#define NET_SLICE_STOP(id, skb)		nsl_region_hook(__nsl_stop, id, skb)
+#define NET_SLICE_EXIT(skb)		nsl_skb_hook(__nsl_exit, skb)
 /* The clone TCP hands to IP becomes the block that is emitted. */
-#define NET_SLICE_TX_FORK(skb, sk)	nsl_tx_fork_hook(skb, sk)
+#define NET_SLICE_TX_FORK(skb, sk)	nsl_sock_hook(__nsl_tx_fork, skb, sk)
 /* Where TCP counts a retransmission: its next fork is one. */
-#define NET_SLICE_TX_RETRANS(skb)	nsl_tx_retrans_hook(skb)
+#define NET_SLICE_TX_RETRANS(skb)	nsl_skb_hook(__nsl_tx_retrans, skb)
 /* A new skb split off another one gets its own copy of the block. */
-#define NET_SLICE_COPY(to, from)	nsl_copy_hook(to, from)
+#define NET_SLICE_COPY(to, from)	nsl_from_hook(__nsl_copy, to, from)
 /* TCP moved all of @src's data into @dst and frees @src. */
-#define NET_SLICE_EAT(dst, src)		nsl_eat_hook(dst, src)
+#define NET_SLICE_EAT(dst, src)		nsl_from_hook(__nsl_eat, dst, src)
 /* The skb that enters the driver: stops link and write, starts nic. */
 #define NET_SLICE_XMIT(skb, dev)	nsl_xmit_hook(skb, dev)
 #define NET_SLICE_GSO(orig, segs)	nsl_gso_hook(orig, segs)
@@ -322,7 +295,7 @@ static __always_inline void nsl_coalesced_hook(struct sk_buff *skb)
 #define NET_SLICE_POLL_BEGIN()		NSL_HOOK(__nsl_poll_begin())
 #define NET_SLICE_RX_DONE()		NSL_HOOK(__nsl_rx_done())
 /* A received skb reaches its socket: its connection is known. */
-#define NET_SLICE_SK(skb, sk)		nsl_sk_hook(skb, sk)
+#define NET_SLICE_SK(skb, sk)		nsl_sock_hook(__nsl_rx_sock, skb, sk)
 /* The application wrote or read @bytes (MAGNeT socket events). */
 #define NET_SLICE_SOCK(sk, type, bytes)	NSL_HOOK(__nsl_sock_event(sk, type, bytes))
 
@@ -330,13 +303,13 @@ static __always_inline void nsl_coalesced_hook(struct sk_buff *skb)
 #define NET_SLICE_DGRAM(skb, sk, fl4)	NSL_HOOK(__nsl_dgram(skb, sk, fl4))
 #define NET_SLICE_DGRAM6(skb, sk, fl6)	NSL_HOOK(__nsl_dgram6(skb, sk, fl6))
 /* A device's xmit hands @skb to a receive path (veth): nic ends. */
-#define NET_SLICE_FORWARD(skb)		nsl_forward_hook(skb)
+#define NET_SLICE_FORWARD(skb)		nsl_skb_hook(__nsl_forward, skb)
 
 /*
  * A received skb's data joined another skb (tcp_try_coalesce(), the
  * socket backlog's tail): freed next, it has no queue or copy of its own.
  */
-#define NET_SLICE_COALESCED(skb)	nsl_coalesced_hook(skb)
+#define NET_SLICE_COALESCED(skb)	nsl_skb_hook(__nsl_coalesced, skb)
 
 #define NSC	NET_SLICE_CONF
 #define NSI	NET_SLICE_INIT
