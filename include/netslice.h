@@ -298,12 +298,27 @@ static __inline__ int nsl_crec_needs_ext(const struct nsl_record *r,
 static __inline__ __u16 nsl_cblock_rcpu(const struct nsl_block *b,
 					__u32 hcpu)
 {
-	unsigned int i, j, n, best = 0, nrec = b->nrec;
+	unsigned int i, j, n, best = 0, nrec = b->nrec, first;
 	__u16 cpu = (__u16)hcpu;
 
 	if (nrec > NSL_MAX_RECORDS)
 		nrec = NSL_MAX_RECORDS;
+	first = nrec;
+	/*
+	 * Almost every block has records on at most one CPU besides
+	 * @hcpu: that one pass answers; the count below is for the rest.
+	 */
 	for (i = 0; i < nrec; i++) {
+		if (b->rec[i].cpu == hcpu)
+			continue;
+		if (first == nrec)
+			first = i;
+		else if (b->rec[i].cpu != b->rec[first].cpu)
+			break;
+	}
+	if (i == nrec)
+		return first == nrec ? cpu : b->rec[first].cpu;
+	for (i = first; i < nrec; i++) {
 		if (b->rec[i].cpu == hcpu)
 			continue;
 		for (n = 0, j = 0; j < nrec; j++)

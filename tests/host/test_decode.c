@@ -398,24 +398,38 @@ static void random_block(struct nsl_block *b, unsigned int seed)
 	}
 }
 
-/* Bytes the compact form must take, counted from the header's rules. */
-static size_t compact_size(const struct nsl_block *b)
+/*
+ * rcpu by its definition: the CPU most records not on the ring's started
+ * on, the first of equals (the encoder's one-pass shortcut must agree).
+ * *@others: how many CPUs besides the ring's the records started on.
+ */
+static unsigned int rcpu_of(const struct nsl_block *b, unsigned int *others)
 {
-	size_t n = sizeof(struct nsl_cblock), i, j, most = 0, k;
-	unsigned int hcpu = b->hdr.cpu, rcpu = hcpu;
-	int addr = 0;
+	unsigned int hcpu = b->hdr.cpu, rcpu = hcpu, i, j, k, most = 0;
 
-	/* rcpu: the most common CPU but the ring's */
+	*others = 0;
 	for (i = 0; i < b->nrec; i++) {
 		if (b->rec[i].cpu == hcpu)
 			continue;
 		for (k = 0, j = 0; j < b->nrec; j++)
 			k += b->rec[j].cpu == b->rec[i].cpu;
+		for (j = 0; j < i && b->rec[j].cpu != b->rec[i].cpu; j++)
+			;
+		*others += j == i;
 		if (k > most) {
 			most = k;
 			rcpu = b->rec[i].cpu;
 		}
 	}
+	return rcpu;
+}
+
+/* Bytes the compact form must take, counted from the header's rules. */
+static size_t compact_size(const struct nsl_block *b)
+{
+	size_t n = sizeof(struct nsl_cblock), i;
+	unsigned int hcpu = b->hdr.cpu, others, rcpu = rcpu_of(b, &others);
+	int addr = 0;
 
 	for (i = 0; i < 16; i++)
 		addr |= b->saddr[i] | b->daddr[i];
@@ -440,7 +454,7 @@ static void compact(void)
 	uint64_t buf[NSL_CBLOCK_MAX / 8 + 1];
 	unsigned char *c = (unsigned char *)buf;
 	unsigned int i, bad_rt = 0, bad_size = 0, ext = 0, compacts = 0;
-	unsigned int hcpu = 0, devs = 0, k;
+	unsigned int hcpu = 0, devs = 0, k, others, bad_rcpu = 0, spread = 0;
 	struct nsl_block b;
 	struct ns_item it;
 	size_t n;
@@ -451,6 +465,8 @@ static void compact(void)
 		devs += b.ndev;
 		n = nsl_cblock_encode(&b, buf);
 		bad_size += n != compact_size(&b);
+		bad_rcpu += nsl_cblock_rcpu(&b, b.hdr.cpu) != rcpu_of(&b, &others);
+		spread += others > 1;
 		for (k = 0; k < b.nrec; k++)	/* records on the ring's CPU */
 			hcpu += b.rec[k].cpu == b.hdr.cpu &&
 				b.rec[k].cpu != nsl_cblock_rcpu(&b, b.hdr.cpu);
@@ -466,6 +482,9 @@ static void compact(void)
 	TAP_EQ(bad_size, 0, "compact: size as the rules say (header, addresses, 12 B records, extensions, counters)");
 	TAP_EQ(bad_rt, 0, "compact: 5000 random blocks (%u with extended records, %u records on the ring's CPU, %u devices) decode to every field they had",
 	       ext, hcpu, devs);
+	TAP_EQ(bad_rcpu, 0, "compact: rcpu as defined, by the one-pass shortcut or the count (%u blocks on 2+ CPUs besides the ring's)",
+	       spread);
+	tap_ok(spread > 500, "compact: the random blocks take both ways to rcpu (%u of 5000 need the count)", spread);
 	tap_ok(devs > 10000, "compact: the random blocks name devices (%u)", devs);
 	tap_ok(hcpu > 1000, "compact: the random blocks have records on the ring's CPU");
 
