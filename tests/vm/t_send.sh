@@ -69,11 +69,12 @@ nic_run() {
 	"$NSDUMP" -r "$W/nic.nst" --json >"$W/nic.json" 2>"$W/r.err"
 	tap $? "$tag: nsdump -r reads the trace"
 
-	out=$($CHECK send-integrity "$W/nic.json" --ifindex "$ifindex")
+	rm -f "$W/counts"
+	out=$($CHECK send-integrity "$W/nic.json" --ifindex "$ifindex" --counts-to "$W/counts")
 	tap $? "$tag: blocks have all five regions, nested and ordered"
 	echo "$out" | sed 's/^/# /'
 
-	read -r blocks segs gso gso_multi <<<"$($CHECK count "$W/nic.json" --ifindex "$ifindex")"
+	read -r blocks segs gso gso_multi <"$W/counts"
 	data_skbs=$(count_pcap "$W/nic.pcap" "$payload")
 	other=$(count_pcap "$W/nic.pcap" "not ($payload)" "$t1")
 	other_tcp=$(count_pcap "$W/nic.pcap" "tcp and not ($payload)" "$t1")
@@ -123,10 +124,11 @@ kill -INT $nsd
 wait $nsd
 "$NSDUMP" -r "$W/lo.nst" --json >"$W/lo.json" 2>/dev/null
 tap $? "nsdump -r reads the loopback trace"
-out=$($CHECK send-integrity "$W/lo.json" --loopback)
+rm -f "$W/counts"
+out=$($CHECK send-integrity "$W/lo.json" --loopback --counts-to "$W/counts")
 tap $? "loopback blocks: all five regions, nested and ordered"
 echo "$out" | sed 's/^/# /'
-read -r blocks segs <<<"$($CHECK count "$W/lo.json" --loopback)"
+read -r blocks segs _ <"$W/counts"
 data_skbs=$(count_pcap "$W/lo.pcap" "$payload")
 echo "# loopback: $blocks blocks; capture: $data_skbs data skbs of $(count_pcap "$W/lo.pcap" "") packets; lat_tcp did 320 round trips"
 ((blocks == data_skbs && blocks >= 640))
