@@ -254,7 +254,7 @@ phase_debug() {
 	# method (_PRT) into its 30 s loop timeout again and again: boots took
 	# 170-230 s, and a routing it gave up on left the e1000 without its
 	# interrupt (no carrier, a failed run).  The BIOS's $PIR table routes
-	# the same PIC lines without AML (boot to the test: 40 s).
+	# the same PIC lines without AML (init after 15 s).
 	VM_APPEND="${VM_APPEND:-} pci=noacpi" VM_TIMEOUT=${DEBUG_VM_TIMEOUT:-2400} \
 		run_vm_tests "vm(debug)" "$kobj/arch/x86/boot/bzImage" \
 		"$kobj/netslice.ko" "${tests[@]}"

@@ -455,6 +455,7 @@ static void compact(void)
 	unsigned char *c = (unsigned char *)buf;
 	unsigned int i, bad_rt = 0, bad_size = 0, ext = 0, compacts = 0;
 	unsigned int hcpu = 0, devs = 0, k, others, bad_rcpu = 0, spread = 0;
+	unsigned int rcpu;
 	struct nsl_block b;
 	struct ns_item it;
 	size_t n;
@@ -465,11 +466,11 @@ static void compact(void)
 		devs += b.ndev;
 		n = nsl_cblock_encode(&b, buf);
 		bad_size += n != compact_size(&b);
-		bad_rcpu += nsl_cblock_rcpu(&b, b.hdr.cpu) != rcpu_of(&b, &others);
+		rcpu = nsl_cblock_rcpu(&b, b.hdr.cpu);
+		bad_rcpu += rcpu != rcpu_of(&b, &others);
 		spread += others > 1;
 		for (k = 0; k < b.nrec; k++)	/* records on the ring's CPU */
-			hcpu += b.rec[k].cpu == b.hdr.cpu &&
-				b.rec[k].cpu != nsl_cblock_rcpu(&b, b.hdr.cpu);
+			hcpu += b.rec[k].cpu == b.hdr.cpu && b.rec[k].cpu != rcpu;
 		ext += n > sizeof(struct nsl_cblock) + 32 + b.nrec * (12 + 8 * b.nevents);
 		if (ns_decode_item(buf, n, &it) || it.type != NS_ITEM_BLOCK ||
 		    it.hdr.kind != NSL_ITEM_CBLOCK || it.hdr.size != n ||
