@@ -25,6 +25,71 @@ tap_finish() {
 	exit $?
 }
 
+# ---- Analysis on the host
+# host_run [-o FILE] [-i] [NAME=value...] <command> [args...]: runs an
+# analysis of files (nsdump -r, the Python checks) natively on the host
+# through run-vm.sh's hostrun.sh; under TCG, Python alone took 1-2 s to
+# start and 25-40 s to parse one NIC run's JSON, most of a test's time.
+# Its stdout (or FILE), stderr and status are the command's; its stdin is
+# ours with -i (a script on a here-document), else /dev/null; NAME=value
+# go to its environment.  A file argument in $W (tmpfs, which
+# the host cannot see) is first copied to $X, in the scratch share, once
+# per version; write what the analysis produces to $X.  Without NS_HOSTRUN
+# (a VM started some other way) it runs here, and $X is $W.
+if [[ -n ${NS_HOSTRUN:-} && -d ${NS_HOSTRUN:-} ]]; then
+	X=$(mktemp -d "$NS_SCRATCH/x.XXXXXX")
+else
+	NS_HOSTRUN='' X=$W
+fi
+# What the host read is evidence of a failure; a pass leaves nothing.
+trap '((failed)) || [[ $X == "$W" ]] || rm -rf "$X"' EXIT
+declare -A hr_copied
+hr_seq=0
+# The path of <file> as the host can read it (copied to $X when in $W).
+hr_file() {
+	local f=$1 to=$X/${1#"$W"/} v
+	v=$(stat -c %s.%Y "$f")
+	if [[ ${hr_copied[$f]:-} != "$v" ]]; then
+		mkdir -p "$(dirname "$to")" && cp "$f" "$to" || return 1
+		hr_copied[$f]=$v
+	fi
+	echo "$to"
+}
+host_run() {
+	local out='' in='' args=() a id rc i
+	if [[ $1 == -o ]]; then out=$2; shift 2; fi
+	if [[ $1 == -i ]]; then in=1; shift; fi
+	if [[ -z $NS_HOSTRUN ]]; then
+		[[ -n $in ]] && in=/dev/stdin || in=/dev/null
+		if [[ -n $out ]]; then env "$@" <"$in" >"$out"; else env "$@" <"$in"; fi
+		return
+	fi
+	for a in "$@"; do
+		[[ $a == "$W"/* && -f $a ]] && { a=$(hr_file "$a") || return 125; }
+		args+=("$a")
+	done
+	id=$NS_HOSTRUN/$$.$((++hr_seq))
+	if [[ -n $in ]]; then
+		in=$X/.stdin.$hr_seq
+		cat >"$in" || return 125
+	fi
+	printf '%s\0' "$out" "$in" "${args[@]}" >"$id.req" && mv "$id.req" "$id.go" || return 125
+	# An hour: a debug kernel's whole test is bounded by the VM's timeout.
+	for ((i = 0; i < 72000; i++)); do
+		[[ -e $id.rc ]] && break
+		sleep 0.05
+	done
+	if [[ ! -e $id.rc ]]; then
+		echo "# host_run: no answer from the host for: $*" >&2
+		return 125
+	fi
+	cat "$id.err" >&2
+	[[ -n $out ]] || cat "$id.out"
+	read -r rc <"$id.rc"
+	rm -f "$id".* ${in:+"$in"}
+	return "$rc"
+}
+
 # Run a command in the peer network namespace (eth1, $NS_PEER_IP).
 peer() { ip netns exec "$NS_PEER_NS" "$@"; }
 

@@ -14,6 +14,10 @@
 # missing or garbled, on timeout, or when the kernel log shows a panic, Oops,
 # BUG, WARNING, KASAN report, lockdep splat, leak or call trace.
 #
+# While the VM runs, tests/vm/hostrun.sh serves the guest's host_run
+# requests (tests/vm/lib.sh): the tests' analysis of their traces runs
+# natively here, not under TCG.
+#
 # Environment:
 #   KIMAGE          kernel image (default build/linux-netslice/.../bzImage)
 #   VM_MODULE       netslice.ko the tests load (NS_MODULE in the guest;
@@ -69,12 +73,16 @@ VM_SCRATCH=$(cd "$VM_SCRATCH" && pwd)
 # Per-run control directory, read by the guest through the 9p root (so it
 # must not be on a path the guest mounts over, such as /tmp).
 CTL=$(mktemp -d "$REPO/build/vm-run.XXXXXX")
+# host_run's queue (tests/vm/hostrun.sh) in the scratch share.
+HOSTRUN_Q=.hostrun.${CTL##*.}
 # Logs are written and checked inside the run directory, then copied to
 # VM_CONSOLE_LOG / VM_OUTPUT_LOG: concurrent runs in one repository never
 # see each other's kernel messages.
 CONSOLE=$CTL/console.log
 OUTPUT=$CTL/output.log
 save_logs() {
+	[[ -n ${HOSTRUN_PID:-} ]] && kill "$HOSTRUN_PID" 2>/dev/null
+	rm -rf "${VM_SCRATCH:?}/$HOSTRUN_Q"
 	cp "$CONSOLE" "$VM_CONSOLE_LOG.$$" 2>/dev/null && mv -f "$VM_CONSOLE_LOG.$$" "$VM_CONSOLE_LOG"
 	cp "$OUTPUT" "$VM_OUTPUT_LOG.$$" 2>/dev/null && mv -f "$VM_OUTPUT_LOG.$$" "$VM_OUTPUT_LOG"
 	rm -rf "$CTL"
@@ -95,6 +103,7 @@ export NS_PEER_NS=peer
 export NS_LOCAL_IF=eth0 NS_PEER_IF=eth1
 export NS_VIRTIO_IF=vnet0 NS_VIRTIO_PEER_IF=vnet1
 export NS_LOCAL_IP=192.0.2.1 NS_PEER_IP=192.0.2.2
+export NS_HOSTRUN=/mnt/scratch/$HOSTRUN_Q
 EOF
 : >"$CTL/verdict"
 : >"$CONSOLE"
@@ -154,6 +163,11 @@ qemu=("$QEMU" -nodefaults -no-user-config -display none -no-reboot
 	-netdev hubport,id=v0,hubid=1 -device virtio-net-pci,netdev=v0,mac=52:54:00:00:03:01
 	-netdev hubport,id=v1,hubid=1 -device virtio-net-pci,netdev=v1,mac=52:54:00:00:03:02
 	$QEMU_EXTRA)
+
+# The tests' analysis runs natively on the host (host_run in lib.sh).
+mkdir "$VM_SCRATCH/$HOSTRUN_Q"
+"$REPO/tests/vm/hostrun.sh" "$VM_SCRATCH/$HOSTRUN_Q" "$VM_SCRATCH" /mnt/scratch &
+HOSTRUN_PID=$!
 
 start=$SECONDS
 rc=0

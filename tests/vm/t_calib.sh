@@ -25,7 +25,7 @@
 # TAP on stdout; exit 0 pass, 1 fail.
 . "${NS_REPO:?}/tests/vm/lib.sh"
 IOC="python3 $REPO/tests/vm/nsioctl.py"
-STATS="python3 $REPO/tests/vm/nsstats.py"
+STATS="host_run python3 $REPO/tests/vm/nsstats.py"
 
 comment() { sed 's/^\([^#]\)/# \1/'; }
 
@@ -34,7 +34,7 @@ ncpus=$(nproc)
 
 # --- NSIOCGCALIB per CPU, durations and with cpu-clock
 check_calib() { # <json lines> <want nevents>
-	python3 - "$@" <<'EOF'
+	host_run -i python3 - "$@" <<'EOF'
 import json, math, sys
 lines = [json.loads(l) for l in open(sys.argv[1])]
 want_ev = int(sys.argv[2])
@@ -120,7 +120,7 @@ tap $? "nsdump --calibrate -e cpu-clock: a cpu-clock column, every median a posi
 "$NSDUMP" --calibrate --json -e cpu-clock >"$W/warm.json" 2>&1 &&
 	"$NSDUMP" --calibrate --cold --json -e cpu-clock >"$W/cold.json" 2>&1
 tap $? "nsdump --calibrate [--cold] --json -e cpu-clock"
-tap_lines < <(python3 - "$W/warm.json" "$W/cold.json" <<'PY' || echo "fail the check of warm against cold crashed"
+tap_lines < <(host_run -i python3 - "$W/warm.json" "$W/cold.json" <<'PY' || echo "fail the check of warm against cold crashed"
 import json, sys
 warm, cold = (json.load(open(f)) for f in sys.argv[1:3])
 print("%s warm is marked warm, cold cold" % ("ok" if (warm["cold"], cold["cold"]) == (False, True) else "fail"))
@@ -168,17 +168,17 @@ sleep 0.5
 kill -INT $nsd
 wait $nsd
 tap $? "capture of a bulk transfer and a ping-pong ($(tail -1 "$W/t.err"))"
-"$NSDUMP" -r "$W/t.nst" --json >"$W/cor.json" 2>/dev/null &&
-	"$NSDUMP" -r "$W/t.nst" --json --raw >"$W/raw.json" 2>/dev/null &&
+host_run -o "$X/cor.json" "$NSDUMP" -r "$W/t.nst" --json 2>/dev/null &&
+	host_run -o "$X/raw.json" "$NSDUMP" -r "$W/t.nst" --json --raw 2>/dev/null &&
 	"$NSDUMP" -r "$W/t.nst" --calibrate >"$W/file-calib.txt" 2>&1
 tap $? "nsdump -r: --json, --json --raw, --calibrate"
 echo "# the file's CALIB record:"
 comment <"$W/file-calib.txt"
-$STATS nest "$W/cor.json" "$W/file-calib.txt" >"$W/nest.out"
+$STATS nest "$X/cor.json" "$W/file-calib.txt" >"$W/nest.out"
 rc=$?
 comment <"$W/nest.out"
 tap $rc "every send block: corrected tcp+ip+link <= corrected write (within the calibration's median - min spread); corrected in [0, raw]; clamped count as in the table"
-$STATS formula "$W/raw.json" "$W/cor.json" "$W/file-calib.txt" >"$W/formula.out"
+$STATS formula "$X/raw.json" "$X/cor.json" "$W/file-calib.txt" >"$W/formula.out"
 rc=$?
 comment <"$W/formula.out"
 tap $rc "--raw vs default: raw - nmerged*tau_o - K*tau_beta, by hand, for every block"
@@ -186,9 +186,9 @@ tap $rc "--raw vs default: raw - nmerged*tau_o - K*tau_beta, by hand, for every 
 # The file written with --cold keeps both calibrations; --rtt corrects by
 # each: the cold one (dearer macros) can only take out more.
 "$NSDUMP" -r "$W/t.nst" --calibrate --cold --json >"$W/file-cold.json" 2>&1 &&
-	"$NSDUMP" -r "$W/t.nst" --rtt --json -q >"$W/rtt.json" 2>"$W/rtt.err"
+	host_run -o "$X/rtt.json" "$NSDUMP" -r "$W/t.nst" --rtt --json -q 2>"$W/rtt.err"
 tap $? "nsdump -r: --calibrate --cold, --rtt"
-tap_lines < <(python3 - "$W/file-calib.txt" "$W/file-cold.json" "$W/rtt.json" <<'PY' || echo "fail the check of --cold and --rtt crashed"
+tap_lines < <(host_run -i python3 - "$W/file-calib.txt" "$W/file-cold.json" "$X/rtt.json" <<'PY' || echo "fail the check of --cold and --rtt crashed"
 import json, sys
 cold = json.load(open(sys.argv[2]))
 rtt = [json.loads(l) for l in open(sys.argv[3]) if l.strip()]

@@ -40,7 +40,7 @@ IOC="python3 $REPO/tests/vm/nsioctl.py"
 STATS="python3 $REPO/tests/vm/nsstats.py"
 
 comment() { sed 's/^\([^#]\)/# \1/'; }
-jget() { python3 -c 'import json,sys; o=json.load(open(sys.argv[1]))
+jget() { host_run python3 -c 'import json,sys; o=json.load(open(sys.argv[1]))
 for k in sys.argv[2:]: o=o[k] if not isinstance(o,list) else o[int(k)]
 print(o)' "$@"; }
 # perf stat -x, output: the value of one event.
@@ -78,9 +78,9 @@ tap $? "tcp_stream to the peer and lat_tcp on loopback under -e cpu-clock"
 sleep 0.5
 nsdump_stop
 tap $? "nsdump -e cpu-clock ($(tail -1 "$W/cc.nst.err"))"
-"$NSDUMP" -r "$W/cc.nst" --json >"$W/cc.json" 2>"$W/cc.r.err"
+host_run -o "$X/cc.json" "$NSDUMP" -r "$W/cc.nst" --json 2>"$W/cc.r.err"
 tap $? "nsdump -r --json reads the cpu-clock trace"
-$STATS cpuclock "$W/cc.json" >"$W/cc.out"
+host_run $STATS cpuclock "$X/cc.json" >"$W/cc.out"
 rc=$?
 comment <"$W/cc.out"
 tap $rc "cpu-clock delta agrees with the TSC duration (>= 95% within max(20%, 3 us), median within 20%, none shorter)"
@@ -98,12 +98,12 @@ wait $sink
 sleep 0.5
 nsdump_stop
 tap $? "nsdump -e page-faults,context-switches ($(tail -1 "$W/pf.nst.err"))"
-"$NSDUMP" -r "$W/pf.nst" --json >"$W/pf.json" 2>/dev/null
-$STATS swcounts "$W/pf.json" >"$W/pf.sum"
+host_run -o "$X/pf.json" "$NSDUMP" -r "$W/pf.nst" --json 2>/dev/null
+host_run $STATS swcounts "$X/pf.json" >"$W/pf.sum"
 sed 's/^/# swcounts: /' "$W/pf.sum"
 sys_pf=$(pstat "$W/pf.perf" page-faults)
 sys_cs=$(pstat "$W/pf.perf" context-switches)
-read -r huge valid nevbad shared pf_tcp pf_quiet inv_tcp < <(python3 -c 'import json,sys
+read -r huge valid nevbad shared pf_tcp pf_quiet inv_tcp < <(host_run python3 -c 'import json,sys
 o = json.load(open(sys.argv[1]))
 print(o["huge_valid"], o["valid"], o["nevents_bad"], o["shared"],
       o["regions"].get("tcp", [0, 0])[0], o["quiet"].get("tcp", [0, 0])[0],
@@ -147,11 +147,11 @@ tap $? "lat_tcp ping-pong pinned to CPU 0 under perf stat -a"
 wait $psrv
 sleep 0.5
 nsdump_stop
-"$NSDUMP" -r "$W/cs.nst" --json >"$W/cs.json" 2>/dev/null
-$STATS swcounts "$W/cs.json" >"$W/cs.sum"
+host_run -o "$X/cs.json" "$NSDUMP" -r "$W/cs.nst" --json 2>/dev/null
+host_run $STATS swcounts "$X/cs.json" >"$W/cs.sum"
 sed 's/^/# swcounts: /' "$W/cs.sum"
 sys_cs=$(pstat "$W/cs.perf" context-switches)
-read -r huge valid cs_q cs_qn < <(python3 -c 'import json,sys
+read -r huge valid cs_q cs_qn < <(host_run python3 -c 'import json,sys
 o = json.load(open(sys.argv[1]))
 print(o["huge_valid"], o["valid"], o["regions"].get("queue", [0, 0])[1], o["records"])' "$W/cs.sum")
 msgs=$((2 * (ROUNDS + WARM)))
@@ -181,13 +181,13 @@ else
 	"$BENCH/lat_tcp" -c 127.0.0.1 -p 5405 -W 20 -N 300 >/dev/null
 	wait
 	nsdump_stop
-	"$NSDUMP" -r "$W/hw.nst" --json >"$W/hw.json" 2>/dev/null
+	host_run -o "$X/hw.json" "$NSDUMP" -r "$W/hw.nst" --json 2>/dev/null
 	"$NSDUMP" -r "$W/hw.nst" -q >"$W/hw.txt" 2>/dev/null
-	grep -qi ipc "$W/hw.txt" && grep -q '"ipc"' "$W/hw.json"
+	grep -qi ipc "$W/hw.txt" && grep -q '"ipc"' "$X/hw.json"
 	tap $? "-e cycles,instructions: IPC column in the table"
 	comment <"$W/hw.txt"
-	$STATS swcounts "$W/hw.json" >"$W/hw.sum"
-	python3 -c 'import json,sys; o=json.load(open(sys.argv[1])); sys.exit(o["huge_valid"] or not o["valid"])' "$W/hw.sum"
+	host_run $STATS swcounts "$X/hw.json" >"$W/hw.sum"
+	host_run python3 -c 'import json,sys; o=json.load(open(sys.argv[1])); sys.exit(o["huge_valid"] or not o["valid"])' "$W/hw.sum"
 	tap $? "-e cycles,instructions: valid deltas < 2^40"
 fi
 
@@ -219,10 +219,10 @@ nsdump_start "$W/after.nst" cpu-clock
 wait $srv
 sleep 0.5
 nsdump_stop
-"$NSDUMP" -r "$W/after.nst" --json >"$W/after.json" 2>/dev/null
+host_run -o "$X/after.json" "$NSDUMP" -r "$W/after.nst" --json 2>/dev/null
 echo "# $(tail -1 "$W/after.nst.err")"
 # Bulk only, so mostly GRO rx-link records: see NSSTATS_MIN_WITHIN.
-NSSTATS_MIN_WITHIN=0.85 NSSTATS_MEDIAN_TOL=0.2 $STATS cpuclock "$W/after.json" >"$W/after.out"
+host_run NSSTATS_MIN_WITHIN=0.85 NSSTATS_MEDIAN_TOL=0.2 $STATS cpuclock "$X/after.json" >"$W/after.out"
 rc=$?
 comment <"$W/after.out"
 tap $rc "after the switches: blocks sane, cpu-clock agrees with the TSC"

@@ -24,7 +24,7 @@
 #    once, a block for each one taken; 1 in 2 flows, each whole or absent.
 # TAP on stdout; exit 0 pass, 1 fail.
 . "${NS_REPO:?}/tests/vm/lib.sh"
-PATHS="python3 $REPO/tests/vm/nspath.py"
+PATHS="host_run python3 $REPO/tests/vm/nspath.py"
 N=200		# datagrams per flow
 
 insmod "$NS_MODULE" || die "insmod $NS_MODULE"
@@ -96,6 +96,11 @@ filtered() {
 		((tx == N && rx == N && atx == N && arx == N &&
 		  $(cat "$W/$name-$p") == N))
 		tap $? "'$expr': port $p send blocks $tx, receive blocks $rx == unfiltered ($atx, $arx) == $N sent and read"
+		# A frame the e1000 received is timed from the driver on
+		# (rx-nic), and whole.
+		tap_lines < <($PATHS check "$W/$name.nst" --tag "'$expr': port $p receive" \
+			--dir rx --family "$fam" --proto 17 --port "$p" \
+			--want rx-nic,rx-link,rx-ip,rx-udp,queue,copy)
 		keep=$((keep + tx + rx))
 	done
 	((total == keep))

@@ -32,10 +32,10 @@
 # TAP on stdout; exit 0 pass, 1 fail.
 . "${NS_REPO:?}/tests/vm/lib.sh"
 PEERPY="python3 $REPO/tests/vm/magnet_peer.py"
-CHECK="python3 $REPO/tests/vm/magnet_check.py"
+CHECK="host_run python3 $REPO/tests/vm/magnet_check.py"
 NSREC="python3 $REPO/tests/vm/nsrec.py"
 
-jget() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$@"; }
+jget() { host_run python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$@"; }
 
 # nsdump -M in the background; the trace in $W/$1.ns.
 nsd_start() {
@@ -68,12 +68,12 @@ tap $? "client: $writes writes of $size bytes every 20 ms"
 wait $srv
 sleep 0.5			# the closing handshake, TX completions
 nsd_stop ftp "the FTP example"
-"$NSDUMP" -r "$W/ftp.ns" --json -M >"$W/ftp.json" 2>"$W/ftp-r.err"
+host_run -o "$X/ftp.json" "$NSDUMP" -r "$W/ftp.ns" --json -M 2>"$W/ftp-r.err"
 tap $? "nsdump -r --json -M reads the trace"
 "$NSDUMP" -r "$W/ftp.ns" -q -M >"$W/ftp.txt" 2>&1
 lport=$(jget "$W/ftp-cli.json" lport)
 echo "# connection 192.0.2.1:$lport -> $NS_PEER_IP:5601; receiver read $(jget "$W/ftp-srv.json" bytes) bytes"
-tap_lines < <($CHECK ftp "$W/ftp.json" "$W/ftp.txt" --lport "$lport" \
+tap_lines < <($CHECK ftp "$X/ftp.json" "$W/ftp.txt" --lport "$lport" \
 	--rport 5601 --writes $writes --size $size --interval-ms 20 --tol-ms 3)
 sed -n "/local 192.0.2.1:$lport /,/^conn\|^[0-9]/p" "$W/ftp.txt" | sed 's/^/# /'
 
@@ -88,10 +88,10 @@ tap $? "client: 4 MB bulk, ss -tin, a 1-byte probe"
 wait $srv
 sleep 0.5
 nsd_stop bulk "the bulk transfer"
-"$NSDUMP" -r "$W/bulk.ns" --json -M >"$W/bulk.json" 2>/dev/null
+host_run -o "$X/bulk.json" "$NSDUMP" -r "$W/bulk.ns" --json -M 2>/dev/null
 lport=$(jget "$W/bulk-cli.json" lport)
 sed 's/^/# ss: /' "$W/bulk-ss.txt"
-tap_lines < <($CHECK state "$W/bulk.json" --lport "$lport" --rport 5602 \
+tap_lines < <($CHECK state "$X/bulk.json" --lport "$lport" --rport 5602 \
 	--client "$W/bulk-cli.json" --ss "$W/bulk-ss.txt")
 
 # --- UDP: its own events between the socket's and IP's, on both sides;
@@ -108,8 +108,8 @@ udp_run() { # <name> <src> <dst> <port> <what>
 	echo "# receiver read $(cat "$W/got") datagrams"
 	sleep 0.5			# TX completions
 	nsd_stop "$name" "100 $what datagrams"
-	"$NSDUMP" -r "$W/$name.ns" --json -M >"$W/$name.json" 2>/dev/null
-	tap_lines < <($CHECK udp "$W/$name.json" --lport 0 --rport "$port" --writes 100 \
+	host_run -o "$X/$name.json" "$NSDUMP" -r "$W/$name.ns" --json -M 2>/dev/null
+	tap_lines < <($CHECK udp "$X/$name.json" --lport 0 --rport "$port" --writes 100 \
 		--size 500 --saddr "$src" --daddr "$dst" | sed "s/^\(ok\|fail\) /\1 $what /")
 	"$NSDUMP" -r "$W/$name.ns" -q -M 2>&1 | sed -n '/^# application vs wire/,$p' | sed 's/^/# /'
 }
@@ -126,10 +126,10 @@ tap_lines < <($NSREC toggle --count 100 --raw "$W/toggle.bin" \
 	"$REPO/bench/tcp_stream" -c "$NS_PEER_IP" -p 5603 -t 8)
 wait $srv
 read -r blocks events lost <"$W/toggle.ns.counts"
-"$NSDUMP" -r "$W/toggle.ns" --json -M >"$W/toggle.json" 2>"$W/toggle-r.err"
+host_run -o "$X/toggle.json" "$NSDUMP" -r "$W/toggle.ns" --json -M 2>"$W/toggle-r.err"
 tap $? "nsdump -r reads the toggled stream ($(tail -1 "$W/toggle-r.err"))"
-nb=$(grep -c '"type":"block"' "$W/toggle.json")
-ne=$(grep -c '"type":"event"' "$W/toggle.json")
+nb=$(grep -c '"type":"block"' "$X/toggle.json")
+ne=$(grep -c '"type":"event"' "$X/toggle.json")
 ((nb == blocks && ne == events))
 tap $? "nsdump decodes the same $blocks blocks ($nb) and $events event records ($ne)"
 

@@ -43,8 +43,8 @@
 # The flow's trace files are read by nspath.py from their bytes, not by
 # nsdump.  TAP on stdout; exit 0 pass, 1 fail.
 . "${NS_REPO:?}/tests/vm/lib.sh"
-PATHS="python3 $REPO/tests/vm/nspath.py"
-RECV="python3 $REPO/tests/vm/recv_check.py"
+PATHS="host_run python3 $REPO/tests/vm/nspath.py"
+RECV="host_run python3 $REPO/tests/vm/recv_check.py"
 UDP_NIC=0
 N=200		# datagrams per UDP run
 
@@ -100,9 +100,9 @@ nic_check() { # <tag> <trace> <pcap> <wire packets of the send blocks> <their fi
 	echo "# $1: $4 packets in send blocks, $other packets without one; tx_packets +$((nic_tx1 - nic_tx0)); peer rx_packets +$((nic_rp1 - nic_rp0))"
 	(($4 + other == nic_tx1 - nic_tx0))
 	tap $? "$1: packets in send blocks ($4) + packets without a block ($other) == the sender's tx_packets (+$((nic_tx1 - nic_tx0)))"
-	"$NSDUMP" -r "$2" --json >"$2.json" 2>/dev/null
+	host_run -o "$X/${2##*/}.json" "$NSDUMP" -r "$2" --json 2>/dev/null
 	tap $? "$1: nsdump -r --json"
-	tap_lines < <($RECV nic "$2.json" --ifindex "$if_peer" --name "$1: peer $NS_PEER_IF" \
+	tap_lines < <($RECV nic "$X/${2##*/}.json" --ifindex "$if_peer" --name "$1: peer $NS_PEER_IF" \
 		--rx-packets $((nic_rp1 - nic_rp0)) --rx-bytes $((nic_rb1 - nic_rb0)))
 }
 

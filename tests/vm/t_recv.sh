@@ -17,7 +17,7 @@
 #    queueing time (queue) is reported apart from service time and >= 0.
 # TAP on stdout; exit 0 pass, 1 fail.
 . "${NS_REPO:?}/tests/vm/lib.sh"
-CHECK="python3 $REPO/tests/vm/recv_check.py"
+CHECK="host_run python3 $REPO/tests/vm/recv_check.py"
 
 insmod "$NS_MODULE" || die "insmod $NS_MODULE"
 sysctl -qw net.ipv6.conf.all.disable_ipv6=1
@@ -49,11 +49,11 @@ kill -INT $nsd
 wait $nsd
 tap $? "nsdump captured the NIC run ($(tail -1 "$W/nic.err"))"
 echo "# frames received after the snapshot, before the capture stopped: peer +$(($(stat_peer rx_packets) - p1)), local +$(($(stat_local rx_packets) - l1))"
-"$NSDUMP" -r "$W/nic.ns" --json >"$W/nic.json" 2>/dev/null
+host_run -o "$X/nic.json" "$NSDUMP" -r "$W/nic.ns" --json 2>/dev/null
 tap $? "nsdump -r reads the NIC trace"
-tap_lines < <($CHECK nic "$W/nic.json" --ifindex "$if_peer" --name "peer $NS_PEER_IF" \
+tap_lines < <($CHECK nic "$X/nic.json" --ifindex "$if_peer" --name "peer $NS_PEER_IF" \
 	--rx-packets $((p1 - p0)) --rx-bytes $((b1 - b0)))
-tap_lines < <($CHECK nic "$W/nic.json" --ifindex "$if_local" --name "local $NS_LOCAL_IF" \
+tap_lines < <($CHECK nic "$X/nic.json" --ifindex "$if_local" --name "local $NS_LOCAL_IF" \
 	--rx-packets $((l1 - l0)) --rx-bytes $((c1 - c0)))
 
 # --- loopback ping-pong
@@ -72,11 +72,11 @@ tap $? "tcpdump on lo lost nothing"
 kill -INT $nsd
 wait $nsd
 tap $? "nsdump captured the loopback run ($(tail -1 "$W/lo.err"))"
-"$NSDUMP" -r "$W/lo.ns" --json >"$W/lo.json" 2>/dev/null
+host_run -o "$X/lo.json" "$NSDUMP" -r "$W/lo.ns" --json 2>/dev/null
 tap $? "nsdump -r reads the loopback trace"
 data=$(count_pcap "$W/lo.pcap" "$payload")
 other=$(count_pcap "$W/lo.pcap" "not ($payload)")
-tap_lines < <($CHECK loopback "$W/lo.json" --data "$data" --other "$other")
+tap_lines < <($CHECK loopback "$X/lo.json" --data "$data" --other "$other")
 
 rmmod netslice
 tap $? "rmmod netslice"

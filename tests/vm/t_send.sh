@@ -22,7 +22,7 @@
 #    already, and one whose data joined another skb, end at rx-tcp).
 # TAP on stdout; exit 0 pass, 1 fail.
 . "${NS_REPO:?}/tests/vm/lib.sh"
-CHECK="python3 $REPO/tests/vm/nscheck.py"
+CHECK="host_run python3 $REPO/tests/vm/nscheck.py"
 
 # OutSegs counts new segments; retransmitted ones go to RetransSegs.
 outsegs() { awk '/^Tcp:/ { if (h) print $12 + $13; h = 1 }' /proc/net/snmp; }
@@ -66,15 +66,15 @@ nic_run() {
 	tap $? "$tag: nsdump captured the run ($(tail -1 "$W/nsdump.err"))"
 	grep -q " 0 dropped by kernel" "$W/nsdump.err"
 	tap $? "$tag: no block dropped (a count is exact only if nothing was lost)"
-	"$NSDUMP" -r "$W/nic.nst" --json >"$W/nic.json" 2>"$W/r.err"
+	host_run -o "$X/nic.json" "$NSDUMP" -r "$W/nic.nst" --json 2>"$W/r.err"
 	tap $? "$tag: nsdump -r reads the trace"
 
-	rm -f "$W/counts"
-	out=$($CHECK send-integrity "$W/nic.json" --ifindex "$ifindex" --counts-to "$W/counts")
+	rm -f "$X/counts"
+	out=$($CHECK send-integrity "$X/nic.json" --ifindex "$ifindex" --counts-to "$X/counts")
 	tap $? "$tag: blocks have all five regions, nested and ordered"
 	echo "$out" | sed 's/^/# /'
 
-	read -r blocks segs gso gso_multi <"$W/counts"
+	read -r blocks segs gso gso_multi <"$X/counts"
 	data_skbs=$(count_pcap "$W/nic.pcap" "$payload")
 	other=$(count_pcap "$W/nic.pcap" "not ($payload)" "$t1")
 	other_tcp=$(count_pcap "$W/nic.pcap" "tcp and not ($payload)" "$t1")
@@ -122,20 +122,20 @@ capture_stop $tpid "$W/tcpdump-lo.err" "$W/lo.pcap" lo
 tap $? "tcpdump on lo lost nothing"
 kill -INT $nsd
 wait $nsd
-"$NSDUMP" -r "$W/lo.nst" --json >"$W/lo.json" 2>/dev/null
+host_run -o "$X/lo.json" "$NSDUMP" -r "$W/lo.nst" --json 2>/dev/null
 tap $? "nsdump -r reads the loopback trace"
-rm -f "$W/counts"
-out=$($CHECK send-integrity "$W/lo.json" --loopback --counts-to "$W/counts")
+rm -f "$X/counts"
+out=$($CHECK send-integrity "$X/lo.json" --loopback --counts-to "$X/counts")
 tap $? "loopback blocks: all five regions, nested and ordered"
 echo "$out" | sed 's/^/# /'
-read -r blocks segs _ <"$W/counts"
+read -r blocks segs _ <"$X/counts"
 data_skbs=$(count_pcap "$W/lo.pcap" "$payload")
 echo "# loopback: $blocks blocks; capture: $data_skbs data skbs of $(count_pcap "$W/lo.pcap" "") packets; lat_tcp did 320 round trips"
 ((blocks == data_skbs && blocks >= 640))
 tap $? "loopback: blocks ($blocks) == data skbs seen by tcpdump ($data_skbs), >= 2 per round trip"
 
 # --- a TCP skb split at every send while its writer appends to it
-PATHS="python3 $REPO/tests/vm/nspath.py"
+PATHS="host_run python3 $REPO/tests/vm/nspath.py"
 quiesce
 nsdump_bg "$W/split.err" -q -B 32M -w "$W/split.nst" || die "nsdump did not start"
 out=$(python3 "$REPO/tests/vm/splits.py" 5701 3)

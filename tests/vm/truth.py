@@ -384,10 +384,14 @@ def main(argv):
     p.add_argument("--len", type=int)
     p.add_argument("--payload", type=int)
     p.add_argument("--off")
+    p.add_argument("--khz", type=int,
+                   help="the TSC's kHz (default: the device's, NSIOCGINFO)")
     a = p.parse_args(argv)
-    fd = os.open(nsioctl.DEV, os.O_RDONLY)
-    khz = nsioctl.get_info(fd)["tsc_khz"]
-    os.close(fd)
+    khz = a.khz
+    if not khz:
+        fd = os.open(nsioctl.DEV, os.O_RDONLY)
+        khz = nsioctl.get_info(fd)["tsc_khz"]
+        os.close(fd)
     (cmd_tx if a.cmd == "tx" else cmd_rx)(a, khz)
     return 0
 
