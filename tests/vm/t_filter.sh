@@ -11,13 +11,16 @@
 #    nsdump hands to the kernel: the filtered trace holds exactly the
 #    blocks of the matching flows -- per direction as many as the
 #    unfiltered trace holds of them and as the datagrams sent and read,
-#    and not one other (counted by nspath.py from the files' bytes) --;
+#    and not one other (counted by nspath.py from the files' bytes) --,
+#    each received one whole from rx-nic on;
 #    nsdump's own run of the same program drops none of what the kernel
 #    passed (received by filter == captured + refused in the kernel);
 #  - where the kernel runs it: an expression that reads only the flow is
 #    run at NSI (NSL_FILTER_FLOW), so the other flows' packets never get
 #    a block (the core's emitted count grows by what nsdump captured, not
-#    by the 4N refused); one that reads a length is run before the ring
+#    by the 4N refused; the skb extensions allocated, counted by the
+#    kmem:kmem_cache_alloc tracepoint from skb_ext_add, are exactly the
+#    blocks made); one that reads a length is run before the ring
 #    (the refused blocks were made and handed over);
 #  - sampling at NSI (nsioctl.py sample), before IPv6 is up, so that the
 #    loopback traffic is all there is: 1 in 4 datagrams, every one decided
@@ -35,6 +38,25 @@ for cmd in "sample 2000" "filter 3"; do
 	tap $rc "nsioctl.py $cmd: every check ran and held"
 done
 ipv6_up
+
+# The skb extensions the kernel allocates (kmem_cache_alloc called from
+# skb_ext_add(): a block made), counted by the tracepoint between
+# ext_count_begin and ext_count_end, which prints the count.
+T=/sys/kernel/tracing
+[[ -e $T/trace_clock ]] || mount -t tracefs nodev $T || die "mount tracefs"
+ext_count_begin() {
+	echo 0 >$T/tracing_on
+	echo >$T/trace
+	echo 'call_site.function == skb_ext_add' >$T/events/kmem/kmem_cache_alloc/filter &&
+		echo 1 >$T/events/kmem/kmem_cache_alloc/enable &&
+		echo 1 >$T/tracing_on
+}
+ext_count_end() {
+	echo 0 >$T/tracing_on
+	echo 0 >$T/events/kmem/kmem_cache_alloc/enable
+	awk '/^overrun/ { o += $2 } END { exit o > 0 }' $T/per_cpu/cpu*/stats &&
+		grep -c 'kmem_cache_alloc:' $T/trace
+}
 
 # capture <name> [expression]: N datagrams to the peer's 6201 and 6202
 # (IPv4) and 6206 (IPv6) under nsdump -w $W/<name>.nst; each receiver's
@@ -56,11 +78,13 @@ capture() {
 	emitted0=$(python3 "$REPO/tests/vm/nsioctl.py" emitted)
 	nsdump_bg "$W/$name.err" -v -q -B 16M -w "$W/$name.nst" "$@" ||
 		die "nsdump $* did not start"
+	ext_count_begin || die "kmem:kmem_cache_alloc in $T"
 	udp_send "$NS_PEER_IP" 6201 "$N" connect
 	udp_send "$NS_PEER_IP" 6202 "$N" connect
 	udp_send "$PEER6" 6206 "$N" connect
 	wait "${pids[@]}"
 	quiesce
+	exts=$(ext_count_end) || die "the trace buffer overran: extensions not counted"
 	kill -INT "$nsd"
 	wait "$nsd"
 	tap $? "$name: nsdump -w ${*:-(no expression)} ($(tail -1 "$W/$name.err"))"
@@ -112,11 +136,16 @@ filtered() {
 	tap $? "'$expr': the kernel refused the other flows' blocks ($refused >= $((2 * N))), nsdump dropped none it passed ($rcv == $cap + $refused)"
 	# The blocks the core made: at NSI the refused packets got none (a
 	# stray ARP frame, with no flow, still gets one, refused later).
-	echo "# '$expr': the core made $made blocks for $cap captured, $refused refused ($where)"
+	echo "# '$expr': the core made $made blocks for $cap captured, $refused refused ($where); $exts skb extensions allocated"
 	if [[ $where == nsi ]]; then
 		grep -q 'filters at NSI' "$W/$name.err" &&
 			((made >= cap && made - cap < N / 4 && refused >= (3 - $#) * 2 * N))
 		tap $? "'$expr' at NSI: no block made for the $refused refused packets ($made made, $cap captured)"
+		# Not even one made and dropped: the e1000's NSI, before the
+		# headers, allocated one for every frame it received (808
+		# allocated for 402 blocks made, before).
+		((exts == made))
+		tap $? "'$expr' at NSI: no extension allocated for the refused packets: every one allocated ($exts) is a block made ($made)"
 	else
 		grep -q 'filters before the ring' "$W/$name.err" &&
 			((made == cap + refused))

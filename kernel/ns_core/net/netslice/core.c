@@ -101,6 +101,17 @@ static struct nsl_skb_block *nsl_init_block(struct sk_buff *skb, int dir,
 
 void __nsl_init(struct sk_buff *skb, int dir)
 {
+	/*
+	 * A driver's NSI (e1000's) comes before the headers are known.  When
+	 * a filter or sampling chooses at NSI, a block made here would be
+	 * made for the frames passed over too, an allocation each: the frame
+	 * gets only the poll's mark, and __nsl_rx() makes the block of one
+	 * picked, its rx-nic from this mark, as for any NAPI driver.
+	 */
+	if (dir == NSL_DIR_RX && nsl_pick_on()) {
+		this_cpu_write(nsl_poll_mark, nsl_now());
+		return;
+	}
 	nsl_init_block(skb, dir, 0);
 }
 EXPORT_SYMBOL_GPL(__nsl_init);
@@ -690,9 +701,10 @@ EXPORT_SYMBOL_GPL(__nsl_rx_done);
 
 /*
  * A packet from a driver without an NSI of its own (any NAPI driver but
- * e1000): its rx-nic is what the poll did since it began or last handed
- * a packet over -- reading the descriptor, building the skb.  Duration
- * mode only: counters cannot be read back in time.
+ * e1000, and e1000 when NSI chooses): its rx-nic is what the poll did
+ * since it began or last handed a packet over (or since e1000's NSI) --
+ * reading the descriptor, building the skb.  Duration mode only: counters
+ * cannot be read back in time.
  */
 static void nsl_rx_nic_since_poll(struct nsl_skb_block *b)
 {

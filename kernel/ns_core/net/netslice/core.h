@@ -48,6 +48,8 @@ bool nsl_pick_sk(const struct sock *sk, u8 *picked);
 bool nsl_pick_flow(const struct nsl_filter_flow *f, u8 *picked);
 bool nsl_pick_rx(const struct sk_buff *skb, u8 *picked);
 bool nsl_pick_emit(const struct nsl_block *blk, u8 picked);
+/* Whether anything is chosen at NSI: a filter there, or sampling. */
+bool nsl_pick_on(void);
 
 /* Event records (events.c). */
 bool nsl_records_on(void);

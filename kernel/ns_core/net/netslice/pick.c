@@ -285,8 +285,7 @@ static bool nsl_pick_wants_flow(void)
 	       nsl_conf_flows(READ_ONCE(nsl_sample_conf));
 }
 
-/* Whether anything is chosen at NSI: a filter there, or sampling. */
-static bool nsl_pick_on(void)
+bool nsl_pick_on(void)
 {
 	return READ_ONCE(nsl_filter_at_init) ||
 	       nsl_conf_rate(READ_ONCE(nsl_sample_conf)) > 1;
