@@ -32,10 +32,11 @@ tap_finish() {
 # start and 25-40 s to parse one NIC run's JSON, most of a test's time.
 # Its stdout (or FILE), stderr and status are the command's; its stdin is
 # ours with -i (a script on a here-document), else /dev/null; NAME=value
-# go to its environment.  A file argument in $W (tmpfs, which
-# the host cannot see) is first copied to $X, in the scratch share, once
-# per version; write what the analysis produces to $X.  Without NS_HOSTRUN
-# (a VM started some other way) it runs here, and $X is $W.
+# go to its environment.  A file argument in $W (tmpfs, which the host
+# cannot see) is first copied to $X, in the scratch share (each time: most
+# calls run in a subshell, which could not remember a copy); write what
+# the analysis produces to $X.  Without NS_HOSTRUN (a VM started some
+# other way) it runs here, and $X is $W.
 if [[ -n ${NS_HOSTRUN:-} && -d ${NS_HOSTRUN:-} ]]; then
 	X=$(mktemp -d "$NS_SCRATCH/x.XXXXXX")
 else
@@ -43,17 +44,11 @@ else
 fi
 # What the host read is evidence of a failure; a pass leaves nothing.
 trap '((failed)) || [[ $X == "$W" ]] || rm -rf "$X"' EXIT
-declare -A hr_copied
 hr_seq=0
-# The path of <file> as the host can read it (copied to $X when in $W).
+# The path of <file> in $W as the host can read it: a copy in $X.
 hr_file() {
-	local f=$1 to=$X/${1#"$W"/} v
-	v=$(stat -c %s.%Y "$f")
-	if [[ ${hr_copied[$f]:-} != "$v" ]]; then
-		mkdir -p "$(dirname "$to")" && cp "$f" "$to" || return 1
-		hr_copied[$f]=$v
-	fi
-	echo "$to"
+	local to=$X/${1#"$W"/}
+	mkdir -p "$(dirname "$to")" && cp "$1" "$to" && echo "$to"
 }
 host_run() {
 	local out='' in='' args=() a id rc i
@@ -68,9 +63,11 @@ host_run() {
 		[[ $a == "$W"/* && -f $a ]] && { a=$(hr_file "$a") || return 125; }
 		args+=("$a")
 	done
-	id=$NS_HOSTRUN/$$.$((++hr_seq))
+	# Unique while it waits: calls in concurrent subshells differ in
+	# $BASHPID, those in one shell in their sequence number.
+	id=$NS_HOSTRUN/$BASHPID.$((++hr_seq))
 	if [[ -n $in ]]; then
-		in=$X/.stdin.$hr_seq
+		in=$X/.stdin.$BASHPID.$hr_seq
 		cat >"$in" || return 125
 	fi
 	printf '%s\0' "$out" "$in" "${args[@]}" >"$id.req" && mv "$id.req" "$id.go" || return 125

@@ -40,9 +40,6 @@ IOC="python3 $REPO/tests/vm/nsioctl.py"
 STATS="python3 $REPO/tests/vm/nsstats.py"
 
 comment() { sed 's/^\([^#]\)/# \1/'; }
-jget() { host_run python3 -c 'import json,sys; o=json.load(open(sys.argv[1]))
-for k in sys.argv[2:]: o=o[k] if not isinstance(o,list) else o[int(k)]
-print(o)' "$@"; }
 # perf stat -x, output: the value of one event.
 pstat() { awk -F, -v e="$2" '$3 == e { print $1 }' "$1"; }
 
