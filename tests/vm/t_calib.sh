@@ -125,16 +125,20 @@ import json, sys
 warm, cold = (json.load(open(f)) for f in sys.argv[1:3])
 print("%s warm is marked warm, cold cold" % ("ok" if (warm["cold"], cold["cold"]) == (False, True) else "fail"))
 wc = {c["cpu"]: c["costs"] for c in warm["cpus"]}
+# QEMU TCG models no cache: there cold and warm differ by the run's noise
+# alone (seen: a cold NSE median 8% under the warm one), so a cold cost
+# may fall short of the warm one by 20%; on hardware, not at all.
+tol = 0.2 if "QEMU" in (warm.get("model") or "") else 0.0
 bad, rows = [], []
 for c in cold["cpus"]:
     for w, k in zip(wc[c["cpu"]], c["costs"]):
         rows.append("cpu %d %s %.1f/%.1f" % (c["cpu"], k["macro"], w["ns"], k["ns"]))
         # NSO's span runs on what START's lookup warmed: not bounded.
-        if k["macro"] != "NSO" and k["ticks"] < w["ticks"]:
+        if k["macro"] != "NSO" and k["ticks"] < w["ticks"] * (1 - tol):
             bad.append(rows[-1])
 print("# warm/cold ns: " + ", ".join(rows))
-print("%s every cold cost but NSO >= the warm one on %d CPUs%s" % (
-    "fail" if bad or not cold["cpus"] else "ok", len(cold["cpus"]),
+print("%s every cold cost but NSO >= the warm one (less %d%%) on %d CPUs%s" % (
+    "fail" if bad or not cold["cpus"] else "ok", tol * 100, len(cold["cpus"]),
     (": " + ", ".join(bad)) if bad else ""))
 PY
 )
