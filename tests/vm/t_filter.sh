@@ -22,6 +22,11 @@
 #    kmem:kmem_cache_alloc tracepoint from skb_ext_add, are exactly the
 #    blocks made); one that reads a length is run before the ring
 #    (the refused blocks were made and handed over);
+#  - the cost ladder's stages (the module's cost_stage, bench/sameboot.sh
+#    -L) under the same traffic: none makes no block (no extension
+#    allocated), carry and records make one for every packet as collecting
+#    does and deliver none; an unknown stage is refused and changes
+#    nothing;
 #  - sampling at NSI (nsioctl.py sample), before IPv6 is up, so that the
 #    loopback traffic is all there is: 1 in 4 datagrams, every one decided
 #    once, a block for each one taken; 1 in 2 flows, each whole or absent.
@@ -54,8 +59,10 @@ ext_count_begin() {
 ext_count_end() {
 	echo 0 >$T/tracing_on
 	echo 0 >$T/events/kmem/kmem_cache_alloc/enable
-	awk '/^overrun/ { o += $2 } END { exit o > 0 }' $T/per_cpu/cpu*/stats &&
-		grep -c 'kmem_cache_alloc:' $T/trace
+	awk '/^overrun/ { o += $2 } END { exit o > 0 }' $T/per_cpu/cpu*/stats ||
+		return 1
+	# grep -c fails on a count of 0, which is a count too.
+	grep -c 'kmem_cache_alloc:' $T/trace || true
 }
 
 # capture <name> [expression]: N datagrams to the peer's 6201 and 6202
@@ -102,6 +109,34 @@ for port in 6201 6202 6206; do
 	fam=4
 	[[ $port == 6206 ]] && fam=6
 	echo "# unfiltered: port $port read $(cat "$W/all-$port"), blocks tx $(count "$W/all.nst" tx $fam $port) rx $(count "$W/all.nst" rx $fam $port)"
+done
+
+# The cost ladder: blocks made, extensions allocated and blocks captured
+# when each block's life stops at a stage.
+STAGE=/sys/module/netslice/parameters/cost_stage
+[[ $(cat $STAGE) == full ]]
+tap $? "cost_stage reads full after load"
+! echo bogus 2>/dev/null >$STAGE && [[ $(cat $STAGE) == full ]]
+tap $? "cost_stage: an unknown stage is refused and the stage stays full"
+for stage in none carry records; do
+	echo $stage >$STAGE || die "cost_stage $stage"
+	capture "stage-$stage"
+	echo full >$STAGE
+	read -r cap < <(awk '/blocks captured/ { print $1 }' "$W/stage-$stage.err")
+	got=$(($(cat "$W/stage-$stage-6201") + $(cat "$W/stage-$stage-6202") + $(cat "$W/stage-$stage-6206")))
+	echo "# cost_stage $stage: $exts extensions allocated, $made blocks made, $cap captured, $got datagrams read"
+	((got == 3 * N))
+	tap $? "cost_stage $stage: every datagram read ($got)"
+	((made == 0 && cap == 0))
+	tap $? "cost_stage $stage: no block delivered (made $made, captured $cap)"
+	if [[ $stage == none ]]; then
+		((exts == 0))
+		tap $? "cost_stage none: no extension allocated ($exts)"
+	else
+		# A send and a receive block per datagram, as collecting.
+		((exts >= 6 * N))
+		tap $? "cost_stage $stage: a block made for every packet ($exts >= $((6 * N)))"
+	fi
 done
 
 # filtered <name> <nsi|ring> <expression> <port:family...>: the flows it

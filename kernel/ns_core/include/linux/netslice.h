@@ -90,6 +90,24 @@ struct nsl_skb_block {
 
 DECLARE_STATIC_KEY_FALSE(nsl_active);
 
+/*
+ * How far each block's life goes: every stage does what the one before it
+ * does and more.  Anything but NSL_STAGE_FULL is for bench/sameboot.sh -L
+ * alone, which measures what each stage adds to a round trip.
+ */
+enum nsl_stage {
+	/* NSI makes no block */
+	NSL_STAGE_NONE,
+	/* blocks made, forked and freed; NSS/NST return; none delivered */
+	NSL_STAGE_CARRY,
+	/* NSS/NST read the TSC, and record nothing */
+	NSL_STAGE_CLOCK,
+	/* NSS/NST record; nothing delivered */
+	NSL_STAGE_RECORDS,
+	/* and every block is delivered: collecting */
+	NSL_STAGE_FULL,
+};
+
 int nsl_register(const struct nsl_receiver *rcv);
 void nsl_unregister(const struct nsl_receiver *rcv);
 void nsl_set_active(bool on);
@@ -100,6 +118,9 @@ int nsl_counters_set(const struct nsl_events *req);
 int nsl_counters_set_mode(u32 mode);
 int nsl_calibrate(struct nsl_calib *c);
 int nsl_records_set(const struct nsl_record_opts *opts);
+/* Process context; -EINVAL for a stage that does not exist. */
+int nsl_stage_set(enum nsl_stage stage);
+enum nsl_stage nsl_stage_get(void);
 /* admit() reads only the flow: run it at NSI too (NSL_FILTER_FLOW). */
 void nsl_pick_filter_at_init(bool on);
 int nsl_sample_set(u32 rate, u32 flags);

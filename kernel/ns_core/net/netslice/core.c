@@ -48,6 +48,35 @@ static DEFINE_MUTEX(nsl_reg_lock);
 static DEFINE_PER_CPU(u64, nsl_emit_count);
 static DEFINE_PER_CPU(u64, nsl_nomem_count);
 
+/*
+ * The stage a block's life stops at (enum nsl_stage).  The key is off,
+ * each test of it a NOP, unless a bench set a stage short of the full
+ * one; nsl_stage_lock serialises setters, readers read it once per test.
+ */
+static DEFINE_STATIC_KEY_FALSE(nsl_staged);
+static DEFINE_MUTEX(nsl_stage_lock);
+static enum nsl_stage nsl_stage = NSL_STAGE_FULL;
+
+/* Whether blocks stop short of @stage (only ever in the cost bench). */
+static __always_inline bool nsl_stage_below(enum nsl_stage stage)
+{
+	return static_branch_unlikely(&nsl_staged) &&
+	       READ_ONCE(nsl_stage) < stage;
+}
+
+/*
+ * An NSS or NST in a stage short of records does nothing more (true),
+ * having read the TSC in the clock stage.
+ */
+static __always_inline bool nsl_stage_stops_macro(void)
+{
+	if (!nsl_stage_below(NSL_STAGE_RECORDS))
+		return false;
+	if (!nsl_stage_below(NSL_STAGE_CLOCK))
+		nsl_now();
+	return true;
+}
+
 u32 nsl_tsc_khz(void)
 {
 #ifdef CONFIG_X86_TSC
@@ -74,6 +103,8 @@ static struct nsl_skb_block *nsl_init_block(struct sk_buff *skb, int dir,
 	struct nsl_skb_block *b;
 	struct nsl_block *blk;
 
+	if (nsl_stage_below(NSL_STAGE_CARRY))
+		return NULL;
 	b = skb_ext_add(skb, SKB_EXT_NETSLICE);
 	if (unlikely(!b)) {
 		this_cpu_inc(nsl_nomem_count);
@@ -221,8 +252,11 @@ static void nsl_add_dev(struct nsl_skb_block *b, const struct net_device *dev,
 /* The TSC is read last (record.h): the lookups are not in the region. */
 void __nsl_start(int region, struct sk_buff *skb)
 {
-	struct nsl_skb_block *b = nsl_block_of(skb);
+	struct nsl_skb_block *b;
 
+	if (nsl_stage_stops_macro())
+		return;
+	b = nsl_block_of(skb);
 	if (!b)
 		return;
 	if (region == NSL_R_LINK && b->owner != skb &&
@@ -247,9 +281,13 @@ EXPORT_SYMBOL_GPL(__nsl_start);
 
 void __nsl_stop(int region, struct sk_buff *skb)
 {
-	u64 now = nsl_now();
-	struct nsl_skb_block *b = nsl_block_of(skb);
+	struct nsl_skb_block *b;
+	u64 now;
 
+	if (nsl_stage_stops_macro())
+		return;
+	now = nsl_now();
+	b = nsl_block_of(skb);
 	if (!b)
 		return;
 	nsl_stop_block(b, region, now);
@@ -934,7 +972,8 @@ static void nsl_emit(struct nsl_skb_block *b)
 {
 	struct nsl_block *blk = &b->blk;
 
-	if (!test_bit(NSL_ST_ELIGIBLE, &b->state) ||
+	if (nsl_stage_below(NSL_STAGE_FULL) ||
+	    !test_bit(NSL_ST_ELIGIBLE, &b->state) ||
 	    test_bit(NSL_ST_DEAD, &b->state) ||
 	    test_and_set_bit(NSL_ST_EMITTED, &b->state))
 		return;
@@ -1117,6 +1156,27 @@ void nsl_set_active(bool on)
 	mutex_unlock(&nsl_reg_lock);
 }
 EXPORT_SYMBOL_GPL(nsl_set_active);
+
+int nsl_stage_set(enum nsl_stage stage)
+{
+	if ((unsigned int)stage > NSL_STAGE_FULL)
+		return -EINVAL;
+	mutex_lock(&nsl_stage_lock);
+	WRITE_ONCE(nsl_stage, stage);
+	if (stage == NSL_STAGE_FULL)
+		static_branch_disable(&nsl_staged);
+	else
+		static_branch_enable(&nsl_staged);
+	mutex_unlock(&nsl_stage_lock);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(nsl_stage_set);
+
+enum nsl_stage nsl_stage_get(void)
+{
+	return READ_ONCE(nsl_stage);
+}
+EXPORT_SYMBOL_GPL(nsl_stage_get);
 
 static u64 nsl_sum(u64 __percpu *counter)
 {
