@@ -63,7 +63,9 @@ help:
 	@echo 'make checkpatch      checkpatch.pl --strict on the kernel code and patches'
 	@echo 'make demo            boot the VM and run tests/vm/demo.sh'
 	@echo 'make bench           overhead table (Table 3, Fig. 5) in the VM, building the'
-	@echo '                     stock kernel first; BENCH_ARGS="-R 5 -N 10000 -t 10"'
+	@echo '                     stock kernel first; BENCH_ARGS="-R 5 -N 10000 -t 10";'
+	@echo '                     then where III'"'"'s cost goes, stage by stage, in one'
+	@echo '                     boot (bench/sameboot.sh -L); LADDER_ROUNDS=5, 0: none'
 	@echo 'make hotpath         NSS/NST timed natively on this CPU (record.h in user'
 	@echo '                     space) against two bare rdtsc, warm and cache-cold'
 	@echo 'make fuzz            libFuzzer on the file reader, item decoder and option'
@@ -147,9 +149,18 @@ hotpath:
 	@$(MAKE) -s --no-print-directory -C kernel/ns_core/selftest/host bench
 
 .PHONY: bench
+LADDER_ROUNDS ?= 5
 bench: deps all
 	$(call apt_install,bench,$(BENCH_PKGS))
 	@bench/overhead.sh $(BENCH_ARGS)
+ifneq ($(LADDER_ROUNDS),0)
+	@echo
+	@echo "Where III's cost goes: lat_tcp over loopback with each block's life cut short at a stage (bench/sameboot.sh -L)"
+	@mkdir -p build/bench
+	@tests/vm/run-vm.sh "$(CURDIR)/bench/sameboot.sh -L -R $(LADDER_ROUNDS)" \
+		>build/bench/ladder.out
+	@grep -v '^# ' build/bench/ladder.out | tee build/bench/ladder.txt
+endif
 
 # Coverage-guided fuzzing (tests/fuzz/Makefile); `make check` replays the
 # corpus it keeps without clang.  clang's runtime holds libFuzzer.

@@ -104,6 +104,8 @@ if [[ $LADDER ]]; then
 else
 	CONFIGS="II IIIf III"
 fi
+# The first round trips after boot come out slow: one run to warm up.
+lat warm-up >/dev/null
 for ((r = 1; r <= ROUNDS; r++)); do
 	lat II
 	if [[ $LADDER ]]; then

@@ -195,6 +195,17 @@ filtered len ring 'udp dst port 6202 and len >= 28' 6202:4
 
 rmmod netslice
 tap $? "rmmod netslice"
+
+# The bench that reads the ladder (it loads the module itself): one row
+# per configuration, every stage short of full delivering nothing, III a
+# block per message at least (a send and its receive over loopback are
+# one block), and each minimum no more than its median.
+LN=200
+bash "$REPO/bench/sameboot.sh" -L -R 1 -N $LN >"$W/ladder.out" 2>"$W/ladder.err"
+tap $? "bench/sameboot.sh -L ran ($(tail -1 "$W/ladder.out"))"
+tap_lines < <(host_run python3 "$REPO/tests/vm/ladder_check.py" \
+	"$W/ladder.out" "$W/ladder.err" $((2 * (LN + LN / 10))))
+grep -q '^netslice ' /proc/modules && rmmod netslice
 rm -rf "$W"
 echo "1..$n"
 ((failed == 0))
