@@ -65,6 +65,9 @@
  *                   sets the node's mode to 0 before it unlinks it)
  *   close, poll, fcntl: nothing (poll: EINTR, our signal)
  *   rmmod           EAGAIN in use, ENOENT not loaded, EBUSY coming/going
+ *   cost_stage      (the module's parameter, written by the loader under
+ *                   the traffic) EINVAL a stage that does not exist;
+ *                   ENOENT, ENODEV unloaded or going
  *   insmod          EEXIST loaded, EBUSY going, ENOMEM
  *
  * The kernel's own checks (KASAN, lockdep, WARN, kmemleak) are the
@@ -152,7 +155,7 @@ enum op {
 	OP_SRCVBUF, OP_SSTATE, OP_SEVENT, OP_SEMODE, OP_GPACKETS, OP_GDROPS,
 	OP_GINFO, OP_GCALIB, OP_SRECORDS, OP_SFILTER, OP_GFILTERED, OP_UNKNOWN,
 	OP_READ, OP_POLL, OP_FCNTL, OP_WRITE, OP_MMAP, OP_LSEEK,
-	OP_OPEN, OP_CLOSE, OP_RMMOD, OP_INSMOD,
+	OP_OPEN, OP_CLOSE, OP_RMMOD, OP_INSMOD, OP_STAGE,
 	OP_MAX
 };
 #define NIOCTLS		(OP_UNKNOWN + 1)
@@ -162,7 +165,7 @@ static const char *const op_name[OP_MAX] = {
 	"NSIOCGPACKETS", "NSIOCGDROPS", "NSIOCGINFO", "NSIOCGCALIB",
 	"NSIOCSRECORDS", "NSIOCSFILTER", "NSIOCGFILTERED", "unknown ioctl",
 	"read", "poll", "fcntl", "write", "mmap", "lseek/pread",
-	"open", "close", "rmmod", "insmod",
+	"open", "close", "rmmod", "insmod", "cost_stage",
 };
 
 static const unsigned long op_cmd[NIOCTLS - 1] = {
@@ -2203,8 +2206,44 @@ struct loader {
 	pid_t pid;
 };
 
+/*
+ * The cost ladder's stage (bench/sameboot.sh -L), set to one at random --
+ * or to a name no stage has -- while blocks are made and freed: each
+ * stage's tests in the hot path are a static key the write turns on or
+ * off under the traffic.
+ */
+#define STAGE_PARAM	"/sys/module/" MODNAME "/parameters/cost_stage"
+static long set_stage(const char *name)
+{
+	int fd = open(STAGE_PARAM, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+	int err;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, name, strlen(name));
+	err = errno;
+	close(fd);
+	errno = err;
+	return n == (ssize_t)strlen(name) ? 0 : -1;
+}
+
+static void stage_poke(struct loader *l, uint64_t *r)
+{
+	static const char *const names[] = {
+		"none", "carry", "clock", "records", "full", "stairs",
+	};
+	const char *name = names[below(r, sizeof(names) / sizeof(names[0]))];
+	errset gone = l->pinned ? 0 : E(ENOENT) | E(ENODEV);
+
+	CHECKED(&l->st, OP_STAGE,
+		(strcmp(name, "stairs") ? OK : E(EINVAL)) | gone,
+		"cost_stage", set_stage(name));
+}
+
 static void loader_main(struct loader *l)
 {
+	uint64_t r = now_ns() | 1;
 	errset rm, in;
 	long ret;
 
@@ -2230,8 +2269,13 @@ static void loader_main(struct loader *l)
 			      l->pinned ? "insmod while loaded" : "insmod",
 			      insmod(l->kofd, ""));
 		l->loaded += ret == 0;
+		stage_poke(l, &r);
 		l->rounds++;
 	}
+	/* What follows the phase captures: every block whole. */
+	if (module_loaded())
+		CHECKED(&l->st, OP_STAGE, OK | E(ENOENT) | E(ENODEV),
+			"cost_stage full", set_stage("full"));
 	_exit(0);
 }
 

@@ -5,7 +5,8 @@
 # with random, boundary and hostile arguments, read into bad buffers, poll,
 # toggle O_NONBLOCK, open while others close, while TCP and UDP run through
 # the NIC and over loopback and another process unloads and reloads the
-# module; then 100 load/capture/unload cycles under traffic (stress.c says
+# module and sets its cost_stage (the cost ladder's static key) at random;
+# then 100 load/capture/unload cycles under traffic (stress.c says
 # what each answer may be).  Afterwards collection still works and counts
 # exactly: stress.c's own capture (packets == read + dropped, from
 # NSIOCGPACKETS and NSIOCGDROPS), and nsdump's of a tcp_stream (captured +
