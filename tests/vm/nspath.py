@@ -210,6 +210,18 @@ def dev_path(b):
 TX_DEV, RX_DEV = ("link", "qdisc", "nic"), ("rx-link",)
 
 
+def shared_run(b):
+    """Whether two back-to-back SHARED records of one region and depth sit
+    before @b's first device: the kernel sums those at each split, on any
+    CPU."""
+    devs = b.get("devs") or []
+    recs = b["records"][:devs[0]["first"] if devs else len(b["records"])]
+    return any(p["flags"] & r["flags"] & RF["SHARED"] and
+               not (p["flags"] | r["flags"]) & RF["OPEN"] and
+               p["region"] == r["region"] and p["depth"] == r["depth"]
+               for p, r in zip(recs, recs[1:]))
+
+
 def problems(b, want):
     errs = []
     recs = b["records"]
@@ -263,7 +275,8 @@ def problems(b, want):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("cmd", choices=("count", "segs", "check", "devs"))
+    ap.add_argument("cmd", choices=("count", "segs", "check", "devs",
+                                    "shared-runs"))
     ap.add_argument("file")
     ap.add_argument("--want", default="")
     ap.add_argument("--dir", choices=("tx", "rx"))
@@ -279,6 +292,9 @@ def main():
     if a.cmd == "count":
         print(len(sel))
         return 0
+    if a.cmd == "shared-runs":
+        print(sum(shared_run(b) for b in sel))
+        return 0
     if a.cmd == "segs":
         print(sum(b["gso_segs"] for b in sel))
         return 0
@@ -290,10 +306,10 @@ def main():
             print(n, p or "-")
         return 0
     want = [w for w in a.want.split(",") if w]
-    # A block that ran out of records (TRUNC: a TCP skb split again and
-    # again while its sender appends to it, each split leaving a SHARED
-    # copy record that later copies cannot merge into; seen on the slow
-    # debug kernel) lacks the regions past its last record, and says so:
+    # A block that ran out of records (TRUNC: more regions than it has
+    # records; a TCP skb split again and again while its sender appends
+    # to it did so until back-to-back SHARED records were summed on any
+    # CPU) lacks the regions past its last record, and says so:
     # those are not held against it, everything else is.  Such blocks
     # may be a few, not the rule.
     trunc = [b for b in sel if b["flags"] & BF["TRUNC"]]

@@ -121,12 +121,13 @@ udp_run udp6 "$LOCAL6" "$PEER6" 5606 IPv6
 peer "$REPO/bench/tcp_stream" -s -n -p 5603 >/dev/null 2>&1 &
 srv=$!
 wait_listen 5603 peer || die "tcp_stream server did not start"
-tap_lines < <($NSREC toggle --count 100 --raw "$W/toggle.bin" \
-	--template "$W/ftp.ns" --ns "$W/toggle.ns" -- \
+tap_lines < <($NSREC toggle --count 100 --port 5603 --raw "$W/toggle.bin" -- \
 	"$REPO/bench/tcp_stream" -c "$NS_PEER_IP" -p 5603 -t 8)
 wait $srv
-read -r blocks events lost <"$W/toggle.ns.counts"
-host_run -o "$X/toggle.json" "$NSDUMP" -r "$W/toggle.ns" --json -M 2>"$W/toggle-r.err"
+tap_lines < <(host_run python3 "$REPO/tests/vm/nsrec.py" stream --raw "$W/toggle.bin" \
+	--template "$W/ftp.ns" --ns "$X/toggle.ns")
+read -r blocks events lost <"$X/toggle.ns.counts"
+host_run -o "$X/toggle.json" "$NSDUMP" -r "$X/toggle.ns" --json -M 2>"$W/toggle-r.err"
 tap $? "nsdump -r reads the toggled stream ($(tail -1 "$W/toggle-r.err"))"
 nb=$(grep -c '"type":"block"' "$X/toggle.json")
 ne=$(grep -c '"type":"event"' "$X/toggle.json")

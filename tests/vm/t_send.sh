@@ -17,7 +17,8 @@
 #    that segments what exceeds its burst; every segment its own block;
 #  - a writer appending to an skb that TCP splits at every send (a reader
 #    with a 4 KiB window, splits.py): no block runs out of records (each
-#    split leaves the copy a SHARED record; back-to-back ones are summed),
+#    split leaves the copy a SHARED record; back-to-back ones are summed,
+#    whichever CPU split),
 #    every one whole over loopback (a retransmission the reader had
 #    already, and one whose data joined another skb, end at rx-tcp).
 # TAP on stdout; exit 0 pass, 1 fail.
@@ -145,9 +146,14 @@ kill -INT "$nsd"
 wait "$nsd"
 blocks=$($PATHS count "$W/split.nst" --port 5701 --dir tx --flag LOOPBACK)
 trunc=$($PATHS count "$W/split.nst" --port 5701 --flag TRUNC)
+runs=$($PATHS shared-runs "$W/split.nst" --port 5701 --dir tx)
 echo "# split at every send: $blocks data blocks, $trunc out of records"
 ((blocks > 0 && trunc == 0))
 tap $? "split at every send: none of the $blocks blocks ran out of records ($trunc TRUNC)"
+# How many splits a block sees, and on which CPUs, is the scheduler's:
+# that each one was summed into the record before it is not.
+((runs == 0))
+tap $? "split at every send: no block keeps two SHARED records of one region back to back before its first device ($runs do)"
 tap_lines < <($PATHS check "$W/split.nst" --tag "split at every send" --port 5701 --dir tx \
 	--flag LOOPBACK --without COALESCED --without RETRANS \
 	--want write,tcp,ip,link,nic,rx-link,rx-ip,rx-tcp,queue,copy)

@@ -414,7 +414,13 @@ static struct nsl_skb_block *nsl_block_dup(struct sk_buff *to,
 	return b;
 }
 
-/* Whether @r, closed and SHARED, can be summed into @p before it. */
+/*
+ * Whether @r, closed and SHARED, can be summed into @p before it.  On any
+ * CPU: the splits run where the sender or the ACK that opens the window
+ * does, and alternate between them (a record per CPU change ran a block
+ * out of records).  A SHARED record's ticks are summed in another block,
+ * so the merged record's CPU (its first interval's) corrects nothing.
+ */
 static bool nsl_shared_pair(const struct nsl_record *p,
 			    const struct nsl_record *r)
 {
@@ -423,7 +429,7 @@ static bool nsl_shared_pair(const struct nsl_record *p,
 	return (p->flags & shut) == NSL_RF_SHARED &&
 	       (r->flags & shut) == NSL_RF_SHARED &&
 	       p->region == r->region && p->depth == r->depth &&
-	       p->cpu == r->cpu && p->nmerged + r->nmerged <= U16_MAX;
+	       p->nmerged + r->nmerged <= U16_MAX;
 }
 
 /*
