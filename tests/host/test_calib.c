@@ -165,7 +165,8 @@ static void formulas(void)
 			}
 		}
 		tpipe_free(&t);
-		tap_ok(ok && clamped == cases[i].clamped, "correct: %s",
+		tap_ok(TAP_IS(ok) && TAP_IS(clamped == cases[i].clamped),
+		       "correct: %s",
 		       cases[i].row);
 	}
 
@@ -176,18 +177,20 @@ static void formulas(void)
 
 	make_block(&b, 2, crec, 2);
 	ns_correct_block(&cs, &b, corr);
-	tap_ok(corr[0].count[0] == 93 && corr[0].count[1] == 191 &&
-	       !corr[0].count_clamped,
+	tap_ok(TAP_IS(corr[0].count[0] == 93) &&
+	       TAP_IS(corr[0].count[1] == 191) &&
+	       TAP_IS(!corr[0].count_clamped),
 	       "correct: counters with K 1: 100-2-5 = 93, 200-3-6 = 191");
-	tap_ok(corr[1].count[0] == 1 && corr[1].count[1] == 47 &&
-	       !corr[1].count_clamped,
+	tap_ok(TAP_IS(corr[1].count[0] == 1) &&
+	       TAP_IS(corr[1].count[1] == 47) && TAP_IS(!corr[1].count_clamped),
 	       "correct: leaf counters: 3-2 = 1, 50-3 = 47");
 	ns_calib_free(&cs);
 
 	/* no calibration: raw values, K still known */
 	make_block(&b, 2, crec, 2);
 	ns_correct_block(NULL, &b, corr);
-	tap_ok(corr[0].ticks == 1000 && corr[0].k == 1 && corr[1].count[0] == 3,
+	tap_ok(TAP_IS(corr[0].ticks == 1000) && TAP_IS(corr[0].k == 1) &&
+	       TAP_IS(corr[1].count[0] == 3),
 	       "correct: without calibration the values stay raw");
 }
 
@@ -217,9 +220,11 @@ static void report(void)
 	ns_acc_set_events(r, &sel);
 	feed(&t, &g);
 	TAP_NEAR(ns_acc_ipc(r, NSL_R_TCP), 44.0 / 42.0, "report: raw IPC tcp 44/42");
-	tap_ok(r->invalid == 5 && r->region[NSL_R_IP].invalid == 5 &&
-	       r->region[NSL_R_IP].ev_n[0] == 15 && r->region[NSL_R_IP].ev[1].n == 15 &&
-	       r->region[NSL_R_IP].ticks.n == 20,
+	tap_ok(TAP_IS(r->invalid == 5) &&
+	       TAP_IS(r->region[NSL_R_IP].invalid == 5) &&
+	       TAP_IS(r->region[NSL_R_IP].ev_n[0] == 15) &&
+	       TAP_IS(r->region[NSL_R_IP].ev[1].n == 15) &&
+	       TAP_IS(r->region[NSL_R_IP].ticks.n == 20),
 	       "report: 5 INVALID ip records: counters over 15 blocks, durations over 20");
 	TAP_NEAR(r->region[NSL_R_IP].ev[0].mean, 60, "report: invalid readings not averaged in (ip ev0 60)");
 	tpipe_free(&t);
@@ -237,7 +242,8 @@ static void report(void)
 	TAP_NEAR(ns_acc_ipc(r, NSL_R_WRITE), 32480.0 / 32560.0,
 		 "report: corrected IPC write (33000-520)/(33000-440)");
 	TAP_NEAR(r->region[NSL_R_WRITE].raw_sum / 20, 16500, "report: raw mean kept beside");
-	tap_ok(r->clamped_ticks == 0 && r->clamped_counts == 0, "report: nothing clamped");
+	tap_ok(TAP_IS(r->clamped_ticks == 0) && TAP_IS(r->clamped_counts == 0),
+	       "report: nothing clamped");
 
 	/* a block whose records clamp: counted, said in the footer */
 	static const struct r tiny[] = {
@@ -248,12 +254,12 @@ static void report(void)
 
 	make_block(&b, 2, tiny, 2);
 	tpipe_block(&t, &b);
-	tap_ok(r->clamped_ticks == 2 && r->clamped_counts == 3,
+	tap_ok(TAP_IS(r->clamped_ticks == 2) && TAP_IS(r->clamped_counts == 3),
 	       "report: 2 durations and 3 counter values clamped");
 	text = tpipe_table(&t, &ns_plain_printer);
-	tap_ok(strstr(text, ": corrected for macro overhead (tau_o=10.0ns, tau_beta=20.0ns)\n") &&
-	       strstr(text, "\n# 2 durations and 3 counter values clamped to 0 by the correction\n") &&
-	       strstr(text, " cycles        p50        p99   instructions        p50        p99    IPC\n"),
+	tap_ok(TAP_IS(strstr(text, ": corrected for macro overhead (tau_o=10.0ns, tau_beta=20.0ns)\n")) &&
+	       TAP_IS(strstr(text, "\n# 2 durations and 3 counter values clamped to 0 by the correction\n")) &&
+	       TAP_IS(strstr(text, " cycles        p50        p99   instructions        p50        p99    IPC\n")),
 	       "report: header says corrected with the taus, footer the clamps");
 	free(text);
 	tpipe_free(&t);
@@ -293,10 +299,12 @@ static void file_cold(void)
 	tap_ok(!write_calibs(dup(fd), &warm, &cold, 1), "file: CALIB and CALIB_COLD written");
 	lseek(fd, 0, SEEK_SET);
 	tap_ok(!nsf_reader_open(&rd, fd, "t"), "file: CALIB_COLD read (%s)", rd.err);
-	tap_ok(rd.have_calib && !rd.calib.cold, "file: the warm set is warm");
-	tap_ok(rd.have_calib_cold && rd.calib_cold.cold, "file: the cold set is cold");
-	tap_ok(rd.calib_cold.ncpus == 2 &&
-	       !memcmp(&rd.calib_cold.cpu[1], &cold.cpu[1], sizeof(cold.cpu[1])),
+	tap_ok(TAP_IS(rd.have_calib) && TAP_IS(!rd.calib.cold),
+	       "file: the warm set is warm");
+	tap_ok(TAP_IS(rd.have_calib_cold) && TAP_IS(rd.calib_cold.cold),
+	       "file: the cold set is cold");
+	tap_ok(TAP_IS(rd.calib_cold.ncpus == 2) &&
+	       TAP_IS(!memcmp(&rd.calib_cold.cpu[1], &cold.cpu[1], sizeof(cold.cpu[1]))),
 	       "file: CALIB_COLD round-trips CPU 1's struct nsl_calib");
 	tap_ok(rd.calib.cpu[1].cost[NSL_C_NSA].ticks == warm.cpu[1].cost[NSL_C_NSA].ticks,
 	       "file: the warm set is not the cold one (NSA %llu)",
@@ -307,8 +315,8 @@ static void file_cold(void)
 	fd = memfd_create("nstest", 0);
 	write_calibs(dup(fd), NULL, &cold, 2);
 	lseek(fd, 0, SEEK_SET);
-	tap_ok(nsf_reader_open(&rd, fd, "t") &&
-	       strstr(rd.err, "second CALIB_COLD record"),
+	tap_ok(TAP_IS(nsf_reader_open(&rd, fd, "t")) &&
+	       TAP_IS(strstr(rd.err, "second CALIB_COLD record")),
 	       "file: a second CALIB_COLD is refused (%s)", rd.err);
 	nsf_reader_close(&rd);
 	close(fd);
@@ -326,18 +334,21 @@ static void file_records(void)
 
 	gen_file(&g, dup(fd));
 	lseek(fd, 0, SEEK_SET);
-	tap_ok(!nsf_reader_open(&rd, fd, "t") && rd.have_calib && rd.have_events,
+	tap_ok(TAP_IS(!nsf_reader_open(&rd, fd, "t")) &&
+	       TAP_IS(rd.have_calib) && TAP_IS(rd.have_events),
 	       "file: CALIB and EVENTS records read (%s)", rd.err);
 	gen_calib(1, 2, &want);
-	tap_ok(rd.calib.ncpus == 2 && rd.calib.valid[0] && rd.calib.valid[1] &&
-	       !memcmp(&rd.calib.cpu[1], &want, sizeof(want)) &&
-	       rd.calib.tsc_khz == GEN_TSC_KHZ &&
-	       !strcmp(rd.calib.model, "Synthetic CPU @ 3.00GHz"),
+	tap_ok(TAP_IS(rd.calib.ncpus == 2) && TAP_IS(rd.calib.valid[0]) &&
+	       TAP_IS(rd.calib.valid[1]) &&
+	       TAP_IS(!memcmp(&rd.calib.cpu[1], &want, sizeof(want))) &&
+	       TAP_IS(rd.calib.tsc_khz == GEN_TSC_KHZ) &&
+	       TAP_IS(!strcmp(rd.calib.model, "Synthetic CPU @ 3.00GHz")),
 	       "file: CALIB round-trips every struct nsl_calib of every CPU");
 	gen_events(2, &sel);
-	tap_ok(rd.events.n == 2 && !strcmp(rd.events.name[1], "instructions") &&
-	       !strcmp(rd.events.canon[0], "perf::cycles") &&
-	       !memcmp(&rd.events.ev, &sel.ev, sizeof(sel.ev)),
+	tap_ok(TAP_IS(rd.events.n == 2) &&
+	       TAP_IS(!strcmp(rd.events.name[1], "instructions")) &&
+	       TAP_IS(!strcmp(rd.events.canon[0], "perf::cycles")) &&
+	       TAP_IS(!memcmp(&rd.events.ev, &sel.ev, sizeof(sel.ev))),
 	       "file: EVENTS round-trips names and encodings");
 	nsf_reader_close(&rd);
 	close(fd);
@@ -346,8 +357,9 @@ static void file_records(void)
 	fd = memfd_create("nstest", 0);
 	gen_file(&g, dup(fd));
 	lseek(fd, 0, SEEK_SET);
-	tap_ok(!nsf_reader_open(&rd, fd, "t") && !rd.have_calib && !rd.have_events &&
-	       !ns_calib_get(&rd.calib, 0),
+	tap_ok(TAP_IS(!nsf_reader_open(&rd, fd, "t")) &&
+	       TAP_IS(!rd.have_calib) && TAP_IS(!rd.have_events) &&
+	       TAP_IS(!ns_calib_get(&rd.calib, 0)),
 	       "file: without them, no calibration and no names");
 	nsf_reader_close(&rd);
 	close(fd);
@@ -381,8 +393,9 @@ static void file_records(void)
 		free(buf);
 	}
 	lseek(fd, 0, SEEK_SET);
-	tap_ok(!nsf_reader_open(&rd, fd, "t") && rd.have_calib &&
-	       rd.calib.cpu[0].cost[NSL_C_NSO].ticks == 77,
+	tap_ok(TAP_IS(!nsf_reader_open(&rd, fd, "t")) &&
+	       TAP_IS(rd.have_calib) &&
+	       TAP_IS(rd.calib.cpu[0].cost[NSL_C_NSO].ticks == 77),
 	       "file: a CALIB with 8 costs of 6 counts reads by its own sizes (%s)",
 	       rd.err);
 	nsf_reader_close(&rd);
@@ -422,7 +435,7 @@ static void calib_sizes(void)
 		nsf_writer_close(&w);
 		ns_calib_free(&cs);
 		if (!rows[i].written) {
-			tap_ok(wret && w.err == EOVERFLOW,
+			tap_ok(TAP_IS(wret) && TAP_IS(w.err == EOVERFLOW),
 			       "file: CALIB of %u CPUs refused by the writer", n);
 			close(fd);
 			continue;
@@ -432,7 +445,8 @@ static void calib_sizes(void)
 		read_back = !nsf_reader_open(&rd, fd, "t") && rd.have_calib &&
 			    ns_calib_count(&rd.calib) == n &&
 			    !memcmp(&rd.calib.cpu[n - 1], &want, sizeof(want));
-		tap_ok(!wret && read_back, "file: CALIB of %u CPUs written and read back (%s)",
+		tap_ok(TAP_IS(!wret) && TAP_IS(read_back),
+		       "file: CALIB of %u CPUs written and read back (%s)",
 		       n, rd.err);
 		nsf_reader_close(&rd);
 		close(fd);
@@ -483,9 +497,9 @@ static void calibrate_output(void)
 	f = open_memstream(&text, &size);
 	ns_calib_print(f, &cs, NULL, 0);
 	fclose(f);
-	tap_ok(strstr(text, "# 2 CPUs measured; they differ by more than their CV: one set per CPU\ncpu 0\n") &&
-	       strstr(text, "\ncpu 1\n") &&
-	       strstr(text, "\nNSE   tau_gamma       101.0      303 "),
+	tap_ok(TAP_IS(strstr(text, "# 2 CPUs measured; they differ by more than their CV: one set per CPU\ncpu 0\n")) &&
+	       TAP_IS(strstr(text, "\ncpu 1\n")) &&
+	       TAP_IS(strstr(text, "\nNSE   tau_gamma       101.0      303 ")),
 	       "calibrate: CPUs differing beyond the CV get a set each");
 	free(text);
 
@@ -566,10 +580,12 @@ static void rtt(void)
 			ns_rtt_loss(&t, &l);
 		}
 		ns_rtt_finish(&t);
-		tap_ok(t.raw.n == rows[i].samples && t.corrected.n == rows[i].samples &&
-		       (!t.raw.n || (fabs(t.raw.mean - rows[i].raw_mean) < 1e-9 &&
-				     fabs(t.corrected.mean - rows[i].cor_mean) < 1e-9)) &&
-		       t.spanning_loss == rows[i].dropped && t.clamped == rows[i].clamped,
+		tap_ok(TAP_IS(t.raw.n == rows[i].samples) &&
+		       TAP_IS(t.corrected.n == rows[i].samples) &&
+		       TAP_IS((!t.raw.n || (fabs(t.raw.mean - rows[i].raw_mean) < 1e-9 &&
+				     fabs(t.corrected.mean - rows[i].cor_mean) < 1e-9))) &&
+		       TAP_IS(t.spanning_loss == rows[i].dropped) &&
+		       TAP_IS(t.clamped == rows[i].clamped),
 		       "rtt: %s (n %llu raw %.1f corrected %.1f)", rows[i].row,
 		       (unsigned long long)t.raw.n, t.raw.mean, t.corrected.mean);
 		ns_rtt_free(&t);

@@ -223,16 +223,20 @@ static void values(void)
 	size_t len = gen_block(&six, 0, buf);
 
 	ns_decode_item(buf, len, &it);
-	tap_ok(it.block.nrec == 6 && it.block.rec[1].region == NSL_R_TCP &&
-	       it.block.rec[1].ticks == 300 && it.block.rec[2].ticks == 120 &&
-	       it.block.rec[0].ticks == 3000 && it.block.len == 1448 &&
-	       it.block.rec[6].region == 0,
+	tap_ok(TAP_IS(it.block.nrec == 6) &&
+	       TAP_IS(it.block.rec[1].region == NSL_R_TCP) &&
+	       TAP_IS(it.block.rec[1].ticks == 300) &&
+	       TAP_IS(it.block.rec[2].ticks == 120) &&
+	       TAP_IS(it.block.rec[0].ticks == 3000) &&
+	       TAP_IS(it.block.len == 1448) &&
+	       TAP_IS(it.block.rec[6].region == 0),
 	       "decode: block fields read back, records past nrec zero");
 
 	len = gen_loss(7, buf);
 	ns_decode_item(buf, len, &it);
-	tap_ok(it.loss.lost == GEN_LOST && it.loss.first_seq == 100007 &&
-	       it.hdr.cpu == 1, "decode: loss fields read back");
+	tap_ok(TAP_IS(it.loss.lost == GEN_LOST) &&
+	       TAP_IS(it.loss.first_seq == 100007) && TAP_IS(it.hdr.cpu == 1),
+	       "decode: loss fields read back");
 
 	nrec_17(buf);
 	ns_decode_describe(ns_decode_item(buf, sizeof(buf), &it), &it, msg,
@@ -249,15 +253,18 @@ static void values(void)
 	TAP_EQ(SI_SIZE, 40, "decode: struct nsl_sysinfo is 40 bytes");
 	len = event(buf);
 	ns_decode_item(buf, len, &it);
-	tap_ok(it.event.conn == GEN_CONN_A && it.event.bytes == 10240 &&
-	       it.event.seq == 7 && it.hdr.cpu == 1 &&
-	       it.event.tcp.snd_cwnd == 10 && it.event.tcp.sport == 43210 &&
-	       it.event.ip.ttl == 64 && it.event.ip.id == 1234,
+	tap_ok(TAP_IS(it.event.conn == GEN_CONN_A) &&
+	       TAP_IS(it.event.bytes == 10240) && TAP_IS(it.event.seq == 7) &&
+	       TAP_IS(it.hdr.cpu == 1) && TAP_IS(it.event.tcp.snd_cwnd == 10) &&
+	       TAP_IS(it.event.tcp.sport == 43210) &&
+	       TAP_IS(it.event.ip.ttl == 64) && TAP_IS(it.event.ip.id == 1234),
 	       "decode: event fields read back");
 	len = sysinfo(buf);
 	ns_decode_item(buf, len, &it);
-	tap_ok(it.sysinfo.tsc_khz == GEN_TSC_KHZ && it.sysinfo.ref_tsc == GEN_T0 &&
-	       it.sysinfo.ref_realtime_ns == GEN_WALL0 && it.sysinfo.ncpus == 2,
+	tap_ok(TAP_IS(it.sysinfo.tsc_khz == GEN_TSC_KHZ) &&
+	       TAP_IS(it.sysinfo.ref_tsc == GEN_T0) &&
+	       TAP_IS(it.sysinfo.ref_realtime_ns == GEN_WALL0) &&
+	       TAP_IS(it.sysinfo.ncpus == 2),
 	       "decode: sysinfo fields read back");
 	event_flags_16(buf);
 	ns_decode_describe(ns_decode_item(buf, EV_SIZE, &it), &it, msg,
@@ -274,9 +281,10 @@ static void values(void)
 			   sizeof(msg));
 	tap_ok(!strcmp(msg, "sysinfo byte-order mark 0x04030201 (written in the other byte order)"),
 	       "decode: reason text '%s'", msg);
-	tap_ok(!strcmp(ns_event_type_name(NSL_EV_SOCK_SEND), "MAGNET_SOCK_SEND") &&
-	       !strcmp(ns_event_type_name(NSL_EV_SOCK_RECV), "MAGNET_SOCK_RECV") &&
-	       !ns_event_type_name(0) && !ns_event_type_name(NSL_EV_MAX),
+	tap_ok(TAP_IS(!strcmp(ns_event_type_name(NSL_EV_SOCK_SEND), "MAGNET_SOCK_SEND")) &&
+	       TAP_IS(!strcmp(ns_event_type_name(NSL_EV_SOCK_RECV), "MAGNET_SOCK_RECV")) &&
+	       TAP_IS(!ns_event_type_name(0)) &&
+	       TAP_IS(!ns_event_type_name(NSL_EV_MAX)),
 	       "decode: event type names");
 }
 
@@ -331,7 +339,8 @@ static void stream(void)
 		losses += it.type == NS_ITEM_LOSS;
 		pos += it.hdr.size;
 	}
-	tap_ok(!bad && blocks == 40 && losses == 4 && pos == len,
+	tap_ok(TAP_IS(!bad) && TAP_IS(blocks == 40) && TAP_IS(losses == 4) &&
+	       TAP_IS(pos == len),
 	       "decode: generated stream, 40 blocks and 4 loss items");
 	free(p);
 }
@@ -619,7 +628,8 @@ static void devices(void)
 		enum ns_decode_error err = bad_devices(rows[i].mutate, &it, msg,
 						       sizeof(msg));
 
-		tap_ok(err == rows[i].err && !strcmp(msg, rows[i].msg),
+		tap_ok(TAP_IS(err == rows[i].err) &&
+		       TAP_IS(!strcmp(msg, rows[i].msg)),
 		       "compact devices: %s: %s", rows[i].name, msg);
 	}
 	/* a whole block's devices are checked as well: views index by them */

@@ -47,9 +47,10 @@ static void names(void)
 		int ret = ns_event_encode(encodings[i].name, &attr, canon,
 					  sizeof(canon), err, sizeof(err));
 
-		tap_ok(!ret && attr.type == encodings[i].type &&
-		       attr.config == encodings[i].config && attr.exclude_user &&
-		       !attr.exclude_kernel,
+		tap_ok(TAP_IS(!ret) && TAP_IS(attr.type == encodings[i].type) &&
+		       TAP_IS(attr.config == encodings[i].config) &&
+		       TAP_IS(attr.exclude_user) &&
+		       TAP_IS(!attr.exclude_kernel),
 		       "events: %s -> type %u config 0x%llx (%s%s)",
 		       encodings[i].name, encodings[i].type,
 		       (unsigned long long)encodings[i].config, canon, err);
@@ -72,9 +73,9 @@ static void unknown_names(void)
 		struct perf_event_attr attr;
 		char canon[128], err[256] = "";
 
-		tap_ok(ns_event_encode(unknown[i].name, &attr, canon, sizeof(canon),
-				       err, sizeof(err)) &&
-		       !strcmp(err, unknown[i].want),
+		tap_ok(TAP_IS(ns_event_encode(unknown[i].name, &attr, canon, sizeof(canon),
+				       err, sizeof(err))) &&
+		       TAP_IS(!strcmp(err, unknown[i].want)),
 		       "events: unknown %s: '%s'", unknown[i].name, err);
 	}
 }
@@ -154,9 +155,9 @@ static void parse(void)
 		for (unsigned int e = 0; !ret && e < sel.n; e++)
 			used += snprintf(joined + used, sizeof(joined) - used,
 					 "%s%s", e ? "," : "", sel.name[e]);
-		tap_ok(ret == parses[i].ret &&
-		       !strcmp(ret ? err : joined, parses[i].want) &&
-		       (ret || (sel.ev.nevents == sel.n && !sel.ev.flags)),
+		tap_ok(TAP_IS(ret == parses[i].ret) &&
+		       TAP_IS(!strcmp(ret ? err : joined, parses[i].want)) &&
+		       TAP_IS((ret || (sel.ev.nevents == sel.n && !sel.ev.flags))),
 		       "events: parse, %s: '%s'", parses[i].row, ret ? err : joined);
 	}
 
@@ -165,11 +166,12 @@ static void parse(void)
 	struct ns_evsel sel;
 	char err[256];
 
-	tap_ok(!ns_events_parse("cpu-clock,cycles", &sel, &host, err, sizeof(err)) &&
-	       f.probes == 2 && sel.ev.ev[0].type == PERF_TYPE_SOFTWARE &&
-	       sel.ev.ev[1].type == PERF_TYPE_HARDWARE &&
-	       sel.ev.ev[1].config == PERF_COUNT_HW_CPU_CYCLES &&
-	       !sel.ev.ev[2].type && !sel.ev.ev[2].config,
+	tap_ok(TAP_IS(!ns_events_parse("cpu-clock,cycles", &sel, &host, err, sizeof(err))) &&
+	       TAP_IS(f.probes == 2) &&
+	       TAP_IS(sel.ev.ev[0].type == PERF_TYPE_SOFTWARE) &&
+	       TAP_IS(sel.ev.ev[1].type == PERF_TYPE_HARDWARE) &&
+	       TAP_IS(sel.ev.ev[1].config == PERF_COUNT_HW_CPU_CYCLES) &&
+	       TAP_IS(!sel.ev.ev[2].type) && TAP_IS(!sel.ev.ev[2].config),
 	       "events: parse fills struct nsl_events, probes each once, zero past n");
 }
 
@@ -204,11 +206,11 @@ static void kinds(void)
 	struct nsl_event raw = { .type = PERF_TYPE_RAW, .config = 0xc0 };
 	struct nsl_event sw = { .type = PERF_TYPE_SOFTWARE, .config = 0 };
 
-	tap_ok(ns_event_kind(&cyc, "perf::PERF_COUNT_HW_CPU_CYCLES") == NS_EV_CYCLES &&
-	       ns_event_kind(&ins, NULL) == NS_EV_INSTRUCTIONS &&
-	       ns_event_kind(&raw, "icl::INST_RETIRED:ANY:u=0") == NS_EV_INSTRUCTIONS &&
-	       ns_event_kind(&raw, "icl::UNHALTED_CORE_CYCLES") == NS_EV_CYCLES &&
-	       ns_event_kind(&sw, "perf::PERF_COUNT_SW_CPU_CLOCK") == NS_EV_OTHER,
+	tap_ok(TAP_IS(ns_event_kind(&cyc, "perf::PERF_COUNT_HW_CPU_CYCLES") == NS_EV_CYCLES) &&
+	       TAP_IS(ns_event_kind(&ins, NULL) == NS_EV_INSTRUCTIONS) &&
+	       TAP_IS(ns_event_kind(&raw, "icl::INST_RETIRED:ANY:u=0") == NS_EV_INSTRUCTIONS) &&
+	       TAP_IS(ns_event_kind(&raw, "icl::UNHALTED_CORE_CYCLES") == NS_EV_CYCLES) &&
+	       TAP_IS(ns_event_kind(&sw, "perf::PERF_COUNT_SW_CPU_CLOCK") == NS_EV_OTHER),
 	       "events: cycles and instructions recognised, generic and raw");
 }
 
@@ -234,16 +236,20 @@ static void listing(void)
 	char *text = NULL;
 	int ret = list_text(&host, &text);
 
-	tap_ok(!ret && strstr(text, "Software events (kernel perf):\n  cpu-clock ") &&
-	       strstr(text, "\n  context-switches OR cs ") &&
-	       strstr(text, "\nNo hardware PMU found") && !strstr(text, "  cycles"),
+	tap_ok(TAP_IS(!ret) &&
+	       TAP_IS(strstr(text, "Software events (kernel perf):\n  cpu-clock ")) &&
+	       TAP_IS(strstr(text, "\n  context-switches OR cs ")) &&
+	       TAP_IS(strstr(text, "\nNo hardware PMU found")) &&
+	       TAP_IS(!strstr(text, "  cycles")),
 	       "events: -L without a PMU lists software events and says so");
 	free(text);
 
 	f = (struct fake){ 0, 0, true, 2, 0 };
 	ret = list_text(&host, &text);
-	tap_ok(!ret && strstr(text, "\nHardware events, generic (kernel perf):\n  cycles OR cpu-cycles ") &&
-	       strstr(text, "\n  LLC-load-misses ") && !strstr(text, "No hardware PMU"),
+	tap_ok(TAP_IS(!ret) &&
+	       TAP_IS(strstr(text, "\nHardware events, generic (kernel perf):\n  cycles OR cpu-cycles ")) &&
+	       TAP_IS(strstr(text, "\n  LLC-load-misses ")) &&
+	       TAP_IS(!strstr(text, "No hardware PMU")),
 	       "events: -L with a PMU lists the generic hardware events");
 	for (char *p = text, *nl; p && *p; p = nl ? nl + 1 : NULL) {
 		nl = strchr(p, '\n');

@@ -52,31 +52,34 @@ static void packet_layout(void)
 	uint8_t p[NS_EXPR_PACKET_MAX];
 	size_t n = ns_expr_packet(&t, p);
 
-	tap_ok(n == 40 && bytes_are(p, n,
+	tap_ok(TAP_IS(n == 40) &&
+	       TAP_IS(bytes_are(p, n,
 		"450005dc" "00000000" "40060000" "c0000201" "c0000202"
-		"a8ca1451" "01020304" "00000000" "50000000" "00000000"),
+		"a8ca1451" "01020304" "00000000" "50000000" "00000000")),
 	       "packet: IPv4 TCP, total length 1500, ports, sequence, offset 5");
 	t = tuple(AF_INET6, IPPROTO_UDP, "2001:db8::1", 5353, "ff02::fb",
 		  5353, 120);
 	n = ns_expr_packet(&t, p);
-	tap_ok(n == 48 && bytes_are(p, n,
+	tap_ok(TAP_IS(n == 48) &&
+	       TAP_IS(bytes_are(p, n,
 		"60000000" "00501140"
 		"20010db8000000000000000000000001"
 		"ff0200000000000000000000000000fb"
-		"14e914e9" "00500000"),
+		"14e914e9" "00500000")),
 	       "packet: IPv6 UDP, payload and UDP lengths 80, next header 17");
 	t = tuple(AF_INET, IPPROTO_ICMP, "192.0.2.1", 0, "198.51.100.7", 0, 84);
 	n = ns_expr_packet(&t, p);
-	tap_ok(n == 20 && bytes_are(p, n,
-		"45000054" "00000000" "40010000" "c0000201" "c6336407"),
+	tap_ok(TAP_IS(n == 20) &&
+	       TAP_IS(bytes_are(p, n,
+		"45000054" "00000000" "40010000" "c0000201" "c6336407")),
 	       "packet: IPv4 ICMP, the IP header alone");
 	t = tuple(AF_INET, IPPROTO_TCP, NULL, 1, NULL, 2, 70000);
 	n = ns_expr_packet(&t, p);
-	tap_ok(n == 40 && p[2] == 0xff && p[3] == 0xff,
+	tap_ok(TAP_IS(n == 40) && TAP_IS(p[2] == 0xff) && TAP_IS(p[3] == 0xff),
 	       "packet: a 70000-byte GSO packet's total length saturates at 65535");
 	t = tuple(AF_INET6, IPPROTO_TCP, NULL, 1, NULL, 2, 0);
 	n = ns_expr_packet(&t, p);
-	tap_ok(n == 60 && p[4] == 0 && p[5] == 20,
+	tap_ok(TAP_IS(n == 60) && TAP_IS(p[4] == 0) && TAP_IS(p[5] == 20),
 	       "packet: no length known: the headers' own");
 }
 
@@ -132,24 +135,28 @@ static void verdicts(void)
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		ok = !ns_expr_compile(&e, rows[i].expr, err, sizeof(err));
 
-		tap_ok(ok && ns_expr_match(&e, rows[i].t) == rows[i].match,
+		tap_ok(TAP_IS(ok) &&
+		       TAP_IS(ns_expr_match(&e, rows[i].t) == rows[i].match),
 		       "expr: '%s' %s: %s", rows[i].expr,
 		       rows[i].match ? "matches" : "does not match", rows[i].row);
 	}
 	ns_expr_free(&e);
-	tap_ok(ns_expr_match(&e, &nonip) && !ns_expr_active(&e),
+	tap_ok(TAP_IS(ns_expr_match(&e, &nonip)) && TAP_IS(!ns_expr_active(&e)),
 	       "expr: none: everything, a block without a flow too");
-	tap_ok(!ns_expr_compile(&e, "  \t", err, sizeof(err)) && !ns_expr_active(&e),
+	tap_ok(TAP_IS(!ns_expr_compile(&e, "  \t", err, sizeof(err))) &&
+	       TAP_IS(!ns_expr_active(&e)),
 	       "expr: a blank expression is none, as tcpdump's");
 	ok = !ns_expr_compile(&e, "udp", err, sizeof(err));
-	tap_ok(ok && e.prog.bf_len > 0 && e.prog.bf_insns,
+	tap_ok(TAP_IS(ok) && TAP_IS(e.prog.bf_len > 0) &&
+	       TAP_IS(e.prog.bf_insns),
 	       "expr: the compiled classic BPF program is there to hand on (%u instructions)",
 	       e.prog.bf_len);
-	tap_ok(ns_expr_compile(&e, "tcp prot 80", err, sizeof(err)) &&
-	       strstr(err, "syntax error") && !ns_expr_active(&e),
+	tap_ok(TAP_IS(ns_expr_compile(&e, "tcp prot 80", err, sizeof(err))) &&
+	       TAP_IS(strstr(err, "syntax error")) &&
+	       TAP_IS(!ns_expr_active(&e)),
 	       "expr: a syntax error is libpcap's message: '%s'", err);
-	tap_ok(ns_expr_compile(&e, "ether host 1:2:3:4:5:6", err, sizeof(err)) &&
-	       !ns_expr_active(&e),
+	tap_ok(TAP_IS(ns_expr_compile(&e, "ether host 1:2:3:4:5:6", err, sizeof(err))) &&
+	       TAP_IS(!ns_expr_active(&e)),
 	       "expr: link-layer words refused on raw IP: '%s'", err);
 	ns_expr_free(&e);
 }
@@ -201,7 +208,7 @@ static void flow_only_rows(void)
 		bool ok = !ns_expr_compile(&e, flow_rows[i].expr, err, sizeof(err));
 		bool want = flow_rows[i].kind == FLOW_ONLY;
 
-		tap_ok(ok && ns_expr_flow_only(&e.prog) == want,
+		tap_ok(TAP_IS(ok) && TAP_IS(ns_expr_flow_only(&e.prog) == want),
 		       "flow-only: '%s' %s", flow_rows[i].expr,
 		       want ? "proved: the flow alone decides" :
 		       "not proved: it reads a length or the sequence");
@@ -348,11 +355,12 @@ static void flow_only_property(void)
 			printf("# '%s': %u flows taken, %u refused, %u changed with the length\n",
 			       expr, verdicts[1], verdicts[0], changed);
 		if (kind == FLOW_ONLY)
-			tap_ok(ok && !changed && verdicts[0] && verdicts[1],
+			tap_ok(TAP_IS(ok) && TAP_IS(!changed) &&
+			       TAP_IS(verdicts[0]) && TAP_IS(verdicts[1]),
 			       "flow-only property: '%s': no flow of %d changes verdict over %d lengths and sequences; both verdicts seen",
 			       expr, flows, lengths);
 		else if (kind == LENGTH_DECIDES)
-			tap_ok(ok && changed,
+			tap_ok(TAP_IS(ok) && TAP_IS(changed),
 			       "flow-only property: '%s': %u of %d flows change verdict with the length",
 			       expr, changed, flows);
 	}
@@ -364,7 +372,7 @@ static void joining(void)
 	char *argv[] = { "nsdump", "-r", "f", "tcp", "port", "80" };
 	char *text = ns_expr_join(6, argv, 3);
 
-	tap_ok(text && !strcmp(text, "tcp port 80"),
+	tap_ok(TAP_IS(text) && TAP_IS(!strcmp(text, "tcp port 80")),
 	       "expr: the words after the options joined by spaces");
 	free(text);
 }
@@ -381,8 +389,8 @@ static void flow_text(void)
 	t = tuple(AF_INET, IPPROTO_ICMP, "192.0.2.1", 0, "198.51.100.7", 0, 0);
 	ns_tuple_text(&t, s, sizeof(s));
 	tap_ok(!strcmp(s, "192.0.2.1 > 198.51.100.7"), "tuple: no ports for ICMP: '%s'", s);
-	tap_ok(!strcmp(ns_proto_name(132, s, sizeof(s)), "proto 132") &&
-	       !strcmp(ns_proto_name(IPPROTO_ICMPV6, s, sizeof(s)), "icmp6"),
+	tap_ok(TAP_IS(!strcmp(ns_proto_name(132, s, sizeof(s)), "proto 132")) &&
+	       TAP_IS(!strcmp(ns_proto_name(IPPROTO_ICMPV6, s, sizeof(s)), "icmp6")),
 	       "tuple: protocol names, a number for the others");
 }
 

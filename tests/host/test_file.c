@@ -133,9 +133,11 @@ static void round_trip(void)
 			mismatches++;
 		pos += taken;
 	}
-	tap_ok(st == NSF_END && !mismatches && pos == slen && n == 25 + 3,
+	tap_ok(TAP_IS(st == NSF_END) && TAP_IS(!mismatches) &&
+	       TAP_IS(pos == slen) && TAP_IS(n == 25 + 3),
 	       "file: writer -> reader gives back the 28 items byte for byte (blocks as decoded)");
-	tap_ok(r.blocks == 25 && r.lost == 3 * GEN_LOST && r.trailer_blocks == 25,
+	tap_ok(TAP_IS(r.blocks == 25) && TAP_IS(r.lost == 3 * GEN_LOST) &&
+	       TAP_IS(r.trailer_blocks == 25),
 	       "file: 25 blocks, 15 lost, trailer agrees");
 	nsf_reader_close(&r);
 	close(fd);
@@ -146,13 +148,15 @@ static void round_trip(void)
 	file = make_file(&g, &flen);
 	struct outcome o = read_all(file, flen);
 
-	tap_ok(o.status == NSF_END && !o.blocks, "file: empty capture reads as complete");
+	tap_ok(TAP_IS(o.status == NSF_END) && TAP_IS(!o.blocks),
+	       "file: empty capture reads as complete");
 	free(file);
 
 	g = (struct gen_opts){ .n = 2000 };	/* several DATA records */
 	file = make_file(&g, &flen);
 	o = read_all(file, flen);
-	tap_ok(o.status == NSF_END && o.blocks == 2000 && flen > 2 * NSF_DATA_TARGET,
+	tap_ok(TAP_IS(o.status == NSF_END) && TAP_IS(o.blocks == 2000) &&
+	       TAP_IS(flen > 2 * NSF_DATA_TARGET),
 	       "file: 2000 blocks over several DATA records");
 	free(file);
 }
@@ -189,11 +193,12 @@ static void truncation(void)
 
 	struct outcome o = read_all(p, at[nb - 2]);	/* trailer cut off */
 
-	tap_ok(o.status == NSF_TRUNC && o.blocks == 3,
+	tap_ok(TAP_IS(o.status == NSF_TRUNC) && TAP_IS(o.blocks == 3),
 	       "truncation: without the trailer, 3 blocks then TRUNC");
 	o = read_all(p, at[3] + 20);
-	tap_ok(o.status == NSF_ERR &&
-	       strstr(o.err, "cut at offset") != NULL, "truncation: '%s'", o.err);
+	tap_ok(TAP_IS(o.status == NSF_ERR) &&
+	       TAP_IS(strstr(o.err, "cut at offset") != NULL),
+	       "truncation: '%s'", o.err);
 	free(p);
 }
 
@@ -260,8 +265,8 @@ static void cut_data(void)
 	nitems = item_ends(stream, slen, p, len, end, block, 1024);
 	nb = boundaries(p, len, at, 8);
 	data = at[3];		/* INFO, FIELDS, XFIELDS, then DATA */
-	if (!tap_ok(nb == 7 && nitems == g.n + g.n / 7 &&
-		    end[nitems - 1] == at[5] && end[whole] < at[4],
+	if (!tap_ok(TAP_IS(nb == 7) && TAP_IS(nitems == g.n + g.n / 7) &&
+	       TAP_IS(end[nitems - 1] == at[5]) && TAP_IS(end[whole] < at[4]),
 		    "cut DATA: %zu items in two DATA records", nitems))
 		goto out;
 	for (cut = data + sizeof(struct nsf_rec_hdr); cut < at[5]; cut += 13) {
@@ -293,7 +298,8 @@ static void cut_data(void)
 	snprintf(want, sizeof(want), "truncated: DATA record at offset %zu (%zu bytes) cut at offset %zu: its %zu whole items before the cut read (%llu blocks), unchecked by its CRC; %llu blocks in all",
 		 data, at[4] - data, cut, whole, (unsigned long long)blocks,
 		 (unsigned long long)blocks);
-	tap_ok(o.status == NSF_ERR && o.blocks == blocks && !strcmp(o.err, want),
+	tap_ok(TAP_IS(o.status == NSF_ERR) && TAP_IS(o.blocks == blocks) &&
+	       TAP_IS(!strcmp(o.err, want)),
 	       "cut DATA: %llu blocks, then '%s'", (unsigned long long)o.blocks,
 	       o.err);
 
@@ -304,7 +310,8 @@ static void cut_data(void)
 	o = read_all(p, at[4] + 5);
 	snprintf(want, sizeof(want), "truncated: the file ends at offset %zu, in the middle of a record header at offset %zu: %llu blocks read",
 		 at[4] + 5, at[4], (unsigned long long)blocks);
-	tap_ok(o.status == NSF_ERR && o.blocks == blocks && !strcmp(o.err, want),
+	tap_ok(TAP_IS(o.status == NSF_ERR) && TAP_IS(o.blocks == blocks) &&
+	       TAP_IS(!strcmp(o.err, want)),
 	       "cut DATA: '%s'", o.err);
 out:
 	free(stream);
@@ -335,23 +342,27 @@ static void corrupt(void)
 		memcpy(p, good, len);
 		memcpy(p + 16 + 4, &lens[i].len, 4);
 		o = read_all(p, len);
-		tap_ok(o.status == NSF_ERR && !strncmp(o.err, lens[i].want,
-						       strlen(lens[i].want)),
+		tap_ok(TAP_IS(o.status == NSF_ERR) &&
+		       TAP_IS(!strncmp(o.err, lens[i].want,
+						       strlen(lens[i].want))),
 		       "corrupt: INFO length %u: '%s'", lens[i].len, o.err);
 	}
 
 	memcpy(p, good, len);
 	p[at[3] + 40] ^= 0x10;	/* inside the first DATA record */
 	o = read_all(p, len);
-	tap_ok(o.status == NSF_ERR && strstr(o.err, "CRC mismatch in record at offset") &&
-	       o.blocks == 0, "corrupt: flipped bit in DATA: '%s'", o.err);
+	tap_ok(TAP_IS(o.status == NSF_ERR) &&
+	       TAP_IS(strstr(o.err, "CRC mismatch in record at offset")) &&
+	       TAP_IS(o.blocks == 0),
+	       "corrupt: flipped bit in DATA: '%s'", o.err);
 
 	memcpy(p, good, len);
 	p[at[3] + 16 + 2] = 0x08;	/* first item's size: 8 */
 	p[at[3] + 16 + 3] = 0;
 	recrc(p, at[3]);
 	o = read_all(p, len);
-	tap_ok(o.status == NSF_ERR && strstr(o.err, "block size 8 is below"),
+	tap_ok(TAP_IS(o.status == NSF_ERR) &&
+	       TAP_IS(strstr(o.err, "block size 8 is below")),
 	       "corrupt: bad item inside a good record: '%s'", o.err);
 
 	uint32_t v = 0x04030201;
@@ -359,13 +370,15 @@ static void corrupt(void)
 	memcpy(p, good, len);
 	memcpy(p + 12, &v, 4);
 	o = read_all(p, len);
-	tap_ok(!o.opened && !strcmp(o.err, "written on a machine of the other byte order: unsupported"),
+	tap_ok(TAP_IS(!o.opened) &&
+	       TAP_IS(!strcmp(o.err, "written on a machine of the other byte order: unsupported")),
 	       "corrupt: byte-swapped header: '%s'", o.err);
 
 	memcpy(p, good, len);
 	p[0] = 'X';
 	o = read_all(p, len);
-	tap_ok(!o.opened && !strcmp(o.err, "not a NetSlice trace file"),
+	tap_ok(TAP_IS(!o.opened) &&
+	       TAP_IS(!strcmp(o.err, "not a NetSlice trace file")),
 	       "corrupt: bad magic");
 
 	v = NSF_VERSION + 1;
@@ -374,12 +387,13 @@ static void corrupt(void)
 	o = read_all(p, len);
 	snprintf(want, sizeof(want), "file format version %u, this nsdump reads 1 to %u",
 		 NSF_VERSION + 1, NSF_VERSION);
-	tap_ok(!o.opened && !strcmp(o.err, want),
+	tap_ok(TAP_IS(!o.opened) && TAP_IS(!strcmp(o.err, want)),
 	       "corrupt: newer format version: '%s'", o.err);
 	v = 3;	/* blocks without devices, as format 3 wrote them */
 	memcpy(p + 8, &v, 4);
 	o = read_all(p, len);
-	tap_ok(o.opened && o.status == NSF_END && o.blocks == 3,
+	tap_ok(TAP_IS(o.opened) && TAP_IS(o.status == NSF_END) &&
+	       TAP_IS(o.blocks == 3),
 	       "file: format 3 still reads (%llu blocks)",
 	       (unsigned long long)o.blocks);
 
@@ -391,14 +405,15 @@ static void corrupt(void)
 	memcpy(p + tr + 16 + 24, &four, 8);
 	recrc(p, tr);
 	o = read_all(p, len);
-	tap_ok(o.status == NSF_ERR &&
-	       !strcmp(o.err, "trailer says 4 blocks (5 lost), file holds 3 (5 lost)"),
+	tap_ok(TAP_IS(o.status == NSF_ERR) &&
+	       TAP_IS(!strcmp(o.err, "trailer says 4 blocks (5 lost), file holds 3 (5 lost)")),
 	       "corrupt: trailer count mismatch: '%s'", o.err);
 
 	memcpy(p, good, len);
 	memset(p + len, 0, 8);
 	o = read_all(p, len + 8);
-	tap_ok(o.status == NSF_ERR && strstr(o.err, "data after the trailer"),
+	tap_ok(TAP_IS(o.status == NSF_ERR) &&
+	       TAP_IS(strstr(o.err, "data after the trailer")),
 	       "corrupt: bytes after the trailer: '%s'", o.err);
 
 	/* an unknown record kind (and a reserved EVENTS one) is skipped */
@@ -416,7 +431,8 @@ static void corrupt(void)
 	nsf_reader_open(&r, fd, "t");
 	while (nsf_read_item(&r, &it) == NSF_OK)
 		;
-	tap_ok(r.done && r.blocks == 3 && r.skipped_records == 1,
+	tap_ok(TAP_IS(r.done) && TAP_IS(r.blocks == 3) &&
+	       TAP_IS(r.skipped_records == 1),
 	       "corrupt: unknown record kind skipped by length");
 	nsf_reader_close(&r);
 	close(fd);
@@ -493,7 +509,8 @@ static void bad_sizes(void)
 		snprintf(want, sizeof(want), "%s record at offset %zu: %s",
 			 rows[i].rec == 1 ? "FIELDS" : "XFIELDS", at[rows[i].rec],
 			 rows[i].why);
-		tap_ok(!o.opened && !strcmp(o.err, want), "layout: %s refused: '%s'",
+		tap_ok(TAP_IS(!o.opened) && TAP_IS(!strcmp(o.err, want)),
+		       "layout: %s refused: '%s'",
 		       rows[i].row, o.err);
 	}
 	free(p);
@@ -555,7 +572,8 @@ static void header_records(void)
 		}
 		o = read_all(p, off);
 		if (rows[i].why == GOOD) {
-			tap_ok(o.status == NSF_END && o.blocks == 3,
+			tap_ok(TAP_IS(o.status == NSF_END) &&
+			       TAP_IS(o.blocks == 3),
 			       "header records: %s: read whole (%s)", rows[i].row,
 			       o.err);
 			continue;
@@ -567,7 +585,8 @@ static void header_records(void)
 		else
 			snprintf(want, sizeof(want), "%s record at offset %zu after the first DATA record",
 				 kind, bad_off);
-		tap_ok(o.status == NSF_ERR && !strcmp(o.err, want),
+		tap_ok(TAP_IS(o.status == NSF_ERR) &&
+		       TAP_IS(!strcmp(o.err, want)),
 		       "header records: %s: '%s'", rows[i].row, o.err);
 	}
 out:
@@ -648,21 +667,29 @@ static void old_layout(void)
 	if (ok) {
 		const struct nsl_block *b = &it[1].block;
 
-		tap_ok(it[0].type == NS_ITEM_LOSS && it[0].loss.lost == 9 &&
-		       it[0].loss.first_seq == 76 && it[0].loss.tsc == 0,
+		tap_ok(TAP_IS(it[0].type == NS_ITEM_LOSS) &&
+		       TAP_IS(it[0].loss.lost == 9) &&
+		       TAP_IS(it[0].loss.first_seq == 76) &&
+		       TAP_IS(it[0].loss.tsc == 0),
 		       "layout: loss item translated");
-		tap_ok(it[1].type == NS_ITEM_BLOCK && b->hdr.cpu == 1 &&
-		       b->seq == 77 && b->tsc0 == 5000 && b->len == 1500 &&
-		       b->nrec == 2 && b->dir == NSL_DIR_RX && b->gso_segs == 3 &&
-		       b->conn == 0 && b->tcp_seq == 0,
+		tap_ok(TAP_IS(it[1].type == NS_ITEM_BLOCK) &&
+		       TAP_IS(b->hdr.cpu == 1) && TAP_IS(b->seq == 77) &&
+		       TAP_IS(b->tsc0 == 5000) && TAP_IS(b->len == 1500) &&
+		       TAP_IS(b->nrec == 2) && TAP_IS(b->dir == NSL_DIR_RX) &&
+		       TAP_IS(b->gso_segs == 3) && TAP_IS(b->conn == 0) &&
+		       TAP_IS(b->tcp_seq == 0),
 		       "layout: block fields found by name, missing ones zero");
-		tap_ok(b->rec[0].region == NSL_R_RX_NIC && b->rec[0].ticks == 2000 &&
-		       b->rec[1].region == NSL_R_RX_IP && b->rec[1].ticks == 700 &&
-		       b->rec[1].start == 2100 && b->rec[1].flags == NSL_RF_MIGRATED &&
-		       b->rec[1].count[0] == 0,
+		tap_ok(TAP_IS(b->rec[0].region == NSL_R_RX_NIC) &&
+		       TAP_IS(b->rec[0].ticks == 2000) &&
+		       TAP_IS(b->rec[1].region == NSL_R_RX_IP) &&
+		       TAP_IS(b->rec[1].ticks == 700) &&
+		       TAP_IS(b->rec[1].start == 2100) &&
+		       TAP_IS(b->rec[1].flags == NSL_RF_MIGRATED) &&
+		       TAP_IS(b->rec[1].count[0] == 0),
 		       "layout: records translated with the file's stride");
-		tap_ok(nsf_read_item(&r, &it[0]) == NSF_END && r.blocks == 1 &&
-		       r.lost == 9, "layout: trailer agrees");
+		tap_ok(TAP_IS(nsf_read_item(&r, &it[0]) == NSF_END) &&
+		       TAP_IS(r.blocks == 1) && TAP_IS(r.lost == 9),
+		       "layout: trailer agrees");
 	}
 	nsf_reader_close(&r);
 	close(fd);
@@ -687,9 +714,10 @@ static void magnet_file(void)
 	file = fd_bytes(fd, &flen);
 	close(fd);
 	fd = mem_fd(file, flen);
-	tap_ok(!nsf_reader_open(&r, fd, "mag") && r.layout.native &&
-	       r.layout.event_size == sizeof(struct nsl_event_rec) &&
-	       r.layout.sysinfo_size == sizeof(struct nsl_sysinfo),
+	tap_ok(TAP_IS(!nsf_reader_open(&r, fd, "mag")) &&
+	       TAP_IS(r.layout.native) &&
+	       TAP_IS(r.layout.event_size == sizeof(struct nsl_event_rec)) &&
+	       TAP_IS(r.layout.sysinfo_size == sizeof(struct nsl_sysinfo)),
 	       "file: XFIELDS describe event and sysinfo (%s)", r.err);
 	while ((st = nsf_read_item(&r, &it)) == NSF_OK) {
 		size_t taken;
@@ -703,9 +731,11 @@ static void magnet_file(void)
 		pos += taken;
 	}
 	/* 3 writes x 25 events + 2 bursts x 10, 24 + 6 blocks */
-	tap_ok(st == NSF_END && !mismatches && pos == slen && ev == 95 &&
-	       si == 1 && r.blocks == 30 && r.event_recs == 95 &&
-	       r.trailer_event_recs == 95 && r.lost == GEN_LOST && n == 127,
+	tap_ok(TAP_IS(st == NSF_END) && TAP_IS(!mismatches) &&
+	       TAP_IS(pos == slen) && TAP_IS(ev == 95) && TAP_IS(si == 1) &&
+	       TAP_IS(r.blocks == 30) && TAP_IS(r.event_recs == 95) &&
+	       TAP_IS(r.trailer_event_recs == 95) &&
+	       TAP_IS(r.lost == GEN_LOST) && TAP_IS(n == 127),
 	       "file: 95 events, a SYSINFO, 30 blocks and a loss item round-trip byte for byte");
 	nsf_reader_close(&r);
 	close(fd);
@@ -719,9 +749,10 @@ static void magnet_file(void)
 	ns_layout_native_part(true, &next);
 	memcpy(&h1, file + at[1], sizeof(h1));
 	memcpy(&h2, file + at[2], sizeof(h2));
-	tap_ok(nb > 4 && h1.kind == NSF_FIELDS && h1.len == 16 + 32 * nbase &&
-	       nbase == 45 && h2.kind == NSF_XFIELDS &&
-	       h2.len == 16 + 32 * next,
+	tap_ok(TAP_IS(nb > 4) && TAP_IS(h1.kind == NSF_FIELDS) &&
+	       TAP_IS(h1.len == 16 + 32 * nbase) && TAP_IS(nbase == 45) &&
+	       TAP_IS(h2.kind == NSF_XFIELDS) &&
+	       TAP_IS(h2.len == 16 + 32 * next),
 	       "file: FIELDS as ABI 2 has them (45 entries), events described in XFIELDS");
 
 	/* the trailer's event count is checked */
@@ -736,8 +767,9 @@ static void magnet_file(void)
 		memcpy(p + at[nb - 2] + 16 + 4 * 32 + 24, &bad, 8);
 		recrc(p, at[nb - 2]);
 		o = read_all(p, flen);
-		tap_ok(t.kind == NSF_TRAILER && o.status == NSF_ERR &&
-		       !strcmp(o.err, "trailer says 94 event records, file holds 95"),
+		tap_ok(TAP_IS(t.kind == NSF_TRAILER) &&
+		       TAP_IS(o.status == NSF_ERR) &&
+		       TAP_IS(!strcmp(o.err, "trailer says 94 event records, file holds 95")),
 		       "file: trailer event count checked: '%s'", o.err);
 		free(p);
 	}
@@ -771,8 +803,9 @@ static void other_event_layout(void)
 	memcpy(l.f, base, nbase * sizeof(*base));
 	memcpy(l.f + nbase, ext, sizeof(ext));
 	l.n = nbase + sizeof(ext) / sizeof(ext[0]);
-	tap_ok(!ns_layout_check(&l, why, sizeof(why)) && !l.native &&
-	       l.event_size == 48 && l.sysinfo_size == 0,
+	tap_ok(TAP_IS(!ns_layout_check(&l, why, sizeof(why))) &&
+	       TAP_IS(!l.native) && TAP_IS(l.event_size == 48) &&
+	       TAP_IS(l.sysinfo_size == 0),
 	       "layout: other event layout accepted, unknown item kind ignored (%s)", why);
 	memcpy(in, &h, 8);
 	memcpy(in + 8, &conn, 8);
@@ -784,13 +817,16 @@ static void other_event_layout(void)
 	memcpy(in + 40, &sport, 2);
 	n = ns_layout_translate(&l, in, 48, out, sizeof(out), why, sizeof(why));
 	memcpy(&e, out, sizeof(e));
-	tap_ok(n == sizeof(e) && e.hdr.size == sizeof(e) && e.hdr.cpu == 3 &&
-	       e.conn == 0x2b && e.tsc == tsc && e.type == NSL_EV_TCP_RECV &&
-	       e.bytes == 1448 && e.flags == flags && e.tcp.snd_cwnd == 17 &&
-	       e.tcp.sport == 43211 && e.seq == 0 && e.tcp.mss == 0,
+	tap_ok(TAP_IS(n == sizeof(e)) && TAP_IS(e.hdr.size == sizeof(e)) &&
+	       TAP_IS(e.hdr.cpu == 3) && TAP_IS(e.conn == 0x2b) &&
+	       TAP_IS(e.tsc == tsc) && TAP_IS(e.type == NSL_EV_TCP_RECV) &&
+	       TAP_IS(e.bytes == 1448) && TAP_IS(e.flags == flags) &&
+	       TAP_IS(e.tcp.snd_cwnd == 17) && TAP_IS(e.tcp.sport == 43211) &&
+	       TAP_IS(e.seq == 0) && TAP_IS(e.tcp.mss == 0),
 	       "layout: event fields found by name (nested ones too), missing ones zero");
 	n = ns_layout_translate(&l, in, 40, out, sizeof(out), why, sizeof(why));
-	tap_ok(!n && !strcmp(why, "event record of 40 bytes, expected 48"),
+	tap_ok(TAP_IS(!n) &&
+	       TAP_IS(!strcmp(why, "event record of 40 bytes, expected 48")),
 	       "layout: '%s'", why);
 }
 
@@ -866,21 +902,24 @@ static void full_disk(void)
 	      (left - sizeof(struct nsf_rec_hdr)) / bsize : 0;
 	TAP_EQ(counts[1], (150000 - at[3]) / rec * per + fit,
 	       "full disk: the file keeps every block there was room for");
-	tap_ok(counts[0] == EFBIG && counts[1] > 0 && counts[1] < g.n &&
-	       file_block_size(&g, g.n - 1) == bsize,
+	tap_ok(TAP_IS(counts[0] == EFBIG) && TAP_IS(counts[1] > 0) &&
+	       TAP_IS(counts[1] < g.n) &&
+	       TAP_IS(file_block_size(&g, g.n - 1) == bsize),
 	       "full disk: write fails after %llu blocks", (unsigned long long)counts[1]);
 	tap_ok(len == counts[2], "full disk: file cut back to its %llu committed bytes",
 	       (unsigned long long)counts[2]);
-	tap_ok(o.status == NSF_TRUNC && o.blocks == counts[1],
+	tap_ok(TAP_IS(o.status == NSF_TRUNC) && TAP_IS(o.blocks == counts[1]),
 	       "full disk: file reads as truncated with exactly the blocks reported");
 	free(p);
 	close(fd);
 	unlink(path);
 
 	fd = open("/dev/full", O_WRONLY);
-	tap_ok(fd >= 0 && nsf_writer_open(&w, fd, "/dev/full", &info) &&
-	       w.err == ENOSPC && w.blocks == 0 && nsf_writer_close(&w) &&
-	       w.err == ENOSPC, "full disk: /dev/full gives ENOSPC, 0 blocks");
+	tap_ok(TAP_IS(fd >= 0) &&
+	       TAP_IS(nsf_writer_open(&w, fd, "/dev/full", &info)) &&
+	       TAP_IS(w.err == ENOSPC) && TAP_IS(w.blocks == 0) &&
+	       TAP_IS(nsf_writer_close(&w)) && TAP_IS(w.err == ENOSPC),
+	       "full disk: /dev/full gives ENOSPC, 0 blocks");
 }
 
 /*
@@ -958,9 +997,11 @@ static void sampling(void)
 	if (!nsf_reader_open(&r, fd, "s"))
 		while ((st = nsf_read_item(&r, &it)) == NSF_OK)
 			;
-	tap_ok(st == NSF_END && r.blocks == 10 && r.sample.rate == 4 &&
-	       r.sample.flags == NSL_SAMPLE_FLOWS && r.sample.taken == 512 &&
-	       r.sample.skipped == 1530,
+	tap_ok(TAP_IS(st == NSF_END) && TAP_IS(r.blocks == 10) &&
+	       TAP_IS(r.sample.rate == 4) &&
+	       TAP_IS(r.sample.flags == NSL_SAMPLE_FLOWS) &&
+	       TAP_IS(r.sample.taken == 512) &&
+	       TAP_IS(r.sample.skipped == 1530),
 	       "file: sampling round-trips: rate 4, flows, 512 taken and 1530 passed over as at the close (%s)",
 	       r.err);
 	nsf_reader_close(&r);
@@ -968,7 +1009,8 @@ static void sampling(void)
 	tap_ok(len == plain_len + 4 * sizeof(struct nsf_value),
 	       "file: sampling adds four named values, nothing else (%zu bytes, %zu without)",
 	       len, plain_len);
-	tap_ok(every_len == plain_len && !memcmp(each, plain, plain_len),
+	tap_ok(TAP_IS(every_len == plain_len) &&
+	       TAP_IS(!memcmp(each, plain, plain_len)),
 	       "file: 1 in 1 (no sampling) writes the file of nsdump before sampling, byte for byte");
 
 	/* what a reader that knows none of the names makes of them */
@@ -985,8 +1027,9 @@ static void sampling(void)
 	if (!nsf_reader_open(&r, fd, "s"))
 		while ((st = nsf_read_item(&r, &it)) == NSF_OK)
 			;
-	tap_ok(renamed && st == NSF_END && r.blocks == 10 && !r.sample.rate &&
-	       !r.sample.taken && !r.sample.skipped,
+	tap_ok(TAP_IS(renamed) && TAP_IS(st == NSF_END) &&
+	       TAP_IS(r.blocks == 10) && TAP_IS(!r.sample.rate) &&
+	       TAP_IS(!r.sample.taken) && TAP_IS(!r.sample.skipped),
 	       "file: values of names a reader does not know are skipped, the file reads whole (%s)",
 	       r.err);
 	nsf_reader_close(&r);

@@ -116,7 +116,8 @@ static void fuzz_file(void)
 	       truncs, errs);
 	TAP_EQ(too_many, 0, "fuzz: %d mutated files, none reports more than 20 blocks",
 	       ITERATIONS);
-	tap_ok(errs > ITERATIONS / 2 && ends + truncs + errs == ITERATIONS,
+	tap_ok(TAP_IS(errs > ITERATIONS / 2) &&
+	       TAP_IS(ends + truncs + errs == ITERATIONS),
 	       "fuzz: most mutations are caught as errors");
 	free(p);
 	free(good);
@@ -284,8 +285,10 @@ static void fuzz_records(void)
 	TAP_EQ(too_many, 0, "fuzz: %d files mutated inside records: no more blocks than bytes allow, complete ones 20 at most",
 	       ITERATIONS);
 	TAP_EQ(crc, 0, "fuzz: inside records, no mutation stops at a CRC");
-	tap_ok(by_parser[1] && by_parser[2] && by_parser[3] && by_parser[4] &&
-	       by_parser[5], "fuzz: FIELDS, XFIELDS, EVENTS, CALIB and item parsers each refuse some");
+	tap_ok(TAP_IS(by_parser[1]) && TAP_IS(by_parser[2]) &&
+	       TAP_IS(by_parser[3]) && TAP_IS(by_parser[4]) &&
+	       TAP_IS(by_parser[5]),
+	       "fuzz: FIELDS, XFIELDS, EVENTS, CALIB and item parsers each refuse some");
 	fclose(null);
 	free(p);
 	free(good[0]);

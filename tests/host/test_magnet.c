@@ -39,7 +39,8 @@ static void clock_conversion(void)
 	memcpy(&si, buf, sizeof(si));
 	ns_clock_from_sysinfo(&c, &si);
 	ns_clock_format(&c, GEN_EV_T0, s, sizeof(s));
-	tap_ok(!strcmp(s, "2026-11-21 23:41:07.123456789") && c.sysinfo,
+	tap_ok(TAP_IS(!strcmp(s, "2026-11-21 23:41:07.123456789")) &&
+	       TAP_IS(c.sysinfo),
 	       "clock: SYSINFO replaces INFO: '%s'", s);
 	TAP_EQ(ns_clock_ns(&c, GEN_EV_T0), GEN_WALL0 + 123456789,
 	       "clock: 370370367 ticks at 3 GHz are 123456789 ns");
@@ -53,8 +54,8 @@ static void clock_conversion(void)
 	TAP_EQ(ns_clock_ns(&c, 5000000000ull + (1ull << 50) + 7) -
 	       ns_clock_ns(&c, 5000000000ull), (1ull << 50) + 7,
 	       "clock: 2^50 ticks from the reference, to the nanosecond");
-	tap_ok(ns_clock_ns(&c, 5000000000ull + (1ull << 62)) > 0 &&
-	       ns_clock_ns(&c, 5000000000ull - (1ull << 62)) < 0,
+	tap_ok(TAP_IS(ns_clock_ns(&c, 5000000000ull + (1ull << 62)) > 0) &&
+	       TAP_IS(ns_clock_ns(&c, 5000000000ull - (1ull << 62)) < 0),
 	       "clock: absurd distances clamp, no overflow");
 
 	info.ref_realtime_ns = 0;
@@ -187,8 +188,8 @@ static void event_lines(void)
 
 		fed_init(&x);
 		feed(&x, buf, len, &ns_json_printer, false);
-		tap_ok(strstr(x.text, "\"flags\":[\"ADDR\",\"ADDR6\"],\"sport\":43210,\"dport\":5201,\"saddr\":\"2001:db8::1\",\"daddr\":\"2001:db8::2\"}") &&
-		       strstr(x.text, "\"laddr\":\"2001:db8::1\",\"raddr\":\"2001:db8::2\""),
+		tap_ok(TAP_IS(strstr(x.text, "\"flags\":[\"ADDR\",\"ADDR6\"],\"sport\":43210,\"dport\":5201,\"saddr\":\"2001:db8::1\",\"daddr\":\"2001:db8::2\"}")) &&
+		       TAP_IS(strstr(x.text, "\"laddr\":\"2001:db8::1\",\"raddr\":\"2001:db8::2\"")),
 		       "magnet: IPv6 addresses in the event's and the connection's JSON");
 		if (tap_failed)
 			printf("# %s", x.text);
@@ -231,18 +232,19 @@ static void table_three(void)
 		printf("%s", after(x.text, "# application vs wire"));
 	TAP_EQ(x.t.p.acc.blocks, 92, "magnet: 80 + 12 blocks in the latency table");
 	TAP_EQ(x.t.p.conns.events, 290, "magnet: 250 + 40 event records counted");
-	tap_ok(ns_magnet_layer(&x.t.p.conns.conn[0].layer[NSL_EV_TCP_SEND],
-			       GEN_TSC_KHZ, &s) && s.gaps == 79 &&
-	       s.bytes_mean == 1280 && s.bytes_min == 104,
+	tap_ok(TAP_IS(ns_magnet_layer(&x.t.p.conns.conn[0].layer[NSL_EV_TCP_SEND],
+			       GEN_TSC_KHZ, &s)) &&
+	       TAP_IS(s.gaps == 79) && TAP_IS(s.bytes_mean == 1280) &&
+	       TAP_IS(s.bytes_min == 104),
 	       "magnet: TCP_SEND summary: 79 gaps, mean 1280 bytes");
 	fed_free(&x);
 
 	m.tso = true;
 	m.reads = 0;
 	feed_magnet(&x, &m, &ns_plain_printer);
-	tap_ok(strstr(x.text, "  MAGNET_TCP_SEND         10    10240.0    10240    10240    20000.000    0.000     10\n") &&
-	       strstr(x.text, "  MAGNET_DEV_SEND         10    10292.0    10292    10292    20000.000    0.000     10\n") &&
-	       strstr(x.text, "# TSO: 30 events were TSO/GSO super-segments"),
+	tap_ok(TAP_IS(strstr(x.text, "  MAGNET_TCP_SEND         10    10240.0    10240    10240    20000.000    0.000     10\n")) &&
+	       TAP_IS(strstr(x.text, "  MAGNET_DEV_SEND         10    10292.0    10292    10292    20000.000    0.000     10\n")) &&
+	       TAP_IS(strstr(x.text, "# TSO: 30 events were TSO/GSO super-segments")),
 	       "magnet: TSO: one super-segment per write, counted, noted");
 	fed_free(&x);
 
@@ -250,8 +252,8 @@ static void table_three(void)
 	m.tso = false;
 	m.reads = 4;
 	feed_magnet(&x, &m, &ns_json_printer);
-	tap_ok(strstr(x.text, "{\"type\":\"conn\",\"conn\":42,\"lport\":43210,\"rport\":5201,\"laddr\":\"192.0.2.1\",\"raddr\":\"192.0.2.2\",\"layers\":[{\"event\":\"MAGNET_SOCK_SEND\",\"n\":10,\"bytes_mean\":10240.0,\"bytes_min\":10240,\"bytes_max\":10240,\"tso\":0,\"spacing_n\":9,\"spacing_mean_us\":20000.000,\"spacing_cv\":0.0000},{\"event\":\"MAGNET_TCP_SEND\",\"n\":80,\"bytes_mean\":1280.0,\"bytes_min\":104,\"bytes_max\":1448,\"tso\":0,\"spacing_n\":79,\"spacing_mean_us\":2279.544,\"spacing_cv\":2.7742}") &&
-	       strstr(x.text, "{\"event\":\"MAGNET_SOCK_RECV\",\"n\":4,\"bytes_mean\":4344.0,\"bytes_min\":4344,\"bytes_max\":4344,\"tso\":0,\"spacing_n\":3,\"spacing_mean_us\":5000.000,\"spacing_cv\":0.0000}]}\n"),
+	tap_ok(TAP_IS(strstr(x.text, "{\"type\":\"conn\",\"conn\":42,\"lport\":43210,\"rport\":5201,\"laddr\":\"192.0.2.1\",\"raddr\":\"192.0.2.2\",\"layers\":[{\"event\":\"MAGNET_SOCK_SEND\",\"n\":10,\"bytes_mean\":10240.0,\"bytes_min\":10240,\"bytes_max\":10240,\"tso\":0,\"spacing_n\":9,\"spacing_mean_us\":20000.000,\"spacing_cv\":0.0000},{\"event\":\"MAGNET_TCP_SEND\",\"n\":80,\"bytes_mean\":1280.0,\"bytes_min\":104,\"bytes_max\":1448,\"tso\":0,\"spacing_n\":79,\"spacing_mean_us\":2279.544,\"spacing_cv\":2.7742}")) &&
+	       TAP_IS(strstr(x.text, "{\"event\":\"MAGNET_SOCK_RECV\",\"n\":4,\"bytes_mean\":4344.0,\"bytes_min\":4344,\"bytes_max\":4344,\"tso\":0,\"spacing_n\":3,\"spacing_mean_us\":5000.000,\"spacing_cv\":0.0000}]}\n")),
 	       "magnet: --json Table III, conn objects");
 	fed_free(&x);
 }
@@ -273,10 +275,12 @@ static void spacing_sorted(void)
 		memcpy(&e, buf, sizeof(e));
 		ns_magnet_account(&mag, &e);
 	}
-	tap_ok(ns_magnet_layer(&mag.conn[0].layer[NSL_EV_IP_RECV], GEN_TSC_KHZ,
-			       &s) && s.n == 5 && s.gaps == 4 &&
-	       s.gap_mean_us == 3000 && s.gap_cv == 0 && s.bytes_mean == 300 &&
-	       s.bytes_min == 100 && s.bytes_max == 500,
+	tap_ok(TAP_IS(ns_magnet_layer(&mag.conn[0].layer[NSL_EV_IP_RECV], GEN_TSC_KHZ,
+			       &s)) &&
+	       TAP_IS(s.n == 5) && TAP_IS(s.gaps == 4) &&
+	       TAP_IS(s.gap_mean_us == 3000) && TAP_IS(s.gap_cv == 0) &&
+	       TAP_IS(s.bytes_mean == 300) && TAP_IS(s.bytes_min == 100) &&
+	       TAP_IS(s.bytes_max == 500),
 	       "magnet: spacing from tsc order, not arrival: 4 gaps of 3 ms");
 	ns_magnet_free(&mag);
 }
@@ -337,9 +341,12 @@ static void filtering(void)
 	fed_init(&x);
 	ns_filter_add_ports(&x.f, "43210.5201");
 	feed(&x, p, len, &ns_plain_printer, true);
-	tap_ok(x.t.p.acc.blocks == 80 && x.t.p.conns.events == 250 && x.t.p.conns.conn[0].accounted &&
-	       !x.t.p.conns.conn[1].accounted && x.t.p.acc.region[NSL_R_RX_TCP].records == 0 &&
-	       x.t.p.acc.lost == GEN_LOST,
+	tap_ok(TAP_IS(x.t.p.acc.blocks == 80) &&
+	       TAP_IS(x.t.p.conns.events == 250) &&
+	       TAP_IS(x.t.p.conns.conn[0].accounted) &&
+	       TAP_IS(!x.t.p.conns.conn[1].accounted) &&
+	       TAP_IS(x.t.p.acc.region[NSL_R_RX_TCP].records == 0) &&
+	       TAP_IS(x.t.p.acc.lost == GEN_LOST),
 	       "filter: -p 43210.5201: the sender's 80 blocks and 250 events, no rx, loss kept");
 	tap_ok(!strstr(x.text, "conn 0x2b"), "filter: the other connection is not in Table III");
 	fed_free(&x);
@@ -348,14 +355,16 @@ static void filtering(void)
 	fed_init(&x);
 	ns_filter_add_ports(&x.f, "43211.5201");
 	feed(&x, p, len, &ns_plain_printer, false);
-	tap_ok(x.t.p.acc.blocks == 12 && x.t.p.conns.events == 40 &&
-	       x.t.p.acc.region[NSL_R_RX_TCP].records == 12 &&
-	       x.t.p.acc.region[NSL_R_TCP].records == 0 && !x.t.f.undecided_blocks,
+	tap_ok(TAP_IS(x.t.p.acc.blocks == 12) &&
+	       TAP_IS(x.t.p.conns.events == 40) &&
+	       TAP_IS(x.t.p.acc.region[NSL_R_RX_TCP].records == 12) &&
+	       TAP_IS(x.t.p.acc.region[NSL_R_TCP].records == 0) &&
+	       TAP_IS(!x.t.f.undecided_blocks),
 	       "filter: -p 43211.5201: 12 rx blocks and 40 events, released when SOCK_RECV named the ports");
 	const char *held = strstr(x.text, "cpu 1 conn 0x2b MAGNET_TCP_RECV 1448 bytes");
 	const char *named = strstr(x.text, "cpu 1 conn 0x2b MAGNET_SOCK_RECV 4344 bytes");
 
-	tap_ok(held && named && held < named,
+	tap_ok(TAP_IS(held) && TAP_IS(named) && TAP_IS(held < named),
 	       "filter: held items come out before the record that released them");
 	fed_free(&x);
 
@@ -363,14 +372,16 @@ static void filtering(void)
 	ns_filter_add_ports(&x.f, "0.5201");
 	ns_filter_add_ports(&x.f, "1.2");
 	feed(&x, p, len, &ns_plain_printer, true);
-	tap_ok(x.t.p.acc.blocks == 92 && x.t.p.conns.events == 290,
+	tap_ok(TAP_IS(x.t.p.acc.blocks == 92) &&
+	       TAP_IS(x.t.p.conns.events == 290),
 	       "filter: -p 0.5201 -p 1.2: any local port, either pair");
 	fed_free(&x);
 
 	fed_init(&x);
 	ns_filter_set_dir(&x.f, "rx");
 	feed(&x, p, len, &ns_plain_printer, true);
-	tap_ok(x.t.p.acc.blocks == 12 && x.t.p.conns.events == 40,
+	tap_ok(TAP_IS(x.t.p.acc.blocks == 12) &&
+	       TAP_IS(x.t.p.conns.events == 40),
 	       "filter: --dir rx: 12 blocks, 40 events");
 	fed_free(&x);
 
@@ -378,7 +389,7 @@ static void filtering(void)
 	ns_filter_set_dir(&x.f, "tx");
 	ns_filter_add_ports(&x.f, "43211.5201");
 	feed(&x, p, len, &ns_plain_printer, true);
-	tap_ok(x.t.p.acc.blocks == 0 && x.t.p.conns.events == 0,
+	tap_ok(TAP_IS(x.t.p.acc.blocks == 0) && TAP_IS(x.t.p.conns.events == 0),
 	       "filter: --dir tx -p 43211.5201: nothing");
 	fed_free(&x);
 	free(p);
@@ -389,8 +400,10 @@ static void filtering(void)
 	fed_init(&x);
 	ns_filter_add_ports(&x.f, "43210.5201");
 	feed(&x, p, len, &ns_plain_printer, true);
-	tap_ok(x.t.p.acc.blocks == 0 && x.t.p.conns.with_addr == 0 &&
-	       x.t.f.undecided_blocks == 92 && x.t.f.undecided_events == 290,
+	tap_ok(TAP_IS(x.t.p.acc.blocks == 0) &&
+	       TAP_IS(x.t.p.conns.with_addr == 0) &&
+	       TAP_IS(x.t.f.undecided_blocks == 92) &&
+	       TAP_IS(x.t.f.undecided_events == 290),
 	       "filter: no NSL_EVF_ADDR: 92 blocks and 290 events undecided");
 	fed_free(&x);
 	free(p);
@@ -398,10 +411,13 @@ static void filtering(void)
 	struct ns_filter f;
 
 	ns_filter_init(&f, NULL);
-	tap_ok(ns_filter_add_ports(&f, "80") && ns_filter_add_ports(&f, "80.") &&
-	       ns_filter_add_ports(&f, "65536.1") && ns_filter_add_ports(&f, "-1.2") &&
-	       ns_filter_add_ports(&f, "1.2x") && !ns_filter_add_ports(&f, "0.0") &&
-	       ns_filter_set_dir(&f, "up") && f.nports == 1,
+	tap_ok(TAP_IS(ns_filter_add_ports(&f, "80")) &&
+	       TAP_IS(ns_filter_add_ports(&f, "80.")) &&
+	       TAP_IS(ns_filter_add_ports(&f, "65536.1")) &&
+	       TAP_IS(ns_filter_add_ports(&f, "-1.2")) &&
+	       TAP_IS(ns_filter_add_ports(&f, "1.2x")) &&
+	       TAP_IS(!ns_filter_add_ports(&f, "0.0")) &&
+	       TAP_IS(ns_filter_set_dir(&f, "up")) && TAP_IS(f.nports == 1),
 	       "filter: malformed -p and --dir refused");
 }
 
@@ -446,9 +462,10 @@ static void expression(void)
 		struct fed x;
 
 		feed_expr(&x, p, len, rows[i].expr);
-		tap_ok(x.t.p.acc.blocks == rows[i].blocks &&
-		       x.t.p.conns.events == rows[i].events &&
-		       !x.t.f.undecided_events && !x.t.f.undecided_blocks,
+		tap_ok(TAP_IS(x.t.p.acc.blocks == rows[i].blocks) &&
+		       TAP_IS(x.t.p.conns.events == rows[i].events) &&
+		       TAP_IS(!x.t.f.undecided_events) &&
+		       TAP_IS(!x.t.f.undecided_blocks),
 		       "expr: '%s': %llu blocks, %llu event records, none left out: %s",
 		       rows[i].expr, (unsigned long long)rows[i].blocks,
 		       (unsigned long long)rows[i].events, rows[i].row);
@@ -465,7 +482,8 @@ static void expression(void)
 		len += gen_event(0, i, GEN_EV_T0 + i, NSL_EV_SOCK_SEND, 100,
 				 NSL_EVF_ADDR, buf + len);
 	feed_expr(&x, buf, len, "tcp");
-	tap_ok(x.t.p.conns.events == 0 && x.t.f.undecided_events == 3,
+	tap_ok(TAP_IS(x.t.p.conns.events == 0) &&
+	       TAP_IS(x.t.f.undecided_events == 3),
 	       "expr: event records of a connection without blocks: held, left out, counted");
 	fed_free(&x);
 }

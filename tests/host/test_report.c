@@ -39,8 +39,8 @@ static void lines(void)
 	       "report: per-packet and loss lines, exact text");
 	if (tap_failed)
 		printf("# %s", text);
-	tap_ok(t.p.acc.blocks == 4 && t.p.acc.lost == 10 &&
-	       t.p.acc.loss_items == 2,
+	tap_ok(TAP_IS(t.p.acc.blocks == 4) && TAP_IS(t.p.acc.lost == 10) &&
+	       TAP_IS(t.p.acc.loss_items == 2),
 	       "report: 4 blocks, 10 lost in 2 loss items");
 	tpipe_free(&t);
 }
@@ -72,8 +72,8 @@ static void flow_lines(void)
 	tpipe_init(&t, NULL, &ns_plain_printer);
 	feed(&t, &g);
 	tpipe_finish(&t);
-	tap_ok(strstr(t.text, "\n22:13:20.000001 conn 0x10 5201 > 43210 tcp rx len 52 seq 2448 cpu 1: ") &&
-	       strstr(t.text, "\n22:13:20.000008 conn 0x0 icmp tx len 84 cpu 0: "),
+	tap_ok(TAP_IS(strstr(t.text, "\n22:13:20.000001 conn 0x10 5201 > 43210 tcp rx len 52 seq 2448 cpu 1: ")) &&
+	       TAP_IS(strstr(t.text, "\n22:13:20.000008 conn 0x0 icmp tx len 84 cpu 0: ")),
 	       "report: no addresses: the connection, the ports where there are some");
 	tpipe_free(&t);
 }
@@ -96,10 +96,10 @@ static void time_order(void)
 	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
 		tpipe_bytes(&t, buf, gen_block(&g, order[i], buf));
 	tpipe_finish(&t);
-	tap_ok(!strncmp(t.text, first, strlen(first)) &&
-	       strstr(t.text, "\n 00:00:00.000001 conn 0x2a tcp tx len 1448 seq 2448 cpu 1: write 2.000 ") &&
-	       strstr(t.text, "\n 00:00:00.000001 conn 0x2a tcp tx len 1448 seq 8240 cpu 1: write 6.000 ") &&
-	       !strstr(t.text, "-00:") && t.r.lines.late == 0,
+	tap_ok(TAP_IS(!strncmp(t.text, first, strlen(first))) &&
+	       TAP_IS(strstr(t.text, "\n 00:00:00.000001 conn 0x2a tcp tx len 1448 seq 2448 cpu 1: write 2.000 ")) &&
+	       TAP_IS(strstr(t.text, "\n 00:00:00.000001 conn 0x2a tcp tx len 1448 seq 8240 cpu 1: write 6.000 ")) &&
+	       TAP_IS(!strstr(t.text, "-00:")) && TAP_IS(t.r.lines.late == 0),
 	       "report: blocks out of order come out in time order, -ttt 1 us apart");
 	if (tap_failed)
 		printf("# %s", t.text);
@@ -118,31 +118,36 @@ static void table(void)
 
 	/* write: 1..10 us twice over */
 	ns_acc_summary(r, NSL_R_WRITE, &s);
-	tap_ok(s.n == 20 && s.mean == 5.5 && s.p50 == 5 && s.p99 == 10 &&
-	       s.min == 1 && s.max == 10, "table: write n 20 mean 5.5 p50 5 p99 10");
+	tap_ok(TAP_IS(s.n == 20) && TAP_IS(s.mean == 5.5) &&
+	       TAP_IS(s.p50 == 5) && TAP_IS(s.p99 == 10) &&
+	       TAP_IS(s.min == 1) && TAP_IS(s.max == 10),
+	       "table: write n 20 mean 5.5 p50 5 p99 10");
 	/* tcp: two records per block summed: 420 ticks = 0.14 us */
 	ns_acc_summary(r, NSL_R_TCP, &s);
 	TAP_NEAR(s.mean, 0.14, "table: tcp sums its two records per block");
-	tap_ok(s.n == 20 && r->region[NSL_R_TCP].records == 40 && s.cv == 0,
+	tap_ok(TAP_IS(s.n == 20) &&
+	       TAP_IS(r->region[NSL_R_TCP].records == 40) && TAP_IS(s.cv == 0),
 	       "table: tcp n 20 from 40 records, CV 0");
 	/* nic: OPEN in blocks 3, 7, 11, 15, 19 */
 	ns_acc_summary(r, NSL_R_NIC, &s);
-	tap_ok(s.n == 15 && r->region[NSL_R_NIC].open == 5 && s.mean == 10,
+	tap_ok(TAP_IS(s.n == 15) && TAP_IS(r->region[NSL_R_NIC].open == 5) &&
+	       TAP_IS(s.mean == 10),
 	       "table: nic excludes 5 OPEN records, n 15 mean 10");
 	/* counters: ticks/10 + e per record; tcp = 30 + 12 + 2e */
 	TAP_NEAR(r->region[NSL_R_TCP].ev_sum[1] / r->region[NSL_R_TCP].ev_n[1], 44,
 		 "table: tcp ev1 mean 44 (summed per block)");
 	TAP_EQ(r->region[NSL_R_NIC].ev_n[0], 15, "table: nic counter mean over 15 closed blocks");
-	tap_ok(r->nevents == 2 && !r->region[NSL_R_RX_TCP].records,
+	tap_ok(TAP_IS(r->nevents == 2) &&
+	       TAP_IS(!r->region[NSL_R_RX_TCP].records),
 	       "table: nevents 2, absent regions empty");
 
 	char *text = tpipe_table(&t, &ns_plain_printer);
 
-	tap_ok(strstr(text, "RAW values, not corrected for macro overhead") &&
-	       strstr(text, "rdtsc (not serialising)") &&
-	       strstr(text, "\nwrite            20       5.500      5.000      10.000        1.000      10.000   0.522        0       4.660         1650.0       1500       3000         1651.0       1501       3001\n") &&
-	       strstr(text, "\nnic              15      10.000     10.000      10.000       10.000      10.000   0.000        5      10.000         3000.0       3000       3000         3001.0       3001       3001\n") &&
-	       strstr(text, "\n# counter columns: mean, p50, p99 of the delta per packet; 0 invalid counter readings excluded\n"),
+	tap_ok(TAP_IS(strstr(text, "RAW values, not corrected for macro overhead")) &&
+	       TAP_IS(strstr(text, "rdtsc (not serialising)")) &&
+	       TAP_IS(strstr(text, "\nwrite            20       5.500      5.000      10.000        1.000      10.000   0.522        0       4.660         1650.0       1500       3000         1651.0       1501       3001\n")) &&
+	       TAP_IS(strstr(text, "\nnic              15      10.000     10.000      10.000       10.000      10.000   0.000        5      10.000         3000.0       3000       3000         3001.0       3001       3001\n")) &&
+	       TAP_IS(strstr(text, "\n# counter columns: mean, p50, p99 of the delta per packet; 0 invalid counter readings excluded\n")),
 	       "table: plain rows exact");
 	if (tap_failed)
 		printf("# %s", text);
@@ -173,8 +178,9 @@ static void shared(void)
 	feed(&t, &g);
 	tcp = &r->region[NSL_R_TCP];
 	ns_acc_summary(r, NSL_R_TCP, &s);
-	tap_ok(s.n == 20 && tcp->records == 40 && tcp->shared == 4 &&
-	       r->shared == 4, "shared: tcp 40 records, 4 SHARED, n 20");
+	tap_ok(TAP_IS(s.n == 20) && TAP_IS(tcp->records == 40) &&
+	       TAP_IS(tcp->shared == 4) && TAP_IS(r->shared == 4),
+	       "shared: tcp 40 records, 4 SHARED, n 20");
 	/* 16 blocks of 420 ticks and 4 of 120: 7200 ticks = 2.4 us */
 	TAP_NEAR(s.mean * 20, 2.4, "shared: tcp time sums each measurement once");
 	/* counts: 42 per 300+120 block, 12 per SHARED block: 720 */
@@ -184,7 +190,8 @@ static void shared(void)
 	       "shared: the table says how many");
 	free(text);
 	text = tpipe_table(&t, &ns_json_printer);
-	tap_ok(strstr(text, "\"shared\":4,") && strstr(text, "{\"region\":\"tcp\",\"open\":0,\"invalid\":0,\"shared\":4,\"merged\":0,"),
+	tap_ok(TAP_IS(strstr(text, "\"shared\":4,")) &&
+	       TAP_IS(strstr(text, "{\"region\":\"tcp\",\"open\":0,\"invalid\":0,\"shared\":4,\"merged\":0,")),
 	       "shared: JSON total and per region");
 	free(text);
 	tpipe_free(&t);
@@ -256,15 +263,15 @@ static void merged(void)
 	ns_acc_summary(r, NSL_R_QUEUE, &s);
 	TAP_EQ(s.n, 6, "merged: queue only where the segment was queued (6)");
 	text = tpipe_table(&t, &ns_plain_printer);
-	tap_ok(strstr(text, "\n# 3 frames merged into another skb by GRO (ABSORBED): their rx-link ends at the merge and is counted apart, not in rx-link's row\n") &&
-	       strstr(text, "\n# 3 received segments coalesced into another skb (COALESCED): "),
+	tap_ok(TAP_IS(strstr(text, "\n# 3 frames merged into another skb by GRO (ABSORBED): their rx-link ends at the merge and is counted apart, not in rx-link's row\n")) &&
+	       TAP_IS(strstr(text, "\n# 3 received segments coalesced into another skb (COALESCED): ")),
 	       "merged: the table says how many of each");
 	if (tap_failed)
 		printf("# %s", text);
 	free(text);
 	text = tpipe_table(&t, &ns_json_printer);
-	tap_ok(strstr(text, "\"absorbed\":3,\"coalesced\":3,") &&
-	       strstr(text, "{\"region\":\"rx-link\",\"open\":0,\"invalid\":0,\"shared\":0,\"merged\":3,\"n\":9,"),
+	tap_ok(TAP_IS(strstr(text, "\"absorbed\":3,\"coalesced\":3,")) &&
+	       TAP_IS(strstr(text, "{\"region\":\"rx-link\",\"open\":0,\"invalid\":0,\"shared\":0,\"merged\":3,\"n\":9,")),
 	       "merged: JSON totals and rx-link's merged");
 	if (tap_failed)
 		printf("# %s", text);
@@ -293,7 +300,8 @@ static void utf8(void)
 		char out[NS_UTF8_REPAIRED(16)];
 		size_t n = ns_utf8_repair(rows[i].in, out);
 
-		tap_ok(n == strlen(rows[i].out) && !strcmp(out, rows[i].out),
+		tap_ok(TAP_IS(n == strlen(rows[i].out)) &&
+		       TAP_IS(!strcmp(out, rows[i].out)),
 		       "utf8: %s", rows[i].row);
 	}
 }

@@ -46,11 +46,11 @@ static void hist(void)
 	}
 	printf("# histogram: worst relative error %.6f over p0..p100 of %d values, bound %.6f\n",
 	       worst, N, NS_HIST_REL_ERROR);
-	tap_ok(below && worst < NS_HIST_REL_ERROR,
+	tap_ok(TAP_IS(below) && TAP_IS(worst < NS_HIST_REL_ERROR),
 	       "hist: every percentile at most %.3f %% below the exact one, never above",
 	       NS_HIST_REL_ERROR * 100);
-	tap_ok(ns_stats_ppm(&exact, 1000000) == ns_hist_percentile(&h, 1000000) &&
-	       h.min == ns_stats_ppm(&exact, 0),
+	tap_ok(TAP_IS(ns_stats_ppm(&exact, 1000000) == ns_hist_percentile(&h, 1000000)) &&
+	       TAP_IS(h.min == ns_stats_ppm(&exact, 0)),
 	       "hist: max and min exact");
 	TAP_EQ(ns_hist_buckets_used(&h), 40 - NS_HIST_BITS + 1,
 	       "hist: memory: bucket 0 and one per power of two from 2^11 to 2^39");
@@ -76,13 +76,15 @@ void test_stats(void)
 	struct ns_summary m;
 
 	ns_stats_init(&s, 0);
-	tap_ok(!ns_stats_summary(&s, 1, &m) && m.n == 0 &&
-	       ns_stats_percentile(&s, 50) == 0, "stats: empty has no summary");
+	tap_ok(TAP_IS(!ns_stats_summary(&s, 1, &m)) && TAP_IS(m.n == 0) &&
+	       TAP_IS(ns_stats_percentile(&s, 50) == 0),
+	       "stats: empty has no summary");
 
 	ns_stats_add(&s, 7);
 	ns_stats_summary(&s, 1, &m);
-	tap_ok(m.n == 1 && m.mean == 7 && m.p50 == 7 && m.p99 == 7 &&
-	       m.min == 7 && m.max == 7 && m.cv == 0 && !m.sampled,
+	tap_ok(TAP_IS(m.n == 1) && TAP_IS(m.mean == 7) && TAP_IS(m.p50 == 7) &&
+	       TAP_IS(m.p99 == 7) && TAP_IS(m.min == 7) && TAP_IS(m.max == 7) &&
+	       TAP_IS(m.cv == 0) && TAP_IS(!m.sampled),
 	       "stats: single value");
 	ns_stats_free(&s);
 
@@ -94,11 +96,13 @@ void test_stats(void)
 	TAP_NEAR(m.mean, 5.5, "stats: 1..10 mean 5.5");
 	TAP_NEAR(m.p50, 5, "stats: 1..10 p50 = rank ceil(5) = 5");
 	TAP_NEAR(m.p99, 10, "stats: 1..10 p99 = rank ceil(9.9) = 10");
-	tap_ok(m.min == 1 && m.max == 10, "stats: 1..10 min 1 max 10");
+	tap_ok(TAP_IS(m.min == 1) && TAP_IS(m.max == 10),
+	       "stats: 1..10 min 1 max 10");
 	TAP_NEAR(m.cv, sqrt(8.25) / 5.5, "stats: 1..10 CV sqrt(8.25)/5.5");
 	ns_stats_summary(&s, 0.5, &m);
-	tap_ok(fabs(m.mean - 2.75) < 1e-12 && m.p50 == 2.5 && m.max == 5 &&
-	       fabs(m.cv - sqrt(8.25) / 5.5) < 1e-12,
+	tap_ok(TAP_IS(fabs(m.mean - 2.75) < 1e-12) && TAP_IS(m.p50 == 2.5) &&
+	       TAP_IS(m.max == 5) &&
+	       TAP_IS(fabs(m.cv - sqrt(8.25) / 5.5) < 1e-12),
 	       "stats: scale applies to values, not to CV");
 	ns_stats_free(&s);
 
@@ -107,8 +111,10 @@ void test_stats(void)
 
 	add_all(&s, eight, 8);
 	ns_stats_summary(&s, 1, &m);
-	tap_ok(fabs(m.mean - 5) < 1e-12 && fabs(m.cv - 0.4) < 1e-12 && m.p50 == 4 &&
-	       m.p99 == 9, "stats: {2,4,4,4,5,5,7,9} mean 5 CV 0.4 p50 4 p99 9");
+	tap_ok(TAP_IS(fabs(m.mean - 5) < 1e-12) &&
+	       TAP_IS(fabs(m.cv - 0.4) < 1e-12) && TAP_IS(m.p50 == 4) &&
+	       TAP_IS(m.p99 == 9),
+	       "stats: {2,4,4,4,5,5,7,9} mean 5 CV 0.4 p50 4 p99 9");
 	ns_stats_free(&s);
 
 	for (uint64_t v = 100; v >= 1; v--)
@@ -123,14 +129,15 @@ void test_stats(void)
 
 	add_all(&s, zeros, 3);
 	ns_stats_summary(&s, 1, &m);
-	tap_ok(m.mean == 0 && m.cv == 0 && m.max == 0, "stats: all zero, CV 0");
+	tap_ok(TAP_IS(m.mean == 0) && TAP_IS(m.cv == 0) && TAP_IS(m.max == 0),
+	       "stats: all zero, CV 0");
 	ns_stats_free(&s);
 
 	/* large ticks: no precision loss in min/max/percentiles */
 	ns_stats_add(&s, UINT64_MAX);
 	ns_stats_add(&s, UINT64_MAX - 1);
-	tap_ok(s.max == UINT64_MAX && s.min == UINT64_MAX - 1 &&
-	       ns_stats_percentile(&s, 50) == UINT64_MAX - 1,
+	tap_ok(TAP_IS(s.max == UINT64_MAX) && TAP_IS(s.min == UINT64_MAX - 1) &&
+	       TAP_IS(ns_stats_percentile(&s, 50) == UINT64_MAX - 1),
 	       "stats: 64-bit values kept exactly");
 	ns_stats_free(&s);
 
@@ -139,10 +146,12 @@ void test_stats(void)
 	for (uint64_t v = 1; v <= 1000; v++)
 		ns_stats_add(&s, v);
 	ns_stats_summary(&s, 1, &m);
-	tap_ok(m.n == 1000 && m.mean == 500.5 && m.min == 1 && m.max == 1000 &&
-	       m.sampled && !s.v && s.stored == 0,
+	tap_ok(TAP_IS(m.n == 1000) && TAP_IS(m.mean == 500.5) &&
+	       TAP_IS(m.min == 1) && TAP_IS(m.max == 1000) &&
+	       TAP_IS(m.sampled) && TAP_IS(!s.v) && TAP_IS(s.stored == 0),
 	       "stats: past the limit no values stored, exact n/mean/min/max");
-	tap_ok(m.p50 == 500 && m.p90 == 900 && m.p99 == 990 && m.p999 == 999,
+	tap_ok(TAP_IS(m.p50 == 500) && TAP_IS(m.p90 == 900) &&
+	       TAP_IS(m.p99 == 990) && TAP_IS(m.p999 == 999),
 	       "stats: below 2048 the histogram is exact: p50 500 p90 900 p99 990 p99.9 999");
 	ns_stats_free(&s);
 	hist();

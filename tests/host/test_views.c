@@ -25,9 +25,12 @@ static void count_le(void)
 	ns_stats_init(&s, 0);
 	for (unsigned int i = 0; i < 5; i++)
 		ns_stats_add(&s, v[i]);
-	tap_ok(ns_stats_count_le(&s, 0) == 0 && ns_stats_count_le(&s, 1) == 1 &&
-	       ns_stats_count_le(&s, 3) == 3 && ns_stats_count_le(&s, 4) == 3 &&
-	       ns_stats_count_le(&s, 9) == 5 && ns_stats_count_le(&s, 100) == 5,
+	tap_ok(TAP_IS(ns_stats_count_le(&s, 0) == 0) &&
+	       TAP_IS(ns_stats_count_le(&s, 1) == 1) &&
+	       TAP_IS(ns_stats_count_le(&s, 3) == 3) &&
+	       TAP_IS(ns_stats_count_le(&s, 4) == 3) &&
+	       TAP_IS(ns_stats_count_le(&s, 9) == 5) &&
+	       TAP_IS(ns_stats_count_le(&s, 100) == 5),
 	       "count_le, every value kept: exact ranks of 1 3 3 5 9");
 	ns_stats_free(&s);
 
@@ -40,8 +43,8 @@ static void count_le(void)
 
 		within &= c >= x && c <= x + x * NS_HIST_REL_ERROR + 1;
 	}
-	tap_ok(within && ns_stats_count_le(&s, 0) == 0 &&
-	       ns_stats_count_le(&s, 100000) == 100000,
+	tap_ok(TAP_IS(within) && TAP_IS(ns_stats_count_le(&s, 0) == 0) &&
+	       TAP_IS(ns_stats_count_le(&s, 100000) == 100000),
 	       "count_le from the histogram: between the truth and its bound above");
 	ns_stats_free(&s);
 }
@@ -84,8 +87,10 @@ static void nest(void)
 	rec(&b, NSL_R_TCP, 1, 10, 300, 0);
 	rec(&b, NSL_R_NIC, 0, 2900, 30000, 0);
 	ns_nest_block(&b, &n);
-	tap_ok(span_is(&n, 0, 0, 2900, -1, 0, true) && span_is(&n, 1, 10, 310, 0, 1, false) &&
-	       span_is(&n, 2, 2900, 32900, -1, 0, false) && n.end == 32900,
+	tap_ok(TAP_IS(span_is(&n, 0, 0, 2900, -1, 0, true)) &&
+	       TAP_IS(span_is(&n, 1, 10, 310, 0, 1, false)) &&
+	       TAP_IS(span_is(&n, 2, 2900, 32900, -1, 0, false)) &&
+	       TAP_IS(n.end == 32900),
 	       "nest: a record ends where the next one at its depth starts");
 
 	/* MERGED intervals drawn from the first start; a child past its parent */
@@ -94,7 +99,8 @@ static void nest(void)
 	rec(&b, NSL_R_UDP, 1, 10, 500, NSL_RF_MERGED);
 	rec(&b, NSL_R_IP, 1, 400, 900, 0);
 	ns_nest_block(&b, &n);
-	tap_ok(span_is(&n, 1, 10, 400, 0, 1, true) && span_is(&n, 2, 400, 1000, 0, 1, true),
+	tap_ok(TAP_IS(span_is(&n, 1, 10, 400, 0, 1, true)) &&
+	       TAP_IS(span_is(&n, 2, 400, 1000, 0, 1, true)),
 	       "nest: MERGED cut at the next sibling, a child cut at its parent's end");
 
 	/* an OPEN record has no span: what it holds is bounded by its parent */
@@ -103,8 +109,10 @@ static void nest(void)
 	rec(&b, NSL_R_TCP, 1, 10, 100, 0);
 	rec(&b, NSL_R_QDISC, 2, 20, 50, 0);
 	ns_nest_block(&b, &n);
-	tap_ok(n.span[0].open && span_is(&n, 1, 10, 110, -1, 0, false) &&
-	       span_is(&n, 2, 20, 70, 1, 1, false) && n.end == 110,
+	tap_ok(TAP_IS(n.span[0].open) &&
+	       TAP_IS(span_is(&n, 1, 10, 110, -1, 0, false)) &&
+	       TAP_IS(span_is(&n, 2, 20, 70, 1, 1, false)) &&
+	       TAP_IS(n.end == 110),
 	       "nest: an OPEN parent is skipped, its children a level up");
 
 	/* loopback: a send part, then a receive part; nesting within each */
@@ -115,9 +123,10 @@ static void nest(void)
 	rec(&b, NSL_R_BACKLOG, 1, 210, 50, 0);
 	rec(&b, NSL_R_COPY, 0, 300, 100, 0);
 	ns_nest_block(&b, &n);
-	tap_ok(n.nparts == 2 && !n.part[0].receive && n.part[0].first == 0 &&
-	       n.part[0].end == 2 && n.part[1].receive && n.part[1].first == 2 &&
-	       n.part[1].end == 5 && n.span[3].part == 1,
+	tap_ok(TAP_IS(n.nparts == 2) && TAP_IS(!n.part[0].receive) &&
+	       TAP_IS(n.part[0].first == 0) && TAP_IS(n.part[0].end == 2) &&
+	       TAP_IS(n.part[1].receive) && TAP_IS(n.part[1].first == 2) &&
+	       TAP_IS(n.part[1].end == 5) && TAP_IS(n.span[3].part == 1),
 	       "nest: loopback's block is a send part and a receive part");
 
 	/* forwarded: received, then sent on */
@@ -128,8 +137,9 @@ static void nest(void)
 	rec(&b, NSL_R_QDISC, 1, 210, 50, 0);
 	rec(&b, NSL_R_NIC, 0, 300, 100, 0);
 	ns_nest_block(&b, &n);
-	tap_ok(n.nparts == 2 && n.part[0].receive && n.part[0].end == 2 &&
-	       !n.part[1].receive && n.part[1].end == 5,
+	tap_ok(TAP_IS(n.nparts == 2) && TAP_IS(n.part[0].receive) &&
+	       TAP_IS(n.part[0].end == 2) && TAP_IS(!n.part[1].receive) &&
+	       TAP_IS(n.part[1].end == 5),
 	       "nest: a forwarded block is a receive part, then a send part");
 
 	/* a corrupt file's ticks do not wrap */
@@ -155,11 +165,14 @@ static void pick(void)
 		ns_pick_offer(&p, &b, corr, span[i]);
 	}
 	ns_pick_finish(&p);
-	tap_ok(p.offered == 8 && p.nfirst == 3 && p.first[0].ordinal == 0 &&
-	       p.first[2].ordinal == 2 && p.first[2].b.seq == 102,
+	tap_ok(TAP_IS(p.offered == 8) && TAP_IS(p.nfirst == 3) &&
+	       TAP_IS(p.first[0].ordinal == 0) &&
+	       TAP_IS(p.first[2].ordinal == 2) &&
+	       TAP_IS(p.first[2].b.seq == 102),
 	       "pick: the first 3 as they came, each a copy of its block");
-	tap_ok(p.nslow == 2 && p.slow[0].ordinal == 7 && p.slow[0].span == 8 &&
-	       p.slow[1].ordinal == 4 && p.slow[1].b.seq == 104,
+	tap_ok(TAP_IS(p.nslow == 2) && TAP_IS(p.slow[0].ordinal == 7) &&
+	       TAP_IS(p.slow[0].span == 8) && TAP_IS(p.slow[1].ordinal == 4) &&
+	       TAP_IS(p.slow[1].b.seq == 104),
 	       "pick: the 2 slowest of the others, slowest first, the earlier of a tie");
 	ns_pick_free(&p);
 }
@@ -197,23 +210,26 @@ static void axes(void)
 {
 	struct ns_scale s;
 
-	tap_ok(num_is(0, "0") && num_is(-0.0, "0") && num_is(0.125, "0.125") &&
-	       num_is(2.5, "2.5") && num_is(12.34, "12.3") && num_is(1, "1") &&
-	       num_is(4500, "4500") && num_is(0.0005, "0.0005"),
+	tap_ok(TAP_IS(num_is(0, "0")) && TAP_IS(num_is(-0.0, "0")) &&
+	       TAP_IS(num_is(0.125, "0.125")) && TAP_IS(num_is(2.5, "2.5")) &&
+	       TAP_IS(num_is(12.34, "12.3")) && TAP_IS(num_is(1, "1")) &&
+	       TAP_IS(num_is(4500, "4500")) && TAP_IS(num_is(0.0005, "0.0005")),
 	       "numbers: about four digits, no trailing zeros");
 	ns_scale_fit(&s, 0.9, 9.91, 0, 100);
-	tap_ok(!s.log && s.lo == 0 && s.hi == 10 && ticks_are(&s, "0 2 4 6 8 10") &&
-	       ns_scale_px(&s, 5) == 50,
+	tap_ok(TAP_IS(!s.log) && TAP_IS(s.lo == 0) && TAP_IS(s.hi == 10) &&
+	       TAP_IS(ticks_are(&s, "0 2 4 6 8 10")) &&
+	       TAP_IS(ns_scale_px(&s, 5) == 50),
 	       "scale: less than a factor 20, linear from 0 to a round number");
 	ns_scale_fit(&s, 0.14, 9.5, 0, 100);
-	tap_ok(s.log && s.lo == 0.1 && s.hi == 10 &&
-	       ticks_are(&s, "0.1 0.2 0.5 1 2 5 10") && ns_scale_px(&s, 1) == 50,
+	tap_ok(TAP_IS(s.log) && TAP_IS(s.lo == 0.1) && TAP_IS(s.hi == 10) &&
+	       TAP_IS(ticks_are(&s, "0.1 0.2 0.5 1 2 5 10")) &&
+	       TAP_IS(ns_scale_px(&s, 1) == 50),
 	       "scale: two decades, log10, 1-2-5 ticks");
 	ns_scale_fit(&s, 0.19, 151, 0, 100);
-	tap_ok(s.log && ticks_are(&s, "0.1 1 10 100 1000"),
+	tap_ok(TAP_IS(s.log) && TAP_IS(ticks_are(&s, "0.1 1 10 100 1000")),
 	       "scale: four decades, the powers of ten");
 	ns_scale_fit(&s, 0, 0, 0, 100);
-	tap_ok(!s.log && s.hi == 1, "scale: all zero, 0 to 1");
+	tap_ok(TAP_IS(!s.log) && TAP_IS(s.hi == 1), "scale: all zero, 0 to 1");
 }
 
 static void escaping(void)
