@@ -8,23 +8,12 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "../tapterm.h"
+
 extern int tap_passed, tap_failed;
 
 __attribute__((format(printf, 2, 3)))
 bool tap_ok(bool cond, const char *fmt, ...);
-
-/*
- * One term of a compound check, named when it is the one that failed:
- * tap_ok(TAP_IS(a) && TAP_IS(b), ...) says "# false: b (file:line)"
- * before its "not ok", as kselftest_harness.h's ASSERT_* do.  && stops at
- * the first false term, so that is the only one named.
- */
-#define TAP_IS(e) ({							\
-	bool v_ = (e);							\
-	if (!v_)							\
-		printf("# false: %s (%s:%d)\n", #e, __FILE__, __LINE__);	\
-	v_;								\
-})
 
 /* Exact unsigned equality, naming both values on failure. */
 #define TAP_EQ(got, want, ...) ({					\

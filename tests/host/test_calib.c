@@ -583,7 +583,7 @@ static void rtt(void)
 		tap_ok(TAP_IS(t.raw.n == rows[i].samples) &&
 		       TAP_IS(t.corrected.n == rows[i].samples) &&
 		       TAP_IS((!t.raw.n || (fabs(t.raw.mean - rows[i].raw_mean) < 1e-9 &&
-				     fabs(t.corrected.mean - rows[i].cor_mean) < 1e-9))) &&
+					    fabs(t.corrected.mean - rows[i].cor_mean) < 1e-9))) &&
 		       TAP_IS(t.spanning_loss == rows[i].dropped) &&
 		       TAP_IS(t.clamped == rows[i].clamped),
 		       "rtt: %s (n %llu raw %.1f corrected %.1f)", rows[i].row,

@@ -74,7 +74,7 @@ static void unknown_names(void)
 		char canon[128], err[256] = "";
 
 		tap_ok(TAP_IS(ns_event_encode(unknown[i].name, &attr, canon, sizeof(canon),
-				       err, sizeof(err))) &&
+					      err, sizeof(err))) &&
 		       TAP_IS(!strcmp(err, unknown[i].want)),
 		       "events: unknown %s: '%s'", unknown[i].name, err);
 	}

@@ -54,24 +54,24 @@ static void packet_layout(void)
 
 	tap_ok(TAP_IS(n == 40) &&
 	       TAP_IS(bytes_are(p, n,
-		"450005dc" "00000000" "40060000" "c0000201" "c0000202"
-		"a8ca1451" "01020304" "00000000" "50000000" "00000000")),
+				"450005dc" "00000000" "40060000" "c0000201" "c0000202"
+				"a8ca1451" "01020304" "00000000" "50000000" "00000000")),
 	       "packet: IPv4 TCP, total length 1500, ports, sequence, offset 5");
 	t = tuple(AF_INET6, IPPROTO_UDP, "2001:db8::1", 5353, "ff02::fb",
 		  5353, 120);
 	n = ns_expr_packet(&t, p);
 	tap_ok(TAP_IS(n == 48) &&
 	       TAP_IS(bytes_are(p, n,
-		"60000000" "00501140"
-		"20010db8000000000000000000000001"
-		"ff0200000000000000000000000000fb"
-		"14e914e9" "00500000")),
+				"60000000" "00501140"
+				"20010db8000000000000000000000001"
+				"ff0200000000000000000000000000fb"
+				"14e914e9" "00500000")),
 	       "packet: IPv6 UDP, payload and UDP lengths 80, next header 17");
 	t = tuple(AF_INET, IPPROTO_ICMP, "192.0.2.1", 0, "198.51.100.7", 0, 84);
 	n = ns_expr_packet(&t, p);
 	tap_ok(TAP_IS(n == 20) &&
 	       TAP_IS(bytes_are(p, n,
-		"45000054" "00000000" "40010000" "c0000201" "c6336407")),
+				"45000054" "00000000" "40010000" "c0000201" "c6336407")),
 	       "packet: IPv4 ICMP, the IP header alone");
 	t = tuple(AF_INET, IPPROTO_TCP, NULL, 1, NULL, 2, 70000);
 	n = ns_expr_packet(&t, p);

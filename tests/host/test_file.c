@@ -344,7 +344,7 @@ static void corrupt(void)
 		o = read_all(p, len);
 		tap_ok(TAP_IS(o.status == NSF_ERR) &&
 		       TAP_IS(!strncmp(o.err, lens[i].want,
-						       strlen(lens[i].want))),
+				       strlen(lens[i].want))),
 		       "corrupt: INFO length %u: '%s'", lens[i].len, o.err);
 	}
 

@@ -233,7 +233,7 @@ static void table_three(void)
 	TAP_EQ(x.t.p.acc.blocks, 92, "magnet: 80 + 12 blocks in the latency table");
 	TAP_EQ(x.t.p.conns.events, 290, "magnet: 250 + 40 event records counted");
 	tap_ok(TAP_IS(ns_magnet_layer(&x.t.p.conns.conn[0].layer[NSL_EV_TCP_SEND],
-			       GEN_TSC_KHZ, &s)) &&
+				      GEN_TSC_KHZ, &s)) &&
 	       TAP_IS(s.gaps == 79) && TAP_IS(s.bytes_mean == 1280) &&
 	       TAP_IS(s.bytes_min == 104),
 	       "magnet: TCP_SEND summary: 79 gaps, mean 1280 bytes");
@@ -276,7 +276,7 @@ static void spacing_sorted(void)
 		ns_magnet_account(&mag, &e);
 	}
 	tap_ok(TAP_IS(ns_magnet_layer(&mag.conn[0].layer[NSL_EV_IP_RECV], GEN_TSC_KHZ,
-			       &s)) &&
+				      &s)) &&
 	       TAP_IS(s.n == 5) && TAP_IS(s.gaps == 4) &&
 	       TAP_IS(s.gap_mean_us == 3000) && TAP_IS(s.gap_cv == 0) &&
 	       TAP_IS(s.bytes_mean == 300) && TAP_IS(s.bytes_min == 100) &&

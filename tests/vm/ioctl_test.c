@@ -36,6 +36,7 @@
 
 #include "netslice.h"
 #include "decode.h"	/* nsdump's: the compact blocks */
+#include "../tapterm.h"
 
 #define DEV		"/dev/ns"
 #define BIG_READ	(1 << 20)
@@ -434,7 +435,7 @@ static void check_mmap(int fd, struct stream *s, uint64_t e0)
 	if (pid == 0)	/* not inherited: nothing mapped there in a child */
 		_exit(mincore(m, page, &vec) && errno == ENOMEM ? 0 : 1);
 	waitpid(pid, &status, 0);
-	tap(WIFEXITED(status) && !WEXITSTATUS(status),
+	tap(TAP_IS(WIFEXITED(status)) && TAP_IS(!WEXITSTATUS(status)),
 	    "the mapping is not inherited by fork()");
 
 	EXPECT_OK(set_state(fd, NSL_STATE_ON));
@@ -447,20 +448,21 @@ static void check_mmap(int fd, struct stream *s, uint64_t e0)
 		offered += ctl->offered;
 		dropped += ctl->dropped;
 	}
-	tap(offered == counter(fd, NSIOCGPACKETS) &&
-	    dropped == counter(fd, NSIOCGDROPS),
+	tap(TAP_IS(offered == counter(fd, NSIOCGPACKETS)) &&
+	    TAP_IS(dropped == counter(fd, NSIOCGDROPS)),
 	    "control pages: offered %llu, dropped %llu, as the ioctls say",
 	    (unsigned long long)offered, (unsigned long long)dropped);
-	tap(taken > 0 && drain(fd, s, BIG_READ) == 0,
+	tap(TAP_IS(taken > 0) && TAP_IS(drain(fd, s, BIG_READ) == 0),
 	    "mapped: %llu items taken in place, none left for read()",
 	    (unsigned long long)taken);
 	check_accounting(fd, s, e0, "mapped");
 
 	/* Moved elsewhere: refused, and the rings stay mapped. */
 	m2 = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	tap(m2 != MAP_FAILED &&
-	    mremap(m, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, m2) ==
-	    MAP_FAILED, "mremap() of the mapping refused");
+	tap(TAP_IS(m2 != MAP_FAILED) &&
+	    TAP_IS(mremap(m, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, m2) ==
+		   MAP_FAILED),
+	    "mremap() of the mapping refused");
 	EXPECT_ERR(set_rcvbuf(fd, 1 << 20), EBUSY);
 	if (m2 != MAP_FAILED)
 		munmap(m2, len);
@@ -474,7 +476,7 @@ static void check_mmap(int fd, struct stream *s, uint64_t e0)
 	munmap(m, len);
 	EXPECT_ERR(set_rcvbuf(fd, 1 << 20), EBUSY);
 	waitpid(pid, &status, 0);
-	tap(WIFEXITED(status) && !WEXITSTATUS(status),
+	tap(TAP_IS(WIFEXITED(status)) && TAP_IS(!WEXITSTATUS(status)),
 	    "a child given the mapping (MADV_DOFORK) reads it after our munmap");
 	EXPECT_OK(set_rcvbuf(fd, 1 << 20));
 }
@@ -511,7 +513,7 @@ static void check_mapper_dies(void)
 		raise(SIGKILL);
 	}
 	waitpid(mapper, &status, 0);
-	tap(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+	tap(TAP_IS(WIFSIGNALED(status)) && TAP_IS(WTERMSIG(status) == SIGKILL),
 	    "a mapper killed mid-batch under traffic");
 	fd = open(DEV, O_RDWR | O_NONBLOCK);
 	tap(fd >= 0, "the device opens again at once%s%s", fd < 0 ? ": " : "",
@@ -560,20 +562,21 @@ static void check_info(int fd, struct nsl_info *info)
 	    info->abi_version);
 	tap(info->block_size == BLOCK, "info: block_size %u == %zu",
 	    info->block_size, BLOCK);
-	tap(info->max_records == NSL_MAX_RECORDS &&
-	    info->max_events == NSL_MAX_EVENTS,
+	tap(TAP_IS(info->max_records == NSL_MAX_RECORDS) &&
+	    TAP_IS(info->max_events == NSL_MAX_EVENTS),
 	    "info: max_records %u, max_events %u", info->max_records,
 	    info->max_events);
-	tap(info->ncpus >= 1 && info->ncpus >= onln,
+	tap(TAP_IS(info->ncpus >= 1) && TAP_IS(info->ncpus >= onln),
 	    "info: ncpus %u >= online %ld", info->ncpus, onln);
 	tap(info->tsc_khz > 0, "info: tsc_khz %u", info->tsc_khz);
-	tap(info->ring_bytes >= PAGE && info->ring_bytes % PAGE == 0 &&
-	    info->ring_bytes <= info->ring_max,
+	tap(TAP_IS(info->ring_bytes >= PAGE) &&
+	    TAP_IS(info->ring_bytes % PAGE == 0) &&
+	    TAP_IS(info->ring_bytes <= info->ring_max),
 	    "info: ring_bytes %llu whole pages, <= ring_max %llu",
 	    (unsigned long long)info->ring_bytes,
 	    (unsigned long long)info->ring_max);
-	tap(info->ref_tsc != 0 && skew > -10000000000LL &&
-	    skew < 10000000000LL,
+	tap(TAP_IS(info->ref_tsc != 0) && TAP_IS(skew > -10000000000LL) &&
+	    TAP_IS(skew < 10000000000LL),
 	    "info: ref_tsc %llu, ref_realtime_ns %lld ns from now",
 	    (unsigned long long)info->ref_tsc, (long long)skew);
 }
@@ -643,7 +646,8 @@ static void check_bad_input(int fd, const struct nsl_info *info)
 	EXPECT_ERR(ioctl(fd, NSIOCGCALIB, &calib), EINVAL);
 	memset(&calib, 0, sizeof(calib));
 	ret = ioctl(fd, NSIOCGCALIB, &calib);
-	tap(ret == 0 && calib.reps >= 16 && calib.cost[NSL_C_NSS].samples > 0,
+	tap(TAP_IS(ret == 0) && TAP_IS(calib.reps >= 16) &&
+	    TAP_IS(calib.cost[NSL_C_NSS].samples > 0),
 	    "NSIOCGCALIB cpu 0: %d, reps %u, NSS %llu ticks", ret, calib.reps,
 	    (unsigned long long)calib.cost[NSL_C_NSS].ticks);
 	cold = (struct nsl_calib){ .flags = NSL_CALIB_COLD };
@@ -716,9 +720,12 @@ static void check_eperm(int fd)
 	waitpid(pid, &status, 0);
 	bits = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
 	tap(bits != 0xff, "no capabilities: capset dropped them all");
-	tap(bits != 0xff && (bits & 1), "no CAP_NET_ADMIN: NSIOCGINFO -> EPERM");
-	tap(bits != 0xff && (bits & 2), "no CAP_NET_ADMIN: NSIOCSSTATE -> EPERM");
-	tap(bits != 0xff && (bits & 4), "no CAP_NET_ADMIN: unknown ioctl -> ENOTTY");
+	tap(TAP_IS(bits != 0xff) && TAP_IS((bits & 1)),
+	    "no CAP_NET_ADMIN: NSIOCGINFO -> EPERM");
+	tap(TAP_IS(bits != 0xff) && TAP_IS((bits & 2)),
+	    "no CAP_NET_ADMIN: NSIOCSSTATE -> EPERM");
+	tap(TAP_IS(bits != 0xff) && TAP_IS((bits & 4)),
+	    "no CAP_NET_ADMIN: unknown ioctl -> ENOTTY");
 }
 
 /* poll() on empty rings must wake when blocks arrive. */
@@ -734,7 +741,7 @@ static void check_poll_wakeup(int fd)
 		_exit(traffic(50, 1000, 0) ? 1 : 0);
 	}
 	n = poll(&p, 1, 10000);
-	tap(n == 1 && (p.revents & POLLIN),
+	tap(TAP_IS(n == 1) && TAP_IS((p.revents & POLLIN)),
 	    "poll on empty rings wakes with POLLIN when traffic starts");
 	waitpid(pid, &status, 0);
 }
@@ -759,7 +766,8 @@ static int check(void)
 	if (getenv("NSL_DEV_MADE"))
 		tap(1, DEV " mode 0600 # SKIP node made by hand, no devtmpfs");
 	else
-		tap(!stat(DEV, &st) && (st.st_mode & 07777) == 0600,
+		tap(TAP_IS(!stat(DEV, &st)) &&
+		    TAP_IS((st.st_mode & 07777) == 0600),
 		    DEV " mode 0600 (is %o)", st.st_mode & 07777);
 	fd2 = open(DEV, O_RDONLY);
 	expect_errno(fd2, errno, EBUSY, "second open()");
@@ -800,7 +808,8 @@ static int check(void)
 	traffic(500, 100, 0);
 	EXPECT_OK(set_state(fd, NSL_STATE_OFF));
 	check_accounting(fd, &s, e0, "one-page ring");
-	tap(s.losses > 0 && s.lost > 0, "one-page ring: %llu loss items for %llu blocks",
+	tap(TAP_IS(s.losses > 0) && TAP_IS(s.lost > 0),
+	    "one-page ring: %llu loss items for %llu blocks",
 	    (unsigned long long)s.losses, (unsigned long long)s.lost);
 
 	/* Resizing a ring with items in it turns them into counted drops. */

@@ -113,6 +113,10 @@
 #include "netslice.h"
 #include "decode.h"	/* nsdump's: the compact blocks */
 
+/* A failed term's name is one whole line among the other threads' */
+#define TAP_SAY(fmt, ...) say(fmt, __VA_ARGS__)
+#include "../tapterm.h"
+
 #define DEV		"/dev/ns"
 #define MODNAME		"netslice"
 #define SLOT		sizeof(struct nsl_block)	/* largest item */
@@ -251,6 +255,16 @@ static void vline(const char *prefix, const char *fmt, va_list ap)
 	putchar('\n');
 	fflush(stdout);
 	pthread_mutex_unlock(&out_lock);
+}
+
+__attribute__((format(printf, 1, 2)))
+static void say(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vline("", fmt, ap);
+	va_end(ap);
 }
 
 /* A TAP comment; only the first few are shown. */
@@ -1567,14 +1581,18 @@ static void traffic_finish(struct traffic *t, bool check)
 		exited = WIFEXITED(t->source_status[i]) && WIFEXITED(t->sink_status[i]) &&
 			 !WEXITSTATUS(t->source_status[i]) && !WEXITSTATUS(t->sink_status[i]);
 		if (d->type == SOCK_STREAM)
-			tap(exited && !f->error[0] && f->sent > 0 && f->sent == f->received,
+			tap(TAP_IS(exited) && TAP_IS(!f->error[0]) &&
+			    TAP_IS(f->sent > 0) &&
+			    TAP_IS(f->sent == f->received),
 			    "traffic: %s went on undisturbed: %" PRIu64
 			    " bytes sent, %" PRIu64 " received, every byte as sent (status %#x, %#x)%s%s",
 			    d->name, (uint64_t)f->sent, (uint64_t)f->received,
 			    t->source_status[i], t->sink_status[i],
 			    f->error[0] ? "; " : "", f->error);
 		else
-			tap(exited && !f->error[0] && f->received > 0 && f->received <= f->sent,
+			tap(TAP_IS(exited) && TAP_IS(!f->error[0]) &&
+			    TAP_IS(f->received > 0) &&
+			    TAP_IS(f->received <= f->sent),
 			    "traffic: %s: %" PRIu64 " datagrams sent, %" PRIu64
 			    " received (status %#x, %#x)%s%s", d->name, (uint64_t)f->sent,
 			    (uint64_t)f->received, t->source_status[i], t->sink_status[i],
@@ -2613,7 +2631,7 @@ static void phase_pinned(int fd, int kofd, const struct speed *sp)
 	stats_add(&ph.st, &main_w.st);
 	for (i = 0; i < NW; i++)
 		ph.sysinfos += ws[i].s.sysinfos;
-	tap(ph.reads > 0 && ph.sysinfos == 1,
+	tap(TAP_IS(ph.reads > 0) && TAP_IS(ph.sysinfos == 1),
 	    "pinned: the one stream has exactly one sysinfo item, at the start of a read (%" PRIu64 " in %" PRIu64 " reads)",
 	    ph.sysinfos, ph.reads);
 	CHECKED(&ph.st, OP_CLOSE, OK, "close", close(fd));
@@ -2859,8 +2877,9 @@ static int cmd_run(const char *ko)
 	if (ret || fd < 0)
 		return 1;
 	ret = ioctl(fd, NSIOCGINFO, &info);
-	tap(!ret && info.abi_version == NSL_ABI_VERSION && info.block_size == SLOT &&
-	    info.ncpus <= MAXCPUS && info.ring_max >= K_RING_MIN,
+	tap(TAP_IS(!ret) && TAP_IS(info.abi_version == NSL_ABI_VERSION) &&
+	    TAP_IS(info.block_size == SLOT) && TAP_IS(info.ncpus <= MAXCPUS) &&
+	    TAP_IS(info.ring_max >= K_RING_MIN),
 	    "NSIOCGINFO: abi %u, block %u bytes, %u CPUs, ring_max %llu",
 	    info.abi_version, info.block_size, info.ncpus,
 	    (unsigned long long)info.ring_max);
@@ -3022,10 +3041,12 @@ static int cmd_capture(void)
 	tap(!ioctl(fd, NSIOCSSTATE, &off), "capture: collection off");
 	quiet = settle(fd, s, buf, &ok);
 	tap(quiet, "capture: the stream went quiet");
-	tap(!ioctl(fd, NSIOCGDROPS, &drops) && !ioctl(fd, NSIOCGPACKETS, &packets),
+	tap(TAP_IS(!ioctl(fd, NSIOCGDROPS, &drops)) &&
+	    TAP_IS(!ioctl(fd, NSIOCGPACKETS, &packets)),
 	    "capture: NSIOCGDROPS, NSIOCGPACKETS");
 	e1 = emitted_now(fd);
-	tap(ok && s->sysinfos == 1, "capture: %" PRIu64 " reads of whole items, one sysinfo first, seqs continuous per CPU%s%s",
+	tap(TAP_IS(ok) && TAP_IS(s->sysinfos == 1),
+	    "capture: %" PRIu64 " reads of whole items, one sysinfo first, seqs continuous per CPU%s%s",
 	    s->reads, s->bad[0] ? ": " : "", s->bad);
 	tap(packets.count == s->items + drops.count,
 	    "capture: packets %llu == items read %" PRIu64 " (%" PRIu64 " blocks, %" PRIu64
@@ -3038,7 +3059,8 @@ static int cmd_capture(void)
 	tap(e1 - e0 == packets.count,
 	    "capture: the core emitted %" PRIu64 " since the open == packets %llu",
 	    e1 - e0, (unsigned long long)packets.count);
-	tap(s->nic_blocks > 0 && s->lo_blocks > 0 && s->rx_blocks > 0,
+	tap(TAP_IS(s->nic_blocks > 0) && TAP_IS(s->lo_blocks > 0) &&
+	    TAP_IS(s->rx_blocks > 0),
 	    "capture: blocks through the NIC (%" PRIu64 "), over loopback (%" PRIu64
 	    "), received (%" PRIu64 ")", s->nic_blocks, s->lo_blocks, s->rx_blocks);
 	close(fd);
