@@ -12,7 +12,7 @@
 #   config   install + write and verify .config
 #   build    config + make (vmlinux, bzImage, in-tree modules)
 #   module   build + kernel/ns_module (netslice.ko) with M=
-# Runs hold build/.kernel-build.lock: concurrent invocations queue.
+# Flavours build side by side; two runs for one KOBJ queue (locks below).
 #
 # Environment (the top-level Makefile sets these):
 #   FLAVOUR    netslice (default) | stock (CONFIG_NETSLICE off) |
@@ -231,11 +231,17 @@ wanted_fragment() {
 	local drop_netslice=0
 	[[ $FLAVOUR == stock ]] && drop_netslice=1
 	core_present || drop_netslice=1
-	if ((drop_netslice)); then
-		grep -v '^CONFIG_NETSLICE=' "$CONFIG_DIR/netslice.config"
-	else
-		cat "$CONFIG_DIR/netslice.config"
+	# debug.config's lines take the place of netslice.config's for
+	# the same symbols (it turns off what the debug tests never use).
+	local over='^CONFIG_NETSLICE='
+	if [[ $FLAVOUR == debug ]]; then
+		over=$(grep -oE '^(# )?CONFIG_[A-Za-z0-9_]+' "$CONFIG_DIR/debug.config" |
+			sed 's/^# //; s/.*/^(# )?&[= ]/' | paste -sd'|')
+		((drop_netslice)) && over+='|^CONFIG_NETSLICE='
+	elif ! ((drop_netslice)); then
+		over='^$'
 	fi
+	grep -vE "$over" "$CONFIG_DIR/netslice.config"
 	[[ $FLAVOUR == debug ]] && cat "$CONFIG_DIR/debug.config"
 	if [[ $FLAVOUR == stock ]] && core_present; then
 		echo "# CONFIG_NETSLICE is not set"
@@ -334,19 +340,34 @@ if [[ $step == install && -f $SRC/Makefile &&
 	exit 0
 fi
 
-# One kernel build at a time per repository: the flavours share the source
-# tree and concurrent makes in one output directory corrupt it.
+# The flavours share one source tree and build into their own KOBJ.
+# Installing ns_core writes the tree, so it holds the source lock alone;
+# builds hold it shared (the debug kernel builds beside the netslice one,
+# make check starts both) and their own KOBJ's lock, since concurrent
+# makes in one output directory corrupt it.  kbuild's M= writes the
+# module's objects into kernel/ns_module itself: one module build at a time.
 mkdir -p "$REPO/build"
-exec 9>"$REPO/build/.kernel-build.lock"
-if ! flock -n 9; then
+wait_lock() { # [-s] <fd>: flock, saying so when it must wait
+	flock -n "$@" && return
 	say "waiting for another kernel build in this repository to finish"
-	flock 9
-fi
-
+	flock "$@"
+}
+exec 9>"$REPO/build/.kernel-build.lock"
+wait_lock 9
 unpack_source
 install_core
+[[ $step == install ]] && exit 0
+flock -s 9
+mkdir -p "$KOBJ"
+exec 8>"$KOBJ/.netslice-build.lock"
+wait_lock 8
 case $step in
 config) configure ;;
 build) configure; build ;;
-module) configure; build; build_module ;;
+module)
+	configure; build
+	exec 7>"$REPO/build/.module-build.lock"
+	wait_lock 7
+	build_module
+	;;
 esac

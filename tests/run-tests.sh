@@ -9,8 +9,10 @@
 # Environment:
 #   TESTS=t_boot.sh,t_x.sh   only these VM tests (default every tests/vm/t_*.sh)
 #   DEBUG_TESTS=...          the VM tests the debug phase boots on the debug
-#                            kernel (default t_ioctl.sh,t_paths.sh,t_stress.sh;
+#                            kernel (default t_stress.sh,t_ioctl.sh,t_recv.sh;
 #                            none when TESTS is given)
+#   VM_JOBS=N                VMs run at once (default 2: under TCG with
+#                            thread=single each VM keeps one host core busy)
 #   V=1                      print every test's output, not just failures'
 #   ALLOW_MISSING=1          a suite that does not exist yet is a skip, not a
 #                            failure (never in CI)
@@ -102,7 +104,29 @@ suite_target() {
 	echo all
 }
 
+# The debug kernel builds in the background from the start, at nice 19:
+# it takes only the CPU the rest leaves idle (the other kernel's links,
+# the host tests' waits, a VM waiting for its analysis on the host), and
+# phase_debug waits for it.  One core builds it while one VM test runs on
+# the other: cold, the two builds and the VM tests together take less
+# time than one after the other.
+DEBUG_KOBJ=$REPO/build/linux-debug
+debug_build_pid=
+debug_build_start() {
+	[[ -n $DEBUG_TESTS && -z $debug_build_pid ]] || return 0
+	rm -f "$LOGS/build-debug.rc"
+	(
+		t0=$SECONDS
+		nice -n 19 make -s --no-print-directory module FLAVOUR=debug \
+			KOBJ="$DEBUG_KOBJ" KIMAGE="$DEBUG_KOBJ/arch/x86/boot/bzImage" \
+			>"$LOGS/build-debug.log" 2>&1
+		echo "$? $((SECONDS - t0))" >"$LOGS/build-debug.rc"
+	) &
+	debug_build_pid=$!
+}
+
 phase_build() {
+	[[ " ${phases[*]} " == *" debug "* ]] && debug_build_start
 	run_logged "build: user tools (make)" "$LOGS/build-tools.log" make -s --no-print-directory all
 	if ! run_logged "build: kernel (make kernel FLAVOUR=${FLAVOUR:-netslice})" \
 			"$LOGS/build-kernel.log" make -s --no-print-directory kernel; then
@@ -220,8 +244,13 @@ phase_vm() {
 	if [[ -n ${TESTS:-} ]]; then
 		IFS=', ' read -r -a tests <<<"$TESTS"
 	else
-		for t in tests/vm/t_*.sh; do
-			[[ -f $t && -x $t ]] && tests+=("${t##*/}")
+		# The longest first (their times in the README's test notes),
+		# so that two VMs at a time end together.
+		for t in t_paths.sh t_filter.sh t_counters.sh t_send.sh t_magnet.sh \
+			 tests/vm/t_*.sh; do
+			t=${t##*/}
+			[[ -f tests/vm/$t && -x tests/vm/$t ]] || continue
+			[[ " ${tests[*]} " == *" $t "* ]] || tests+=("$t")
 		done
 	fi
 	((${#tests[@]})) || { missing "vm: tests" "no executable tests/vm/t_*.sh"; return; }
@@ -239,13 +268,20 @@ phase_vm() {
 # unreferenced object fails it too.  DEBUG_TESTS picks the subset.
 # With TESTS= given and DEBUG_TESTS not, no debug run (a developer's
 # quick check).
-DEBUG_TESTS=${DEBUG_TESTS-$([[ -n ${TESTS:-} ]] || echo t_ioctl.sh,t_paths.sh,t_stress.sh)}
+DEBUG_TESTS=${DEBUG_TESTS-$([[ -n ${TESTS:-} ]] || echo t_stress.sh,t_ioctl.sh,t_recv.sh)}
 phase_debug() {
-	local kobj=$REPO/build/linux-debug tests=()
+	local tests=() rc secs
 	[[ -n $DEBUG_TESTS ]] || return 0
-	if ! run_logged "build: debug kernel and module (make module FLAVOUR=debug)" \
-			"$LOGS/build-debug.log" make -s --no-print-directory module \
-			FLAVOUR=debug KOBJ="$kobj" KIMAGE="$kobj/arch/x86/boot/bzImage"; then
+	debug_build_start
+	wait "$debug_build_pid"
+	read -r rc secs <"$LOGS/build-debug.rc" || rc=1
+	if ((rc == 0)); then
+		ok "build: debug kernel and module (make module FLAVOUR=debug, $secs s in the background)"
+		[[ $V == 1 ]] && show_log "$LOGS/build-debug.log"
+	else
+		not_ok "build: debug kernel and module (make module FLAVOUR=debug)" \
+			"exit $rc, log $LOGS/build-debug.log"
+		show_log "$LOGS/build-debug.log"
 		return
 	fi
 	IFS=', ' read -r -a tests <<<"$DEBUG_TESTS"
@@ -256,13 +292,18 @@ phase_debug() {
 	# interrupt (no carrier, a failed run).  The BIOS's $PIR table routes
 	# the same PIC lines without AML (init after 15 s).
 	VM_APPEND="${VM_APPEND:-} pci=noacpi" VM_TIMEOUT=${DEBUG_VM_TIMEOUT:-2400} \
-		run_vm_tests "vm(debug)" "$kobj/arch/x86/boot/bzImage" \
-		"$kobj/netslice.ko" "${tests[@]}"
+		run_vm_tests "vm(debug)" "$DEBUG_KOBJ/arch/x86/boot/bzImage" \
+		"$DEBUG_KOBJ/netslice.ko" "${tests[@]}"
 }
 
-# run_vm_tests <label> <kernel image> <module or ""> <test...>: one VM each.
+# run_vm_tests <label> <kernel image> <module or ""> <test...>: one VM
+# each, VM_JOBS of them at once (each keeps one host core busy under TCG
+# with thread=single); the TAP lines come in the order given, each as
+# soon as its test and those before it have ended.  Put the longest
+# first.
+VM_JOBS=${VM_JOBS:-2}
 run_vm_tests() {
-	local label=$1 kimage=$2 module=$3 t
+	local label=$1 kimage=$2 module=$3 t i
 	shift 3
 	if [[ ! -f $kimage ]]; then
 		not_ok "$label: kernel image $kimage" "missing, run make kernel"
@@ -276,55 +317,104 @@ run_vm_tests() {
 		run_logged "build: $mk" "$LOGS/build-${mk##*/}.log" \
 			make -s --no-print-directory -f "$mk"
 	done
+	vm_names=() vm_next=0
+	local pids=() done_n
 	for t in "$@"; do
-		local name=${t%.sh} dir rc reason t0=$SECONDS
+		local name=${t%.sh}
 		[[ $label == vm ]] || name=$name-debug
-		dir=$LOGS/$name
-		rm -rf "$dir"
-		mkdir -p "$dir/scratch"
-		if [[ ! -x tests/vm/$t ]]; then
-			not_ok "$label: $t" "not an executable in tests/vm/"
-			continue
-		fi
-		KIMAGE=$kimage VM_MODULE=${module:-$REPO/kernel/ns_module/netslice.ko} \
-		VM_SCRATCH=$dir/scratch VM_CONSOLE_LOG=$dir/console.log \
-		VM_OUTPUT_LOG=$dir/output.log \
-			tests/vm/run-vm.sh "$REPO/tests/vm/$t" >"$dir/stdout.log" 2>"$dir/harness.log"
-		rc=$?
-		# The debug kernel's kmemleak verdict (init.sh), beside the
-		# result: a debug run without one did not scan.
-		local leak=
-		if [[ $label != vm ]]; then
-			leak=$(grep -aEo 'kmemleak: [0-9]+ leaks' \
-				"$dir/console.log" 2>/dev/null | tail -n1)
-			if ((rc == 0)) && [[ -z $leak ]]; then
-				echo "run-tests: no kmemleak verdict in $dir/console.log" >>"$dir/harness.log"
-				rc=1
-			fi
-		fi
-		case $rc in
-		0)
-			ok "$label: $t ($((SECONDS - t0)) s${leak:+; $leak})"
-			[[ $V == 1 ]] && show_log "$dir/output.log"
-			;;
-		4)
-			reason=$(grep -E '^(# )?SKIP' "$dir/output.log" | tail -n1)
-			[[ -n $reason ]] || reason=$(grep -v '^[[:space:]]*$' "$dir/output.log" | tail -n1)
-			reason=${reason#\# }
-			skip "$label: $t" "${reason#SKIP}"
-			[[ $V == 1 ]] && show_log "$dir/output.log"
-			;;
-		*)
-			not_ok "$label: $t" "exit $rc, logs in $dir/"
-			# What the harness saw (a kernel problem in the console,
-			# a timeout) first: where only part of the output is
-			# kept, the cause must not be the part left out.
-			show_log "$dir/harness.log" 60
-			show_log "$dir/output.log"
-			failed_subtests "$label: $t" "$dir/output.log"
-			;;
-		esac
+		vm_names+=("$name")
+		rm -rf "${LOGS:?}/$name"
+		mkdir -p "$LOGS/$name/scratch"
 	done
+	for ((i = 0; i < $#; i++)); do
+		while :; do
+			vm_report "$label" "$@"
+			done_n=0
+			for name in "${vm_names[@]:0:i}"; do
+				[[ -f $LOGS/$name/rc ]] && done_n=$((done_n + 1))
+			done
+			((i - done_n < VM_JOBS)) && break
+			sleep 1
+		done
+		vm_one "$kimage" "$module" "${@:i+1:1}" "${vm_names[i]}" &
+		pids+=($!)
+	done
+	while ((vm_next < $#)); do
+		vm_report "$label" "$@"
+		((vm_next < $#)) && sleep 1
+	done
+	wait "${pids[@]}"
+}
+
+# vm_one <kernel image> <module> <test> <name>: one VM; its status and
+# time in $LOGS/<name>/rc.
+vm_one() {
+	local t=$3 dir=$LOGS/$4 rc t0=$SECONDS
+	if [[ ! -x tests/vm/$t ]]; then
+		echo "notexec 0" >"$dir/rc"
+		return
+	fi
+	KIMAGE=$1 VM_MODULE=${2:-$REPO/kernel/ns_module/netslice.ko} \
+	VM_SCRATCH=$dir/scratch VM_CONSOLE_LOG=$dir/console.log \
+	VM_OUTPUT_LOG=$dir/output.log \
+		tests/vm/run-vm.sh "$REPO/tests/vm/$t" >"$dir/stdout.log" 2>"$dir/harness.log"
+	rc=$?
+	echo "$rc $((SECONDS - t0))" >"$dir/rc.tmp" && mv "$dir/rc.tmp" "$dir/rc"
+}
+
+# vm_report <label> <test...>: the TAP lines of the tests from vm_next on
+# that have ended, in order.
+vm_report() {
+	local label=$1
+	shift
+	while ((vm_next < $#)) && [[ -f $LOGS/${vm_names[vm_next]}/rc ]]; do
+		vm_result "$label" "${@:vm_next+1:1}" "$LOGS/${vm_names[vm_next]}"
+		vm_next=$((vm_next + 1))
+	done
+}
+
+# vm_result <label> <test> <dir>: one test's TAP line from its rc file.
+vm_result() {
+	local label=$1 t=$2 dir=$3 rc secs reason
+	read -r rc secs <"$dir/rc"
+	if [[ $rc == notexec ]]; then
+		not_ok "$label: $t" "not an executable in tests/vm/"
+		return
+	fi
+	# The debug kernel's kmemleak verdict (init.sh), beside the
+	# result: a debug run without one did not scan.
+	local leak=
+	if [[ $label != vm ]]; then
+		leak=$(grep -aEo 'kmemleak: [0-9]+ leaks' \
+			"$dir/console.log" 2>/dev/null | tail -n1)
+		if ((rc == 0)) && [[ -z $leak ]]; then
+			echo "run-tests: no kmemleak verdict in $dir/console.log" >>"$dir/harness.log"
+			rc=1
+		fi
+	fi
+	case $rc in
+	0)
+		ok "$label: $t ($secs s${leak:+; $leak})"
+		[[ $V == 1 ]] && show_log "$dir/output.log"
+		;;
+	4)
+		reason=$(grep -E '^(# )?SKIP' "$dir/output.log" | tail -n1)
+		[[ -n $reason ]] || reason=$(grep -v '^[[:space:]]*$' "$dir/output.log" | tail -n1)
+		reason=${reason#\# }
+		skip "$label: $t" "${reason#SKIP}"
+		[[ $V == 1 ]] && show_log "$dir/output.log"
+		;;
+	*)
+		not_ok "$label: $t" "exit $rc after $secs s, logs in $dir/"
+		# What the harness saw (a kernel problem in the console,
+		# a timeout) first: where only part of the output is
+		# kept, the cause must not be the part left out.
+		show_log "$dir/harness.log" 60
+		show_log "$dir/output.log"
+		failed_subtests "$label: $t" "$dir/output.log"
+		;;
+	esac
+	return 0
 }
 
 # The failed subtests of a suite's TAP log, each with the comment lines
