@@ -128,6 +128,31 @@ static bool same_as_native(const struct ns_layout *l)
 }
 
 /*
+ * What ns_layout_check() derives from a layout same_as_native() takes,
+ * without looking up a name: every file this build writes has it, and
+ * the lookups cost more than reading a small file (tests/host checks
+ * that both ways agree).
+ */
+static void native_derived(struct ns_layout *l)
+{
+	bool ext = l->n > N_BASE, devs = l->n == N_BASE + N_EXT;
+
+	l->block_fixed = NSL_BLOCK_SIZE(0);
+	l->rec_off = offsetof(struct nsl_block, rec);
+	l->rec_size = sizeof(struct nsl_record);
+	l->loss_size = sizeof(struct nsl_loss);
+	l->event_size = ext ? sizeof(struct nsl_event_rec) : 0;
+	l->sysinfo_size = ext ? sizeof(struct nsl_sysinfo) : 0;
+	l->dev_off = devs ? offsetof(struct nsl_block, dev) : 0;
+	l->dev_size = devs ? sizeof(struct nsl_dev) : 0;
+	l->ndevs = devs ? NSL_MAX_DEVS : 0;
+	l->nrec_off = offsetof(struct nsl_block, nrec);
+	for (size_t i = 0; i < N_BASE + N_EXT; i++)
+		l->at[i] = i < l->n ? (int16_t)i : -1;
+	l->native = true;
+}
+
+/*
  * Size of the struct holding field @name (0: the file gives none); false
  * for a field of an item kind this build does not know (never used).
  */
@@ -171,6 +196,10 @@ int ns_layout_check(struct ns_layout *l, char *why, size_t whylen)
 	};
 	const struct ns_field *f;
 
+	if (same_as_native(l)) {
+		native_derived(l);
+		return 0;
+	}
 	for (size_t i = 0; i < l->n; i++) {
 		if (memchr(l->f[i].name, 0, NS_FIELD_NAME) == l->f[i].name ||
 		    l->f[i].name[NS_FIELD_NAME - 1]) {
@@ -243,11 +272,10 @@ int ns_layout_check(struct ns_layout *l, char *why, size_t whylen)
 		return -1;
 	}
 	l->nrec_off = find(l, "block.nrec")->offset;
-	l->native = same_as_native(l);
+	l->native = false;
 	/* looked up once here, not for every field of every item */
 	for (size_t i = 0; i < N_BASE + N_EXT; i++) {
-		f = l->native ? (i < l->n ? &l->f[i] : NULL) :
-				find(l, native_at(i)->name);
+		f = find(l, native_at(i)->name);
 		l->at[i] = f ? f - l->f : -1;
 	}
 	return 0;
