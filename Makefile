@@ -18,14 +18,17 @@ DEB_PKGS := make gcc libc6-dev gcc-multilib patch perl python3 xz-utils \
 	linux-source-6.12 flex bison bc libelf-dev libssl-dev ccache cpio kmod \
 	qemu-system-x86 busybox-static util-linux coreutils \
 	iproute2 iputils-ping iperf3 tcpdump ethtool libpfm4-dev \
-	libjson-c-dev zlib1g-dev libpcap-dev man-db groff-base
+	libjson-c-dev zlib1g-dev libpcap-dev man-db groff-base \
+	clang-14 libclang-rt-14-dev
 # What `make` alone (nsdump and the bench programs) needs.  nsdump builds
 # without libpfm4-dev too (no -e, no -L): it is installed for the full tool.
 # libpcap compiles the pcap-filter expressions.
 TOOL_PKGS := make gcc libc6-dev libpfm4-dev libjson-c-dev zlib1g-dev libpcap-dev
 # What the host tests add: the -m32 ABI test, python3 to parse --json
-# output, man-db and groff to check the man page.
-HOST_PKGS := $(TOOL_PKGS) gcc-multilib python3 man-db groff-base
+# output, man-db and groff to check the man page, clang and its libFuzzer
+# for the fuzz targets' short fixed-seed runs (make -C tests/fuzz smoke).
+HOST_PKGS := $(TOOL_PKGS) gcc-multilib python3 man-db groff-base \
+	clang-14 libclang-rt-14-dev
 # What the browser test of nsdump --html adds (tests/host/t_html.sh, which
 # runs `make deps-browser` and skips, saying why, when it cannot): a
 # headless Chromium to render the report, and a font for its text.

@@ -232,6 +232,7 @@ static enum ns_decode_error decode_cblock(const unsigned char *buf,
 
 bool ns_block_compacts(const struct nsl_block *b)
 {
+	static const struct nsl_dev no_dev;
 	unsigned int i, j;
 
 	if (b->proto > 0xff || b->thlen > 0xff || b->family > 0xff ||
@@ -242,6 +243,10 @@ bool ns_block_compacts(const struct nsl_block *b)
 		return false;
 	for (i = 0; i < sizeof(b->pad3); i++)
 		if (b->pad3[i])
+			return false;
+	/* the compact form carries ndev devices: the rest must be zeros */
+	for (i = b->ndev; i < NSL_MAX_DEVS; i++)
+		if (memcmp(&b->dev[i], &no_dev, sizeof(no_dev)))
 			return false;
 	for (i = 0; i < b->nrec; i++) {
 		if (b->rec[i].flags & (NSL_RF_EXT | NSL_RF_HCPU))

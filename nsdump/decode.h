@@ -72,9 +72,10 @@ enum ns_decode_error ns_decode_item(const void *buf, size_t len,
 
 /*
  * Whether nsl_cblock_encode() keeps every byte of @b: the fields that are
- * narrower in the compact form fit, the padding and the counts past
- * nevents are zero, no record flag is NSL_RF_EXT.  A block of an older
- * module or file that does not is written as it is (NSL_ITEM_BLOCK).
+ * narrower in the compact form fit, the padding, the counts past nevents
+ * and the devices past ndev are zero, no record flag is NSL_RF_EXT.  A
+ * block of an older module or file that does not is written as it is
+ * (NSL_ITEM_BLOCK).
  */
 bool ns_block_compacts(const struct nsl_block *b);
 

@@ -13,6 +13,7 @@
 #define C(i)	{ "record.count" #i, offsetof(struct nsl_record, count[i]), 8 }
 #define E(m)	F("event", struct nsl_event_rec, m)
 #define S(m)	F("sysinfo", struct nsl_sysinfo, m)
+#define D(m)	F("dev", struct nsl_dev, m)
 
 static const struct ns_field base_fields[] = {
 	{ "block", 0, NSL_BLOCK_SIZE(0) },
@@ -35,6 +36,22 @@ static const struct ns_field base_fields[] = {
 	L(lost), L(first_seq), L(tsc),
 };
 
+/*
+ * ABI 6's devices, last in XFIELDS: the entries before them are what the
+ * ABI 6 files written before they were described carry (same_as_native).
+ * dev[] is described as rec[] is: "dev" gives its stride, "dev[]" where
+ * it starts in a block and, as its size, its entries.  pad3's 7 bytes
+ * are three fields, named by their byte within it.
+ */
+#define DEV_FIELDS \
+	B(ndev), \
+	{ "block.pad3_0", offsetof(struct nsl_block, pad3), 1 }, \
+	{ "block.pad3_1", offsetof(struct nsl_block, pad3) + 1, 2 }, \
+	{ "block.pad3_3", offsetof(struct nsl_block, pad3) + 3, 4 }, \
+	{ "dev", 0, sizeof(struct nsl_dev) }, \
+	{ "dev[]", offsetof(struct nsl_block, dev), NSL_MAX_DEVS }, \
+	D(ifindex), D(netns), D(first), D(dir), D(pad), D(pad2)
+
 static const struct ns_field ext_fields[] = {
 	{ "event", 0, sizeof(struct nsl_event_rec) },
 	{ "sysinfo", 0, sizeof(struct nsl_sysinfo) },
@@ -52,10 +69,14 @@ static const struct ns_field ext_fields[] = {
 	{ "event.daddr6_8", offsetof(struct nsl_event_rec, daddr6) + 8, 8 },
 	S(abi_version), S(byte_order), S(tsc_khz), S(ncpus), S(ref_tsc),
 	S(ref_realtime_ns),
+	DEV_FIELDS,
 };
 
 #define N_BASE	(sizeof(base_fields) / sizeof(base_fields[0]))
 #define N_EXT	(sizeof(ext_fields) / sizeof(ext_fields[0]))
+/* XFIELDS of the ABI 6 files written before the devices were described */
+#define N_EXT_NODEV	(N_EXT - sizeof((struct ns_field[]){ DEV_FIELDS }) / \
+			 sizeof(struct ns_field))
 _Static_assert(NSL_MAX_EVENTS == 4, "extend C(i) above");
 _Static_assert(N_BASE + N_EXT <= NS_LAYOUT_MAX, "NS_LAYOUT_MAX too small");
 
@@ -88,14 +109,47 @@ void ns_layout_native(struct ns_layout *l)
 	ns_layout_check(l, NULL, 0);
 }
 
-/* A file without XFIELDS is native when its base part is. */
+/*
+ * A file without XFIELDS is native when its base part is; so is an ABI 6
+ * file written before the devices were described, whose XFIELDS lacks
+ * only them: its FIELDS give this build's struct sizes.
+ */
 static bool same_as_native(const struct ns_layout *l)
 {
-	if (l->n != N_BASE && l->n != N_BASE + N_EXT)
+	size_t next;
+
+	if (l->n < N_BASE)
+		return false;
+	next = l->n - N_BASE;
+	if (next && next != N_EXT_NODEV && next != N_EXT)
 		return false;
 	return !memcmp(l->f, base_fields, sizeof(base_fields)) &&
-	       (l->n == N_BASE ||
-		!memcmp(l->f + N_BASE, ext_fields, sizeof(ext_fields)));
+	       !memcmp(l->f + N_BASE, ext_fields, next * sizeof(ext_fields[0]));
+}
+
+/*
+ * What ns_layout_check() derives from a layout same_as_native() takes,
+ * without looking up a name: every file this build writes has it, and
+ * the lookups cost more than reading a small file (tests/host checks
+ * that both ways agree).
+ */
+static void native_derived(struct ns_layout *l)
+{
+	bool ext = l->n > N_BASE, devs = l->n == N_BASE + N_EXT;
+
+	l->block_fixed = NSL_BLOCK_SIZE(0);
+	l->rec_off = offsetof(struct nsl_block, rec);
+	l->rec_size = sizeof(struct nsl_record);
+	l->loss_size = sizeof(struct nsl_loss);
+	l->event_size = ext ? sizeof(struct nsl_event_rec) : 0;
+	l->sysinfo_size = ext ? sizeof(struct nsl_sysinfo) : 0;
+	l->dev_off = devs ? offsetof(struct nsl_block, dev) : 0;
+	l->dev_size = devs ? sizeof(struct nsl_dev) : 0;
+	l->ndevs = devs ? NSL_MAX_DEVS : 0;
+	l->nrec_off = offsetof(struct nsl_block, nrec);
+	for (size_t i = 0; i < N_BASE + N_EXT; i++)
+		l->at[i] = i < l->n ? (int16_t)i : -1;
+	l->native = true;
 }
 
 /*
@@ -115,6 +169,8 @@ static bool container_size(const struct ns_layout *l, const char *name,
 		*size = l->event_size;
 	else if (!strncmp(name, "sysinfo.", 8))
 		*size = l->sysinfo_size;
+	else if (!strncmp(name, "dev.", 4))
+		*size = l->dev_size;
 	else if (!strncmp(name, "item.", 5))
 		*size = 8;
 	else
@@ -140,6 +196,10 @@ int ns_layout_check(struct ns_layout *l, char *why, size_t whylen)
 	};
 	const struct ns_field *f;
 
+	if (same_as_native(l)) {
+		native_derived(l);
+		return 0;
+	}
 	for (size_t i = 0; i < l->n; i++) {
 		if (memchr(l->f[i].name, 0, NS_FIELD_NAME) == l->f[i].name ||
 		    l->f[i].name[NS_FIELD_NAME - 1]) {
@@ -167,6 +227,10 @@ int ns_layout_check(struct ns_layout *l, char *why, size_t whylen)
 	l->rec_off = find(l, "block.rec")->offset;
 	l->event_size = struct_size(l, "event");
 	l->sysinfo_size = struct_size(l, "sysinfo");
+	l->dev_size = struct_size(l, "dev");
+	f = find(l, "dev[]");
+	l->dev_off = f ? f->offset : 0;
+	l->ndevs = f ? f->size : 0;
 	/* below 8 bytes no struct holds what its fields say it does */
 	if (l->block_fixed < 8 || l->block_fixed > 4096 ||
 	    l->rec_size < 8 || l->rec_size > 4096 ||
@@ -174,7 +238,11 @@ int ns_layout_check(struct ns_layout *l, char *why, size_t whylen)
 	    l->rec_off > l->block_fixed ||
 	    (l->event_size && (l->event_size < 8 || l->event_size > 4096)) ||
 	    (l->sysinfo_size && (l->sysinfo_size < 8 ||
-				 l->sysinfo_size > 4096))) {
+				 l->sysinfo_size > 4096)) ||
+	    (l->dev_size && (l->dev_size < 8 || l->dev_size > 4096)) ||
+	    (l->ndevs && (!l->dev_size || l->ndevs > 255 ||
+			  l->dev_off + (uint64_t)l->ndevs * l->dev_size >
+			  l->block_fixed))) {
 		snprintf(why, whylen, "implausible struct sizes");
 		return -1;
 	}
@@ -204,11 +272,10 @@ int ns_layout_check(struct ns_layout *l, char *why, size_t whylen)
 		return -1;
 	}
 	l->nrec_off = find(l, "block.nrec")->offset;
-	l->native = same_as_native(l);
+	l->native = false;
 	/* looked up once here, not for every field of every item */
 	for (size_t i = 0; i < N_BASE + N_EXT; i++) {
-		f = l->native ? (i < l->n ? &l->f[i] : NULL) :
-				find(l, native_at(i)->name);
+		f = find(l, native_at(i)->name);
 		l->at[i] = f ? f - l->f : -1;
 	}
 	return 0;
@@ -312,6 +379,13 @@ size_t ns_layout_translate(const struct ns_layout *from, const void *in,
 		memset(dst, 0, size);
 		if (copy_fields(from, "block", src, dst, why, whylen))
 			return 0;
+		/* all of dev[], not only ndev: a block may carry more */
+		for (unsigned int i = 0; i < from->ndevs && i < NSL_MAX_DEVS; i++)
+			if (copy_fields(from, "dev",
+					src + from->dev_off + i * from->dev_size,
+					dst + offsetof(struct nsl_block, dev[i]),
+					why, whylen))
+				return 0;
 		for (unsigned int i = 0; i < nrec; i++)
 			if (copy_fields(from, "record",
 					src + from->rec_off + i * from->rec_size,

@@ -29,14 +29,23 @@ struct ns_field {
  * Pseudo-fields: "block" (size of a block without records), "record"
  * (size of one record = the array stride), "loss" (size of a loss item),
  * "event" and "sysinfo" (sizes of those items); "block.rec" gives the
- * offset of the record array.  Nested members are named by their path:
- * "event.tcp.snd_cwnd".
+ * offset of the record array.  The devices (ABI 6) are an array in the
+ * block's fixed part: "dev" is the size of one (the stride), "dev[]"
+ * gives the array's offset in the block and, as its size, its entries;
+ * fields "dev.ifindex" ... are within one entry.  Nested members are
+ * named by their path: "event.tcp.snd_cwnd".  Every byte of every item
+ * struct is some field's (tests/host checks it), padding included, so
+ * a translation of an item in this build's own layout gives it back
+ * byte for byte.
  *
  * The items of ABI version 1's first cut (block, record, loss) are the
  * base part, carried by a file's FIELDS record; the later ones (event,
- * sysinfo) are the extension part, in an XFIELDS record of their own: a
- * reader that predates them skips XFIELDS whole (it checks every FIELDS
- * entry against the structs it knows) and skips their items by size.
+ * sysinfo, and the block's devices) are the extension part, in an
+ * XFIELDS record of their own: a reader that predates them skips XFIELDS
+ * whole (it checks every FIELDS entry against the structs it knows) and
+ * skips their items by size.  One that has XFIELDS but predates the
+ * devices passes over "dev" and "dev[]" (no '.') and "dev.*" (a kind of
+ * struct it does not know).
  */
 struct ns_layout {
 	size_t n;
@@ -44,6 +53,7 @@ struct ns_layout {
 	/* derived by ns_layout_check(); event/sysinfo_size 0: not described */
 	uint32_t block_fixed, rec_off, rec_size, loss_size;
 	uint32_t event_size, sysinfo_size;
+	uint32_t dev_off, dev_size, ndevs;	/* dev[]; ndevs 0: not described */
 	uint32_t nrec_off;		/* of block.nrec */
 	/* this build's field i is f[at[i]], or absent where at[i] < 0 */
 	int16_t at[NS_LAYOUT_MAX];

@@ -171,6 +171,10 @@ phase_host() {
 		run_logged "host: fuzz corpus replay (make -C tests/fuzz replay)" \
 			"$LOGS/host-fuzz-replay.log" \
 			make -s --no-print-directory -C tests/fuzz replay
+		# then each target a few seconds from it, seed fixed (clang)
+		run_logged "host: fuzz smoke, fixed seed (make -C tests/fuzz smoke)" \
+			"$LOGS/host-fuzz-smoke.log" \
+			make -s --no-print-directory -C tests/fuzz smoke
 	fi
 	# START and STOP's fast path (record.h), the kernel's own source,
 	# against the search it replaces, under ASan/UBSan.

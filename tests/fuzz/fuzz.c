@@ -20,8 +20,23 @@ int fuzz_fd(const void *p, size_t len)
 	return fd;
 }
 
+/*
+ * stderr as it was before libFuzzer's -close_fd_mask=2 sent it to
+ * /dev/null (run.sh and smoke.sh close it: nsdump's messages): a failed
+ * property is said there, in the run's log.
+ */
+static int report_fd = 2;
+
+__attribute__((constructor)) static void keep_stderr(void)
+{
+	int fd = dup(2);
+
+	if (fd >= 0)
+		report_fd = fd;
+}
+
 void fuzz_fail(const char *cond, const char *file, int line)
 {
-	fprintf(stderr, "%s:%d: property failed: %s\n", file, line, cond);
+	dprintf(report_fd, "%s:%d: property failed: %s\n", file, line, cond);
 	abort();
 }

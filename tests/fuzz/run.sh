@@ -5,7 +5,8 @@
 # corpus/<t>/ and OBJ/seeds/<t>/; then corpus/<t>/ is replaced by the
 # minimized merge (-merge=1) of itself, the seeds and what the run found.
 # A crash stops that target's run: its input goes to crashes/<t>/ and the
-# script fails at the end.  One summary line per target:
+# script fails at the end.  One summary line per target, S the seconds it
+# ran (less than FUZZ_SECONDS when a crash stopped it):
 #   fuzz <t>: N runs in S s (E exec/s), cov C ft F, corpus A -> B inputs
 obj=$1; shift
 here=$(dirname "$0")
@@ -29,13 +30,16 @@ for t in "$@"; do
 	before=$(ls "$corpus" | wc -l)
 	# new inputs go to the first directory; stdout and stderr of the
 	# target closed (nsdump's messages), libFuzzer's own kept
+	t0=$(date +%s%N) crashed=
 	"$fuzzer" -max_total_time="$secs" -max_len="$(max_len "$t")" \
 		-timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
 		-close_fd_mask=3 -artifact_prefix="$art/" \
 		"$work" "$corpus" "$obj/seeds/$t" >"$log" 2>&1
 	rc=$?
+	ms=$((($(date +%s%N) - t0) / 1000000))
 	for a in "$art"/*; do
 		[ -f "$a" ] || continue
+		crashed=", stopped by a crash"
 		mkdir -p "$here/crashes/$t"
 		cp "$a" "$here/crashes/$t/"
 		echo "fuzz $t: CRASH, input kept as crashes/$t/${a##*/}; fix it:" >&2
@@ -50,10 +54,11 @@ for t in "$@"; do
 	rm -f "$corpus"/*
 	cp "$merged"/* "$corpus"/
 	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
-	eps=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
+	# libFuzzer's own exec/s counts whole seconds: 0 for a crash in the first
+	eps=$(( ${runs:-0} * 1000 / (ms ? ms : 1) ))
 	last=$(grep -E '^#[0-9]+.*(DONE|pulse|NEW|REDUCE)' "$log" | tail -n 1)
 	cov=$(echo "$last" | sed -n 's/.*cov: \([0-9]*\).*/\1/p')
 	ft=$(echo "$last" | sed -n 's/.*ft: \([0-9]*\).*/\1/p')
-	echo "fuzz $t: ${runs:-?} runs in $secs s (${eps:-?} exec/s), cov ${cov:-?} ft ${ft:-?}, corpus $before -> $(ls "$corpus" | wc -l) inputs"
+	echo "fuzz $t: ${runs:-?} runs in $((ms / 1000)).$((ms % 1000 / 100)) s ($eps exec/s)$crashed, cov ${cov:-?} ft ${ft:-?}, corpus $before -> $(ls "$corpus" | wc -l) inputs"
 done
 exit $status

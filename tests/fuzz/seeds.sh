@@ -10,8 +10,9 @@ mkdir -p "$dir/file" "$dir/stream" "$dir/opts"
 cp "$data"/*.nst "$dir/file/"
 
 i=0
+# the last: blocks naming the devices they crossed (ABI 6), whole with -R
 for args in "-n 0" "-n 3" "-n 3 -l 2 -o 2 -i 3 -e 2 -C -N" "-n 4 -P -e 4 -C" "-n 12 -f" \
-	    "-F 1 -G 1 -A -S -X 3" "-F 1 -T -S"; do
+	    "-F 1 -G 1 -A -S -X 3" "-F 1 -T -S" "-n 6 -e 2 -W 4026531840"; do
 	i=$((i + 1))
 	"$mk" $args "$dir/file/gen$i.ns"
 	"$mk" -R $args "$dir/stream/gen$i.raw"

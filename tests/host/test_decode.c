@@ -542,6 +542,9 @@ static void compact(void)
 	b.proto = 300;
 	tap_ok(!ns_block_compacts(&b), "compact: proto 300 keeps the block whole");
 	b.proto = 6;
+	b.dev[NSL_MAX_DEVS - 1].netns = 1;	/* ndev 0 */
+	tap_ok(!ns_block_compacts(&b), "compact: a device past ndev keeps the block whole");
+	b.dev[NSL_MAX_DEVS - 1].netns = 0;
 
 	n = nsl_cblock_encode(&b, buf);
 	c[offsetof(struct nsl_cblock, cflags)] |= 0x40;

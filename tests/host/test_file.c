@@ -830,6 +830,156 @@ static void other_event_layout(void)
 	       "layout: '%s'", why);
 }
 
+/*
+ * Every byte of every item struct is one field's and only one's: a field
+ * a struct gains that the layout does not name fails here, not as bytes
+ * lost when a file of another layout is read (block.ndev and dev[], ABI
+ * 6, went undescribed so until the stream fuzz target found it).
+ */
+static void layout_coverage(void)
+{
+	static const struct {
+		const char *name;	/* its fields: "<name>.*" */
+		size_t size;		/* bytes they must tile */
+		bool hdr;		/* starts with item.kind, .size, .cpu */
+		bool devs;		/* holds dev[] */
+	} st[] = {
+		{ "block", offsetof(struct nsl_block, rec), true, true },
+		{ "record", sizeof(struct nsl_record), false, false },
+		{ "dev", sizeof(struct nsl_dev), false, false },
+		{ "loss", sizeof(struct nsl_loss), true, false },
+		{ "event", sizeof(struct nsl_event_rec), true, false },
+		{ "sysinfo", sizeof(struct nsl_sysinfo), true, false },
+	};
+	struct ns_layout l;
+	char why[64];
+
+	ns_layout_native(&l);
+	tap_ok(TAP_IS(l.block_fixed == NSL_BLOCK_SIZE(0)) &&
+	       TAP_IS(l.rec_off == offsetof(struct nsl_block, rec)) &&
+	       TAP_IS(l.rec_size == sizeof(struct nsl_record)) &&
+	       TAP_IS(l.dev_off == offsetof(struct nsl_block, dev)) &&
+	       TAP_IS(l.dev_size == sizeof(struct nsl_dev)) &&
+	       TAP_IS(l.ndevs == NSL_MAX_DEVS) &&
+	       TAP_IS(l.loss_size == sizeof(struct nsl_loss)) &&
+	       TAP_IS(l.event_size == sizeof(struct nsl_event_rec)) &&
+	       TAP_IS(l.sysinfo_size == sizeof(struct nsl_sysinfo)),
+	       "layout: this build's struct sizes, dev[] and rec[] where netslice.h has them");
+	for (size_t s = 0; s < sizeof(st) / sizeof(st[0]); s++) {
+		unsigned char seen[NS_LAYOUT_ITEM_MAX] = { 0 };
+		size_t plen = strlen(st[s].name), bad = st[s].size, i;
+
+		for (i = 0; i < l.n; i++) {
+			const struct ns_field *f = &l.f[i];
+			bool mine = !strncmp(f->name, st[s].name, plen) &&
+				    f->name[plen] == '.';
+
+			if (!f->size || !(mine || (st[s].hdr &&
+					  !strncmp(f->name, "item.", 5))))
+				continue;
+			for (size_t b = f->offset; b < f->offset + f->size &&
+						   b < sizeof(seen); b++)
+				seen[b]++;
+		}
+		/* dev[]'s entries, each tiled as the "dev" row checks */
+		for (i = 0; st[s].devs && i < l.n; i++) {
+			const struct ns_field *f = &l.f[i];
+
+			for (uint32_t d = 0; !strncmp(f->name, "dev.", 4) &&
+					     d < l.ndevs; d++) {
+				size_t at = l.dev_off + d * l.dev_size + f->offset;
+
+				for (size_t b = at; b < at + f->size &&
+						    b < sizeof(seen); b++)
+					seen[b]++;
+			}
+		}
+		for (i = 0; i < sizeof(seen) && bad == st[s].size; i++)
+			if (i < st[s].size ? seen[i] != 1 : seen[i] != 0)
+				bad = i;
+		if (bad < st[s].size)
+			snprintf(why, sizeof(why), ": byte %zu is in %u fields",
+				 bad, seen[bad]);
+		else if (bad > st[s].size)
+			snprintf(why, sizeof(why), ": a field reaches byte %zu",
+				 bad);
+		tap_ok(bad == st[s].size,
+		       "layout: every byte of %s (%zu) is one field's%s",
+		       st[s].name, st[s].size, bad == st[s].size ? "" : why);
+	}
+}
+
+/* A block with every field set, devices past ndev too. */
+static void full_block(struct nsl_block *b, unsigned int nrec)
+{
+	unsigned char *p = (unsigned char *)b;
+
+	for (size_t i = 0; i < sizeof(*b); i++)
+		p[i] = 0x11 + i * 7;
+	b->hdr.kind = NSL_ITEM_BLOCK;
+	b->hdr.size = NSL_BLOCK_SIZE(nrec);
+	b->nrec = nrec;
+	b->nevents = NSL_MAX_EVENTS;
+	b->ndev = 2;
+	memset(&b->rec[nrec], 0, (NSL_MAX_RECORDS - nrec) * sizeof(b->rec[0]));
+	for (unsigned int i = 0; i < nrec; i++)
+		b->rec[i].region = NSL_R_TCP;
+}
+
+/*
+ * This build's layout taken the long way (its fields in another order,
+ * looked up by name), and as ABI 6 files written before the devices were
+ * described carry it: a block comes back byte for byte, devices and the
+ * bytes past ndev included.
+ */
+static void native_layout_ways(void)
+{
+	struct ns_layout nat, l;
+	struct nsl_block b, out;
+	struct ns_field t;
+	size_t nbase, next, i, n;
+	char why[128] = "";
+	const struct ns_field *ext = ns_layout_native_part(true, &next);
+
+	ns_layout_native_part(false, &nbase);
+	ns_layout_native(&nat);
+	l = nat;
+	t = l.f[6];
+	l.f[6] = l.f[l.n - 1];
+	l.f[l.n - 1] = t;
+	tap_ok(TAP_IS(!ns_layout_check(&l, why, sizeof(why))) &&
+	       TAP_IS(!l.native) && TAP_IS(nat.native) &&
+	       TAP_IS(l.block_fixed == nat.block_fixed) &&
+	       TAP_IS(l.rec_off == nat.rec_off) &&
+	       TAP_IS(l.rec_size == nat.rec_size) &&
+	       TAP_IS(l.loss_size == nat.loss_size) &&
+	       TAP_IS(l.event_size == nat.event_size) &&
+	       TAP_IS(l.sysinfo_size == nat.sysinfo_size) &&
+	       TAP_IS(l.dev_off == nat.dev_off) &&
+	       TAP_IS(l.dev_size == nat.dev_size) &&
+	       TAP_IS(l.ndevs == nat.ndevs) &&
+	       TAP_IS(l.nrec_off == nat.nrec_off),
+	       "layout: this build's fields in another order, checked by name, derive what its own do (%s)",
+	       why);
+	full_block(&b, 3);
+	n = ns_layout_translate(&l, &b, b.hdr.size, &out, sizeof(out), why,
+				sizeof(why));
+	tap_ok(TAP_IS(n == NSL_BLOCK_SIZE(3)) && TAP_IS(!memcmp(&out, &b, n)),
+	       "layout: a block translated by name comes back byte for byte, devices too (%s)",
+	       why);
+
+	/* XFIELDS up to block.ndev: what such files hold is this build's */
+	for (i = 0; i < next && strcmp(ext[i].name, "block.ndev"); i++)
+		;
+	l = nat;
+	l.n = nbase + i;
+	tap_ok(TAP_IS(i < next) && TAP_IS(!ns_layout_check(&l, why, sizeof(why))) &&
+	       TAP_IS(l.native) && TAP_IS(l.ndevs == 0) &&
+	       TAP_IS(l.event_size == sizeof(struct nsl_event_rec)),
+	       "layout: ABI 6 files from before the devices were described read as this build's (%s)",
+	       why);
+}
+
 /* A file system that fills after @limit bytes: RLIMIT_FSIZE in a child. */
 /* Bytes block @i of @g takes in a file: compact. */
 static size_t file_block_size(const struct gen_opts *g, unsigned int i)
@@ -1050,6 +1200,8 @@ void test_file(void)
 	old_layout();
 	magnet_file();
 	other_event_layout();
+	layout_coverage();
+	native_layout_ways();
 	full_disk();
 	sampling();
 }
