@@ -2,9 +2,9 @@
 /*
  * NetSlice: the user/kernel ABI of /dev/ns.
  *
- * Rules (see DESIGN.md): fixed-width fields, explicit padding, every struct
- * a multiple of 8 bytes, non-zero padding or unknown flags are refused with
- * EINVAL, unknown commands with ENOTTY.
+ * Rules (see doc/design.md): fixed-width fields, explicit padding, every
+ * struct a multiple of 8 bytes, non-zero padding or unknown flags are
+ * refused with EINVAL, unknown commands with ENOTTY.
  *
  * A read() of /dev/ns returns a sequence of whole items.  Every item starts
  * with struct nsl_item_hdr; hdr.size is the item's length in bytes (a

@@ -2,13 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 """shoot.py PAGE PNG [ID [HEIGHT]]: a screenshot of an nsdump --html page
 in headless Chromium (cdp.py), 1400 px wide: from the top, or from the
-element with id ID ("": the top), HEIGHT px high (default 1100).  How docs/'s pictures
+element with id ID ("": the top), HEIGHT px high (default 1100).  How doc/'s pictures
 were made:
 
     tests/host/obj/mkblocks -V 2000 capture.ns
     nsdump -r capture.ns --html report.html
-    tests/host/shoot.py report.html docs/nsdump-html.png "" 1500
-    tests/host/shoot.py report.html docs/nsdump-html-packets.png packets 900
+    tests/host/shoot.py report.html doc/nsdump-html.png "" 1500
+    tests/host/shoot.py report.html doc/nsdump-html-packets.png packets 900
 """
 import os
 import sys

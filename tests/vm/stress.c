@@ -755,7 +755,7 @@ static errset expect_perf(const struct nsl_event *e)
 /*
  * set_events() in the module, then nsl_counters_set() in the core, then
  * perf, event by event (per CPU: the first event that fails decides).
- * Software events need CAP_NET_ADMIN only (DESIGN.md), so perf's own
+ * Software events need CAP_NET_ADMIN only (doc/design.md), so perf's own
  * CAP_PERFMON check for CPU-wide counters must not show through.
  */
 static errset expect_events(const struct nsl_events *evs, bool perfmon)
