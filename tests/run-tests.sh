@@ -115,14 +115,19 @@ debug_build_pid=
 debug_build_start() {
 	[[ -n $DEBUG_TESTS && -z $debug_build_pid ]] || return 0
 	rm -f "$LOGS/build-debug.rc"
-	(
-		t0=$SECONDS
+	# A session of its own, so that a run that ends early (a bail-out,
+	# a signal) takes the whole build down with it.
+	setsid bash -c '
 		nice -n 19 make -s --no-print-directory module FLAVOUR=debug \
-			KOBJ="$DEBUG_KOBJ" KIMAGE="$DEBUG_KOBJ/arch/x86/boot/bzImage" \
-			>"$LOGS/build-debug.log" 2>&1
-		echo "$? $((SECONDS - t0))" >"$LOGS/build-debug.rc"
-	) &
+			KOBJ="$1" KIMAGE="$1/arch/x86/boot/bzImage" >"$2.log" 2>&1
+		echo "$? $SECONDS" >"$2.rc"' _ "$DEBUG_KOBJ" "$LOGS/build-debug" &
 	debug_build_pid=$!
+	trap debug_build_stop EXIT
+	trap 'exit 143' TERM INT HUP
+}
+debug_build_stop() {
+	[[ -n $debug_build_pid && ! -f $LOGS/build-debug.rc ]] || return 0
+	kill -- "-$debug_build_pid" 2>/dev/null
 }
 
 phase_build() {
