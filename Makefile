@@ -69,6 +69,9 @@ help:
 	@echo '                     stock kernel first; BENCH_ARGS="-R 5 -N 10000 -t 10";'
 	@echo '                     then where III'"'"'s cost goes, stage by stage, in one'
 	@echo '                     boot (bench/sameboot.sh -L); LADDER_ROUNDS=5, 0: none'
+	@echo 'make insnprof        every instruction of lat_tcp'"'"'s round trip counted'
+	@echo '                     in the VM (QEMU plugin), per configuration and'
+	@echo '                     per function; INSN_ARGS="-R 3 -N 2000"'
 	@echo 'make hotpath         NSS/NST timed natively on this CPU (record.h in user'
 	@echo '                     space) against two bare rdtsc, warm and cache-cold'
 	@echo 'make fuzz            libFuzzer on the file reader, item decoder and option'
@@ -146,6 +149,22 @@ clean:
 # Removes the kernel trees too (the next `make kernel` starts cold).
 distclean: clean
 	rm -rf build
+
+# Every guest instruction of lat_tcp's round trips counted by a QEMU TCG
+# plugin (bench/insn/insncount.so; TCG with thread=single, so the counts
+# are exact), per configuration and per function (bench/insnprof.sh in
+# the VM, bench/insnprof.py on the host).  INSN_ARGS="-R 3 -N 2000".
+.PHONY: insnprof
+INSN_ARGS ?= -R 3 -N 2000
+insnprof: deps kernel all
+	@if [ -f $(MODULE_DIR)/Kbuild ]; then $(MAKE) -s module || exit 1; fi
+	@rm -rf build/insnprof && mkdir -p build/insnprof/scratch/insn
+	@VM_SCRATCH=$(CURDIR)/build/insnprof/scratch VM_TIMEOUT=3600 \
+		QEMU_EXTRA="-plugin $(CURDIR)/bench/insn/insncount.so,dir=$(CURDIR)/build/insnprof/scratch/insn" \
+		tests/vm/run-vm.sh "$(CURDIR)/bench/insnprof.sh $(INSN_ARGS)" \
+		>build/insnprof/run.out
+	@bench/insnprof.py build/insnprof/scratch/insn --json build/insnprof/insnprof.json \
+		| tee build/insnprof/insnprof.txt
 
 .PHONY: hotpath
 hotpath:
