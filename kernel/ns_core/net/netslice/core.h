@@ -52,8 +52,12 @@ void nsl_flow(struct nsl_block *blk, const struct sk_buff *skb);
 struct nsl_skb_block *nsl_copy_at_link(struct sk_buff *skb,
 				       struct nsl_skb_block *ob);
 
-/* Hands @item to the registered receiver, if any (emit.c). */
-void nsl_deliver(struct nsl_item_hdr *item);
+/*
+ * Hands @item to the registered receiver, if any (emit.c): an event
+ * record as it is (@b NULL), or the block @b, @item its header, if it
+ * passes what NSI left undecided.
+ */
+void nsl_deliver(struct nsl_item_hdr *item, struct nsl_skb_block *b);
 /* The registered receiver; the caller holds rcu_read_lock(). */
 const struct nsl_receiver *nsl_receiver(void);
 

@@ -35,40 +35,35 @@ const struct nsl_receiver *nsl_receiver(void)
 	return rcu_dereference(nsl_rcv);
 }
 
-void nsl_deliver(struct nsl_item_hdr *item)
-{
-	const struct nsl_receiver *rcv;
-
-	rcu_read_lock();
-	rcv = rcu_dereference(nsl_rcv);
-	if (rcv) {
-		this_cpu_inc(nsl_emit_count);
-		rcv->deliver(item, rcv->priv);
-	}
-	rcu_read_unlock();
-}
-
 /*
  * A block is chosen with its whole flow (what NSI left undecided), and
  * leaves with its addresses only when the reader asked for them.
  */
-static void nsl_deliver_block(struct nsl_skb_block *b)
+static bool nsl_block_leaves(struct nsl_skb_block *b)
+{
+	struct nsl_block *blk = &b->blk;
+
+	if (!nsl_pick_emit(blk, b->picked))
+		return false;
+	if (!nsl_flow_addr_on()) {
+		memset(blk->saddr, 0, sizeof(blk->saddr));
+		memset(blk->daddr, 0, sizeof(blk->daddr));
+	}
+	return true;
+}
+
+void nsl_deliver(struct nsl_item_hdr *item, struct nsl_skb_block *b)
 {
 	const struct nsl_receiver *rcv;
-	struct nsl_block *blk = &b->blk;
 
 	rcu_read_lock();
 	rcv = rcu_dereference(nsl_rcv);
 	if (!rcv)
 		goto out;
 	this_cpu_inc(nsl_emit_count);
-	if (!nsl_pick_emit(blk, b->picked))
+	if (b && !nsl_block_leaves(b))
 		goto out;
-	if (!nsl_flow_addr_on()) {
-		memset(blk->saddr, 0, sizeof(blk->saddr));
-		memset(blk->daddr, 0, sizeof(blk->daddr));
-	}
-	rcv->deliver(&blk->hdr, rcv->priv);
+	rcv->deliver(item, rcv->priv);
 out:
 	rcu_read_unlock();
 }
@@ -91,7 +86,7 @@ static void nsl_emit(struct nsl_skb_block *b)
 	    (!b->owner || nsl_open_record(b, NSL_R_LINK)))
 		blk->flags |= NSL_BF_NOXMIT;
 	blk->hdr.size = NSL_BLOCK_SIZE(blk->nrec);
-	nsl_deliver_block(b);
+	nsl_deliver(&blk->hdr, b);
 }
 
 /*

@@ -229,7 +229,7 @@ void nsl_event(const struct sock *sk, const struct sk_buff *skb, int type,
 	}
 	if (flags & NSL_REC_ADDR)
 		ev.flags |= NSL_EVF_ADDR;
-	nsl_deliver(&ev.hdr);
+	nsl_deliver(&ev.hdr, NULL);
 }
 
 /* NET_SLICE_SOCK: the application's side of a connection. */
