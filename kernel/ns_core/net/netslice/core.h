@@ -67,6 +67,11 @@ struct nsl_hdrs {
 	u16 nhlen;		/* network header */
 	u16 thlen;		/* transport header, 0 if not read */
 	u32 payload;		/* transport payload (TCP, UDP) */
+	u32 iplen;		/* as the IP header says (wrong for BIG TCP) */
+	u16 ip_id;		/* IPv4 only, host order */
+	u16 frag_off;		/* IPv4 only, host order, flags included */
+	u8 tos;			/* IPv4 TOS, IPv6 traffic class */
+	u8 ttl;			/* IPv4 TTL, IPv6 hop limit */
 	bool ports;		/* the transport header was read */
 };
 
