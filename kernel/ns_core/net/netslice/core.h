@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * NetSlice core internals shared by core.c and counters.c.
+ * NetSlice core internals shared by the files of net/netslice.
  */
 #ifndef _NSL_CORE_H
 #define _NSL_CORE_H
@@ -22,8 +22,42 @@ static inline u64 nsl_now(void)
 #endif
 }
 
-/* Hands @item to the registered receiver, if any. */
-void nsl_deliver(struct nsl_item_hdr *item);
+/* The block @skb carries, if any. */
+static inline struct nsl_skb_block *nsl_block_of(const struct sk_buff *skb)
+{
+	return skb_ext_find(skb, SKB_EXT_NETSLICE);
+}
+
+/* The stage a block's life stops at, and its key (core.c). */
+DECLARE_STATIC_KEY_FALSE(nsl_staged);
+extern enum nsl_stage nsl_stage;
+
+/* Whether blocks stop short of @stage (only ever in the cost bench). */
+static __always_inline bool nsl_stage_below(enum nsl_stage stage)
+{
+	return static_branch_unlikely(&nsl_staged) &&
+	       READ_ONCE(nsl_stage) < stage;
+}
+
+/* Blocks lost for want of an skb extension, per CPU (emit.c). */
+DECLARE_PER_CPU(u64, nsl_nomem_count);
+
+/* A block's life (block.c). */
+struct nsl_skb_block *nsl_init_block(struct sk_buff *skb, int dir, u8 picked);
+void nsl_mark_shared(struct nsl_block *blk);
+void nsl_add_dev(struct nsl_skb_block *b, const struct net_device *dev, u8 dir);
+void nsl_flow(struct nsl_block *blk, const struct sk_buff *skb);
+
+/* The transmit side (send.c). */
+struct nsl_skb_block *nsl_copy_at_link(struct sk_buff *skb,
+				       struct nsl_skb_block *ob);
+
+/*
+ * Hands @item to the registered receiver, if any (emit.c): an event
+ * record as it is (@b NULL), or the block @b, @item its header, if it
+ * passes what NSI left undecided.
+ */
+void nsl_deliver(struct nsl_item_hdr *item, struct nsl_skb_block *b);
 /* The registered receiver; the caller holds rcu_read_lock(). */
 const struct nsl_receiver *nsl_receiver(void);
 
@@ -33,6 +67,11 @@ struct nsl_hdrs {
 	u16 nhlen;		/* network header */
 	u16 thlen;		/* transport header, 0 if not read */
 	u32 payload;		/* transport payload (TCP, UDP) */
+	u32 iplen;		/* as the IP header says (wrong for BIG TCP) */
+	u16 ip_id;		/* IPv4 only, host order */
+	u16 frag_off;		/* IPv4 only, host order, flags included */
+	u8 tos;			/* IPv4 TOS, IPv6 traffic class */
+	u8 ttl;			/* IPv4 TTL, IPv6 hop limit */
 	bool ports;		/* the transport header was read */
 };
 

@@ -15,12 +15,9 @@
 
 #include <linux/netslice.h>
 #include <linux/skbuff.h>
-#include <linux/ip.h>
-#include <linux/ipv6.h>
 #include <linux/tcp.h>
 #include <linux/udp.h>
 #include <linux/jiffies.h>
-#include <net/dsfield.h>
 #include <net/ipv6.h>
 #include <net/tcp.h>
 #include <net/inet_sock.h>
@@ -111,58 +108,38 @@ static bool nsl_sk_udp(const struct sock *sk)
 }
 
 /*
- * MAGNeT's IP fields.  IPv6: version, traffic class, hop limit and next
- * header in the same places; no id or fragment offset; the addresses in
- * saddr6 and daddr6.
+ * MAGNeT's IP fields, from the headers as nsl_parse() reads them.  IPv6:
+ * version, traffic class, hop limit and next header in the same places;
+ * no id or fragment offset; the addresses in saddr6 and daddr6.
  */
 static void nsl_fill_ip(struct nsl_event_rec *ev, const struct sk_buff *skb,
 			u32 flags)
 {
-	const struct ipv6hdr *ip6;
-	const struct iphdr *iph;
-	u8 proto;
+	struct nsl_hdrs h;
 
-	if (skb->protocol == htons(ETH_P_IPV6)) {
-		ip6 = ipv6_hdr(skb);
-		if ((const u8 *)(ip6 + 1) > skb_tail_pointer(skb) ||
-		    ip6->version != 6)
-			return;
-		ev->ip.version = 6;
-		ev->ip.tos = ipv6_get_dsfield(ip6);
-		ev->ip.ttl = ip6->hop_limit;
-		ev->ip.protocol = ip6->nexthdr;
-		proto = ip6->nexthdr;
-		if (flags & NSL_REC_ADDR) {
-			memcpy(ev->saddr6, &ip6->saddr, sizeof(ev->saddr6));
-			memcpy(ev->daddr6, &ip6->daddr, sizeof(ev->daddr6));
-			ev->ip.saddr = 0;
-			ev->ip.daddr = 0;
-			ev->flags |= NSL_EVF_ADDR6;
-		}
-	} else if (skb->protocol == htons(ETH_P_IP)) {
-		iph = ip_hdr(skb);
-		if ((const u8 *)(iph + 1) > skb_tail_pointer(skb) ||
-		    iph->version != 4)
-			return;
-		ev->ip.version = iph->version;
-		ev->ip.tos = iph->tos;
-		ev->ip.ttl = iph->ttl;
-		ev->ip.protocol = iph->protocol;
-		ev->ip.id = ntohs(iph->id);
-		ev->ip.frag_off = ntohs(iph->frag_off);
-		if (flags & NSL_REC_ADDR) {
-			ev->ip.saddr = iph->saddr;
-			ev->ip.daddr = iph->daddr;
-			memset(ev->saddr6, 0, sizeof(ev->saddr6));
-			memset(ev->daddr6, 0, sizeof(ev->daddr6));
-			ev->flags &= ~NSL_EVF_ADDR6;
-		}
-		proto = iph->protocol;
-	} else {
+	if (!nsl_parse(skb, skb_network_header(skb), &h))
 		return;
+	ev->ip.version = h.f.family == AF_INET6 ? 6 : 4;
+	ev->ip.tos = h.tos;
+	ev->ip.ttl = h.ttl;
+	ev->ip.protocol = h.f.proto;
+	ev->ip.id = h.ip_id;
+	ev->ip.frag_off = h.frag_off;
+	if ((flags & NSL_REC_ADDR) && h.f.family == AF_INET6) {
+		memcpy(ev->saddr6, h.f.saddr, sizeof(ev->saddr6));
+		memcpy(ev->daddr6, h.f.daddr, sizeof(ev->daddr6));
+		ev->ip.saddr = 0;
+		ev->ip.daddr = 0;
+		ev->flags |= NSL_EVF_ADDR6;
+	} else if (flags & NSL_REC_ADDR) {
+		memcpy(&ev->ip.saddr, h.f.saddr, sizeof(ev->ip.saddr));
+		memcpy(&ev->ip.daddr, h.f.daddr, sizeof(ev->ip.daddr));
+		memset(ev->saddr6, 0, sizeof(ev->saddr6));
+		memset(ev->daddr6, 0, sizeof(ev->daddr6));
+		ev->flags &= ~NSL_EVF_ADDR6;
 	}
 	ev->flags |= NSL_EVF_IP;
-	if (proto == IPPROTO_TCP && skb_transport_header_was_set(skb) &&
+	if (h.f.proto == IPPROTO_TCP && skb_transport_header_was_set(skb) &&
 	    skb_transport_header(skb) + sizeof(struct tcphdr) <=
 	    skb_tail_pointer(skb))
 		ev->tcp.tcp_flags = ((const u8 *)tcp_hdr(skb))[13];
@@ -174,14 +151,11 @@ static void nsl_fill_ip(struct nsl_event_rec *ev, const struct sk_buff *skb,
  */
 static u32 nsl_ip_len(const struct sk_buff *skb)
 {
-	if (skb->protocol == htons(ETH_P_IP) &&
-	    (const u8 *)(ip_hdr(skb) + 1) <= skb_tail_pointer(skb))
-		return ntohs(ip_hdr(skb)->tot_len);
-	if (skb->protocol == htons(ETH_P_IPV6) &&
-	    (const u8 *)(ipv6_hdr(skb) + 1) <= skb_tail_pointer(skb))
-		return ntohs(ipv6_hdr(skb)->payload_len) +
-		       sizeof(struct ipv6hdr);
-	return skb->len;
+	struct nsl_hdrs h;
+
+	if (!nsl_parse(skb, skb_network_header(skb), &h))
+		return skb->len;
+	return h.iplen;
 }
 
 /* Produces one event record (if records are on) and hands it over. */
@@ -229,7 +203,7 @@ void nsl_event(const struct sock *sk, const struct sk_buff *skb, int type,
 	}
 	if (flags & NSL_REC_ADDR)
 		ev.flags |= NSL_EVF_ADDR;
-	nsl_deliver(&ev.hdr);
+	nsl_deliver(&ev.hdr, NULL);
 }
 
 /* NET_SLICE_SOCK: the application's side of a connection. */

@@ -45,6 +45,7 @@
 #include <net/inet_sock.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
+#include <net/dsfield.h>
 #include <linux/rtnetlink.h>
 
 #include "core.h"
@@ -87,7 +88,8 @@ static inline bool nsl_linear(const struct sk_buff *skb, const void *p,
 
 /*
  * The headers of @skb, its IP header at @nh: family, protocol, header
- * lengths, ports, addresses, the TCP sequence, the transport payload.
+ * lengths, ports, addresses, the TCP sequence, the transport payload, and
+ * what MAGNeT's IP events keep (length, TOS, TTL, id, fragment offset).
  * False when no IP header is in the linear data; ports stay 0 (and
  * h->ports false) when the transport header is not.  An IPv6 packet with
  * extension headers is taken with the first next-header as its protocol
@@ -108,7 +110,12 @@ bool nsl_parse(const struct sk_buff *skb, const u8 *nh, struct nsl_hdrs *h)
 		f->family = AF_INET;
 		f->proto = iph->protocol;
 		h->nhlen = iph->ihl * 4;
-		total = ntohs(iph->tot_len);
+		h->iplen = ntohs(iph->tot_len);
+		h->ip_id = ntohs(iph->id);
+		h->frag_off = ntohs(iph->frag_off);
+		h->tos = iph->tos;
+		h->ttl = iph->ttl;
+		total = h->iplen;
 		/* BIG TCP: a length past 64 KiB is the skb's own. */
 		if (!total)
 			total = skb_tail_pointer(skb) - nh + skb->data_len;
@@ -124,7 +131,10 @@ bool nsl_parse(const struct sk_buff *skb, const u8 *nh, struct nsl_hdrs *h)
 		f->family = AF_INET6;
 		f->proto = ip6->nexthdr;
 		h->nhlen = sizeof(*ip6);
-		total = sizeof(*ip6) + ntohs(ip6->payload_len);
+		h->iplen = sizeof(*ip6) + ntohs(ip6->payload_len);
+		h->tos = ipv6_get_dsfield(ip6);
+		h->ttl = ip6->hop_limit;
+		total = h->iplen;
 		/* A jumbogram (BIG TCP) leaves payload_len 0 too. */
 		if (!ip6->payload_len)
 			total = skb_tail_pointer(skb) - nh + skb->data_len;

@@ -159,7 +159,7 @@ static void test_stale_hint(struct nsl_skb_block *b)
 	nsl_start_block(b, NSL_R_WRITE, NSL_NOW);
 	nsl_start_block(b, NSL_R_TCP, NSL_NOW);
 	nsl_start_block(b, NSL_R_LINK, NSL_NOW);
-	/* A retransmission's fork forgets the records (core.c). */
+	/* A retransmission's fork forgets the records (send.c). */
 	b->blk.nrec = 0;
 	b->nopen = 0;
 	nsl_start_block(b, NSL_R_WRITE, NSL_NOW);
@@ -237,10 +237,10 @@ static unsigned int count_open(const struct nsl_skb_block *b, int region)
 }
 
 /*
- * Random STARTs and STOPs of every region, with what core.c does to a
- * block between them (records reset by a fork, closed records folded in,
- * the block copied whole, the open nic region closed by a copy): the hint
- * must always find the record the search finds.
+ * Random STARTs and STOPs of every region, with what block.c and send.c
+ * do to a block between them (records reset by a fork, closed records
+ * folded in, the block copied whole, the open nic region closed by a
+ * copy): the hint must always find the record the search finds.
  */
 static void test_random(struct nsl_skb_block *b, long steps)
 {

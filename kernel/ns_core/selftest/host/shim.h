@@ -21,6 +21,7 @@ typedef __u64 u64;
 
 #define likely(c)	__builtin_expect(!!(c), 1)
 #define unlikely(c)	__builtin_expect(!!(c), 0)
+#define READ_ONCE(x)	(*(const volatile __typeof__(x) *)&(x))
 
 struct static_key_false { int enabled; };
 #define DECLARE_STATIC_KEY_FALSE(n)	extern struct static_key_false n
@@ -35,6 +36,8 @@ static inline bool skb_ext_exist(const struct sk_buff *skb, enum skb_ext_id id)
 {
 	return skb->active_extensions & (1 << id);
 }
+/* core.h's nsl_block_of(); hotpath.c mimics the lookup (fake_find()). */
+void *skb_ext_find(const struct sk_buff *skb, enum skb_ext_id id);
 
 /* The CPU at START and STOP; the harness pins itself to one. */
 extern int shim_cpu;

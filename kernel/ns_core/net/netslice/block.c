@@ -1,0 +1,371 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * NetSlice core: a block's life.  NSI makes it in the skb's extension;
+ * an skb split off another gets a copy, its records closed before the
+ * split flagged SHARED (counted once, in the other block); an skb TCP
+ * merges into another gives that one its records; and the extension's
+ * own copy and copy-on-write leave exactly one copy to be emitted.
+ */
+
+#include <linux/netslice.h>
+#include <linux/skbuff.h>
+#include <linux/netdevice.h>
+#include <linux/percpu.h>
+#include <linux/export.h>
+#include <linux/string.h>
+#include <linux/in.h>
+
+#include "core.h"
+#include "record.h"
+
+/*
+ * A new block for @skb, with what NSI decided of it (@picked, NSL_PK_*),
+ * returned so that the caller need not look it up again; NULL without
+ * memory.
+ */
+struct nsl_skb_block *nsl_init_block(struct sk_buff *skb, int dir, u8 picked)
+{
+	struct nsl_skb_block *b;
+	struct nsl_block *blk;
+
+	if (nsl_stage_below(NSL_STAGE_CARRY))
+		return NULL;
+	b = skb_ext_add(skb, SKB_EXT_NETSLICE);
+	if (unlikely(!b)) {
+		this_cpu_inc(nsl_nomem_count);
+		return NULL;
+	}
+	blk = &b->blk;
+	memset(blk, 0, offsetof(struct nsl_block, rec));
+	blk->hdr.kind = NSL_ITEM_BLOCK;
+	blk->tsc0 = nsl_now();
+	blk->dir = dir;
+	blk->gso_segs = 1;
+	b->gen = 0;
+	blk->nevents = nsl_counters_nevents(&b->gen);
+	blk->mode = blk->nevents ? NSL_MODE_COUNT : NSL_MODE_DURATION;
+	blk->hdr.cpu = raw_smp_processor_id();
+	/* A received skb is its own block's owner from the start. */
+	b->owner = dir == NSL_DIR_RX ? skb : NULL;
+	b->state = dir == NSL_DIR_RX ? BIT(NSL_ST_ELIGIBLE) : 0;
+	b->nopen = 0;
+	memset(b->open_cnt, 0, sizeof(b->open_cnt));
+	b->sealed = false;
+	b->picked = picked;
+	return b;
+}
+
+void __nsl_init(struct sk_buff *skb, int dir)
+{
+	/*
+	 * A driver's NSI (e1000's) comes before the headers are known.  When
+	 * a filter or sampling chooses at NSI, a block made here would be
+	 * made for the frames passed over too, an allocation each: the frame
+	 * gets only the poll's mark, and __nsl_rx() makes the block of one
+	 * picked, its rx-nic from this mark, as for any NAPI driver.
+	 */
+	if (dir == NSL_DIR_RX && nsl_pick_on()) {
+		this_cpu_write(nsl_poll_mark, nsl_now());
+		return;
+	}
+	nsl_init_block(skb, dir, 0);
+}
+EXPORT_SYMBOL_GPL(__nsl_init);
+
+/*
+ * A copy of a block for one part of a split skb.  The records closed
+ * before the split are one measurement: the copy flags them SHARED so that
+ * a sum over blocks counts each once.  Records still open go on in each
+ * part and end separately.
+ */
+void nsl_mark_shared(struct nsl_block *blk)
+{
+	unsigned int i;
+
+	for (i = 0; i < blk->nrec; i++)
+		if (!(blk->rec[i].flags & NSL_RF_OPEN))
+			blk->rec[i].flags |= NSL_RF_SHARED;
+}
+
+/*
+ * @dev takes the packet (NSL_DIR_TX: queued to it; RX: from it): it joins
+ * the block's devices, its records starting with the next one opened.
+ * The same device again (a requeue) is the same crossing.
+ */
+void nsl_add_dev(struct nsl_skb_block *b, const struct net_device *dev, u8 dir)
+{
+	struct nsl_block *blk = &b->blk;
+	struct nsl_dev *d;
+	u32 netns;
+
+	if (!dev)
+		return;
+	netns = dev_net(dev)->ns.inum;
+	if (blk->ndev) {
+		d = &blk->dev[blk->ndev - 1];
+		if (d->ifindex == dev->ifindex && d->netns == netns &&
+		    d->dir == dir)
+			return;
+	}
+	if (unlikely(blk->ndev >= NSL_MAX_DEVS)) {
+		blk->flags |= NSL_BF_DEVTRUNC;
+		return;
+	}
+	d = &blk->dev[blk->ndev++];
+	d->ifindex = dev->ifindex;
+	d->netns = netns;
+	d->first = blk->nrec;
+	d->dir = dir;
+	d->pad = 0;
+	d->pad2 = 0;
+}
+
+/* @to, an skb with no block, gets a copy of @src; NULL without memory. */
+static struct nsl_skb_block *nsl_block_dup(struct sk_buff *to,
+					   const struct nsl_skb_block *src)
+{
+	struct nsl_skb_block *b = skb_ext_add(to, SKB_EXT_NETSLICE);
+
+	if (unlikely(!b)) {
+		this_cpu_inc(nsl_nomem_count);
+		return NULL;
+	}
+	/* the records written so far: the rest of the copy is never read */
+	memcpy(b, src, NSL_SKB_BLOCK_USED(src));
+	b->owner = NULL;
+	return b;
+}
+
+/*
+ * Whether @r, closed and SHARED, can be summed into @p before it.  On any
+ * CPU: the splits run where the sender or the ACK that opens the window
+ * does, and alternate between them (a record per CPU change ran a block
+ * out of records).  A SHARED record's ticks are summed in another block,
+ * so the merged record's CPU (its first interval's) corrects nothing.
+ */
+static bool nsl_shared_pair(const struct nsl_record *p,
+			    const struct nsl_record *r)
+{
+	const u16 shut = NSL_RF_SHARED | NSL_RF_OPEN;
+
+	return (p->flags & shut) == NSL_RF_SHARED &&
+	       (r->flags & shut) == NSL_RF_SHARED &&
+	       p->region == r->region && p->depth == r->depth &&
+	       p->nmerged + r->nmerged <= U16_MAX;
+}
+
+/*
+ * Back-to-back SHARED records of one region are one measurement counted
+ * in another block: summed into one.  Else a TCP skb split again and
+ * again while its sender appends to it (tso_fragment() at each send, the
+ * tail going back to the write queue) gains a SHARED record per split
+ * and runs out of records (NSL_BF_TRUNC).  Only before the skb reached a
+ * device: the devices' first records stay where they are.
+ */
+static void nsl_fold_shared(struct nsl_skb_block *b)
+{
+	struct nsl_block *blk = &b->blk;
+	unsigned int i, j, k;
+
+	if (blk->ndev || blk->nrec < 2)
+		return;
+	for (i = 1, j = 0; i < blk->nrec; i++) {
+		struct nsl_record *p = &blk->rec[j], *r = &blk->rec[i];
+
+		if (nsl_shared_pair(p, r)) {
+			p->ticks += r->ticks;
+			p->nmerged += r->nmerged;
+			p->flags |= NSL_RF_MERGED |
+				    (r->flags & (NSL_RF_MIGRATED | NSL_RF_INVALID));
+			for (k = 0; k < blk->nevents; k++)
+				p->count[k] += r->count[k];
+			continue;
+		}
+		if (++j != i)
+			blk->rec[j] = *r;
+	}
+	if (j + 1 == blk->nrec)
+		return;
+	blk->nrec = j + 1;
+	/* Records moved: START and STOP find the open ones by search. */
+	memset(b->open_hint, 0, sizeof(b->open_hint));
+}
+
+/* @to (a new skb split off @from) gets its own copy of @from's block. */
+void __nsl_copy(struct sk_buff *to, const struct sk_buff *from)
+{
+	struct nsl_skb_block *src = nsl_block_of(from);
+	struct nsl_skb_block *b;
+
+	if (!src)
+		return;
+	b = nsl_block_dup(to, src);
+	if (b) {
+		nsl_mark_shared(&b->blk);
+		nsl_fold_shared(b);
+	}
+}
+EXPORT_SYMBOL_GPL(__nsl_copy);
+
+/*
+ * Add @r, a closed record of another skb's template, to the record of the
+ * same region and depth in @b: the data it measured now travels in @b's
+ * skb, so its intervals are @b's too.  Without such a record, append it.
+ */
+static void nsl_fold_record(struct nsl_skb_block *b,
+			    const struct nsl_skb_block *from,
+			    const struct nsl_record *r)
+{
+	struct nsl_block *blk = &b->blk;
+	bool same_set = blk->nevents == from->blk.nevents &&
+			b->gen == from->gen;
+	struct nsl_record *d;
+	int i, e;
+
+	for (i = blk->nrec - 1; i >= 0; i--) {
+		d = &blk->rec[i];
+		if (d->region != r->region || d->depth != r->depth ||
+		    (d->flags & (NSL_RF_OPEN | NSL_RF_SHARED | NSL_RF_GAP)))
+			continue;
+		d->ticks += r->ticks;
+		d->nmerged += r->nmerged;
+		d->flags |= NSL_RF_MERGED |
+			    (r->flags & (NSL_RF_INVALID | NSL_RF_MIGRATED));
+		if (!same_set && blk->nevents)
+			d->flags |= NSL_RF_INVALID;
+		for (e = 0; same_set && e < blk->nevents; e++)
+			d->count[e] += r->count[e];
+		return;
+	}
+	if (unlikely(blk->nrec >= NET_SLICE_CONF)) {
+		blk->flags |= NSL_BF_TRUNC;
+		return;
+	}
+	d = &blk->rec[blk->nrec++];
+	*d = *r;
+	d->start = from->blk.tsc0 + r->start - blk->tsc0;
+	if (!same_set && blk->nevents)
+		d->flags |= NSL_RF_INVALID;
+}
+
+/*
+ * TCP moved all of @src's data into @dst (tcp_grow_skb(), an MTU probe)
+ * and frees @src, a template that is never emitted.  What @src measured
+ * (its copy from user space) goes with the data, so that it is neither
+ * lost nor counted twice; its open write region ends with it.
+ */
+void __nsl_eat(struct sk_buff *dst, const struct sk_buff *src)
+{
+	struct nsl_skb_block *s = nsl_block_of(src);
+	struct nsl_skb_block *d;
+	unsigned int i;
+
+	if (!s)
+		return;
+	d = nsl_block_of(dst);
+	if (!d) {
+		/* A new skb (an MTU probe) takes over the block. */
+		nsl_block_dup(dst, s);
+		return;
+	}
+	for (i = 0; i < s->blk.nrec; i++) {
+		const struct nsl_record *r = &s->blk.rec[i];
+
+		/* A SHARED record is counted in another block already. */
+		if (!(r->flags & (NSL_RF_OPEN | NSL_RF_SHARED)))
+			nsl_fold_record(d, s, r);
+	}
+}
+EXPORT_SYMBOL_GPL(__nsl_eat);
+
+/*
+ * The flow of @skb from its network and transport headers: family,
+ * protocol, header lengths, ports, addresses, and the TCP sequence.
+ * Headers not in the linear data leave their fields as they were.
+ */
+void nsl_flow(struct nsl_block *blk, const struct sk_buff *skb)
+{
+	struct nsl_hdrs h;
+
+	if (!nsl_parse(skb, skb_network_header(skb), &h))
+		return;
+	blk->family = h.f.family;
+	blk->proto = h.f.proto;
+	blk->nhlen = h.nhlen;
+	memcpy(blk->saddr, h.f.saddr, sizeof(blk->saddr));
+	memcpy(blk->daddr, h.f.daddr, sizeof(blk->daddr));
+	if (!h.ports)
+		return;
+	blk->sport = h.f.sport;
+	blk->dport = h.f.dport;
+	blk->thlen = h.thlen;
+	if (h.f.proto == IPPROTO_TCP)
+		blk->tcp_seq = h.f.tcp_seq;
+}
+
+/*
+ * skb_ext_reset() where the stack scrubs an skb for another namespace or
+ * a tunnel: every extension but the block goes, so that the block follows
+ * its packet across the crossing.
+ */
+void __nsl_ext_reset(struct sk_buff *skb)
+{
+	int id;
+
+	if (!static_branch_unlikely(&nsl_active) ||
+	    !skb_ext_exist(skb, SKB_EXT_NETSLICE)) {
+		skb_ext_reset(skb);
+		return;
+	}
+	for (id = 0; id < SKB_EXT_NUM; id++)
+		if (id != SKB_EXT_NETSLICE && skb_ext_exist(skb, id))
+			__skb_ext_del(skb, id);
+}
+EXPORT_SYMBOL_GPL(__nsl_ext_reset);
+
+bool __nsl_has_block(const struct sk_buff *skb)
+{
+	return skb_ext_exist(skb, SKB_EXT_NETSLICE);
+}
+EXPORT_SYMBOL_GPL(__nsl_has_block);
+
+/*
+ * skb_ext_add() gave @skb a private copy (@new) of a shared extension
+ * (@old, still held by others): the block now exists twice, and only one
+ * copy may be emitted.  The copy of the skb that owns the block keeps
+ * that duty -- or @skb's, when no skb owns it yet (the one going on down
+ * the stack; the others are taps' clones).  Claiming @old uses the bit
+ * its holders test and set before they emit, so exactly one copy wins.
+ */
+void nsl_ext_cow(const struct sk_buff *skb, void *new, void *old)
+{
+	struct nsl_skb_block *nb = new, *ob = old;
+
+	if (!test_bit(NSL_ST_ELIGIBLE, &ob->state))
+		return;		/* a template: never emitted itself */
+	if (ob->owner && ob->owner != skb)
+		set_bit(NSL_ST_EMITTED, &nb->state);
+	else if (test_and_set_bit(NSL_ST_EMITTED, &ob->state))
+		set_bit(NSL_ST_EMITTED, &nb->state);
+	else
+		clear_bit(NSL_ST_EMITTED, &nb->state);
+}
+
+/*
+ * skb_ext_maybe_cow(): @src's block copied to @dst as far as it is
+ * written.  Another holder may be adding a record on another CPU (a
+ * looped-back clone's receive path): the count is read once, and the
+ * copy holds what it copied.
+ */
+void nsl_ext_copy(void *dst, const void *src)
+{
+	const struct nsl_skb_block *s = src;
+	struct nsl_skb_block *d = dst;
+	u8 nrec = min_t(u8, READ_ONCE(s->blk.nrec), NET_SLICE_CONF);
+
+	memcpy(d, s, offsetof(struct nsl_skb_block, blk.rec) +
+	       nrec * sizeof(struct nsl_record));
+	d->blk.nrec = nrec;
+	/* The counts copied may predate a record the other CPU opened. */
+	nsl_recount_open(d);
+}
