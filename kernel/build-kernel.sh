@@ -353,11 +353,17 @@ wait_lock() { # [-s] <fd>: flock, saying so when it must wait
 	flock "$@"
 }
 exec 9>"$REPO/build/.kernel-build.lock"
-wait_lock 9
-unpack_source
-install_core
+installed() {
+	[[ -f $SRC/Makefile && $(core_stamp) == "$(cat "$STATE/stamp" 2>/dev/null)" ]]
+}
+wait_lock -s 9
+if ! installed; then
+	wait_lock 9	# converts: the shared lock goes first, no deadlock
+	unpack_source
+	install_core
+	flock -s 9
+fi
 [[ $step == install ]] && exit 0
-flock -s 9
 mkdir -p "$KOBJ"
 exec 8>"$KOBJ/.netslice-build.lock"
 wait_lock 8
