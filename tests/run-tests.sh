@@ -455,10 +455,16 @@ summary() {
 
 phases=("$@")
 ((${#phases[@]})) || phases=(build host checkpatch vm debug)
+phase_times=()
 for ph in "${phases[@]}"; do
 	case $ph in
-	build|host|checkpatch|vm|debug) "phase_$ph" ;;
+	build|host|checkpatch|vm|debug)
+		t0=$SECONDS
+		"phase_$ph"
+		phase_times+=("$ph $((SECONDS - t0)) s")
+		;;
 	*) echo "run-tests: unknown phase '$ph' (build host checkpatch vm debug)" >&2; exit 2 ;;
 	esac
 done
+echo "# time per phase: $(IFS=,; echo "${phase_times[*]}" | sed 's/,/, /g'); in all $SECONDS s"
 summary
