@@ -7,8 +7,12 @@ import os
 import sys
 from html.parser import HTMLParser
 
+# tap.py and nsjson.py live with the VM tests' helpers: one of each
+sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "vm"))
+
 import devices
-from tap import Tap, nsdump_json, strict_json
+from nsjson import nsdump_json, strict_json
+from tap import Tap
 
 mode, d = sys.argv[1], sys.argv[2]
 t = Tap()

@@ -8,6 +8,8 @@ WANT the fewest blocks III must have captured.  TAP lines on stdout.
 import re
 import sys
 
+from tap import check
+
 CONFIGS = ["II", "none", "carry", "clock", "records", "III"]
 
 
@@ -18,23 +20,18 @@ def main():
     rows = {m.group(1): (float(m.group(2)), float(m.group(3)))
             for m in re.finditer(r"^(\S+)\s+1\s+([\d.]+) us\s+([\d.]+) us",
                                  out, re.M)}
-    tap(list(rows) == CONFIGS, "ladder: a row for each of %s (%s)"
+    check(list(rows) == CONFIGS, "ladder: a row for each of %s (%s)"
         % (" ".join(CONFIGS), " ".join(rows)))
     for cfg, (med, low) in rows.items():
-        tap(0 < low <= med, "ladder %s: 0 < minimum %.1f <= median %.1f us"
+        check(0 < low <= med, "ladder %s: 0 < minimum %.1f <= median %.1f us"
             % (cfg, low, med))
     cap = {m.group(1): int(m.group(2))
            for m in re.finditer(r"^# (\S+): (\d+) blocks captured", err, re.M)}
     for cfg in CONFIGS[1:5]:
-        tap(cap.get(cfg) == 0, "ladder %s: no block delivered (%s captured)"
+        check(cap.get(cfg) == 0, "ladder %s: no block delivered (%s captured)"
             % (cfg, cap.get(cfg)))
-    tap(cap.get("III", 0) >= want, "ladder III: a block per message at least "
+    check(cap.get("III", 0) >= want, "ladder III: a block per message at least "
         "(%s captured >= %d)" % (cap.get("III"), want))
-
-
-def tap(ok, what):
-    """A line for lib.sh's tap_lines: "ok <what>" or "fail <what>"."""
-    print("%s %s" % ("ok" if ok else "fail", what))
 
 
 if __name__ == "__main__":

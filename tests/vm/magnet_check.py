@@ -22,9 +22,10 @@ import re
 import statistics
 import sys
 
-import tapmain
+import tap
 
-from nsjson import check, failed, items, note
+from nsjson import items
+from tap import check, failed, note
 
 NSL_TSO = "TSO"
 
@@ -457,4 +458,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(tapmain.run(main, sys.argv))
+    sys.exit(tap.run(main, sys.argv))

@@ -46,6 +46,7 @@ import sys
 import time
 
 import nspath
+from tap import Tap
 
 DEV = os.environ.get("NSDUMP_DEV", "/dev/ns")
 
@@ -159,23 +160,6 @@ def get_info(fd):
     return dict(zip(keys, v))
 
 
-class Tap:
-    def __init__(self):
-        self.n = self.failed = 0
-
-    def __call__(self, ok, what):
-        self.n += 1
-        if not ok:
-            self.failed += 1
-        print("%s %d - %s" % ("ok" if ok else "not ok", self.n, what))
-        sys.stdout.flush()
-        return ok
-
-    def done(self):
-        print("1..%d" % self.n)
-        return 1 if self.failed else 0
-
-
 # ---- einval ----
 
 def cmd_einval(argv):
@@ -207,27 +191,27 @@ def cmd_einval(argv):
     ]
     for what, buf in cases:
         err = ioctl_errno(fd, NSIOCSEVENT, buf)
-        tap(err == errno.EINVAL, "NSIOCSEVENT %s -> EINVAL (got %s)"
+        tap.ok(err == errno.EINVAL, "NSIOCSEVENT %s -> EINVAL (got %s)"
             % (what, errno.errorcode.get(err, err)))
     for mode, flags, what in ((7, 0, "mode 7"), (2, 0, "mode 2"),
                               (0xffffffff, 0, "mode 0xffffffff"),
                               (1, 1, "flags 1"), (0, 0x100, "flags 0x100")):
         err = ioctl_errno(fd, NSIOCSEMODE,
                           bytearray(struct.pack(MODE_FMT, mode, flags)))
-        tap(err == errno.EINVAL, "NSIOCSEMODE %s -> EINVAL (got %s)"
+        tap.ok(err == errno.EINVAL, "NSIOCSEMODE %s -> EINVAL (got %s)"
             % (what, errno.errorcode.get(err, err)))
     # The good ones still work after all that, and are undone.
     for names in (["cpu-clock"], ["page-faults", "context-switches"],
                   ["cpu-clock", "page-faults", "context-switches",
                    "cpu-migrations"], []):
         err = set_events(fd, names)
-        tap(err == 0, "NSIOCSEVENT+NSIOCSEMODE %s accepted (got %s)"
+        tap.ok(err == 0, "NSIOCSEVENT+NSIOCSEMODE %s accepted (got %s)"
             % (",".join(names) or "none", errno.errorcode.get(err, err)))
     # A hardware event where no PMU takes it: ENODEV (perf's ENOENT).
     if not os.path.isdir("/sys/bus/event_source/devices/cpu"):
         err = ioctl_errno(fd, NSIOCSEVENT,
                           events_buf([(PERF_TYPE_HARDWARE, 0)]))
-        tap(err == errno.ENODEV, "NSIOCSEVENT cycles without a PMU -> ENODEV (got %s)"
+        tap.ok(err == errno.ENODEV, "NSIOCSEVENT cycles without a PMU -> ENODEV (got %s)"
             % errno.errorcode.get(err, err))
         # A failed set leaves the counters as they were (none): blocks keep
         # nevents 0, which the caller checks by capturing afterwards.
@@ -293,20 +277,20 @@ def cmd_filter(argv):
     ]
     for what, kw, want in cases:
         err = set_filter(fd, **kw)
-        tap(err == want, "NSIOCSFILTER %s -> %s (got %s)" % (what, name(want), name(err)))
-    tap(get_filtered(fd) == 0, "NSIOCGFILTERED 0 after refused programs")
+        tap.ok(err == want, "NSIOCSFILTER %s -> %s (got %s)" % (what, name(want), name(err)))
+    tap.ok(get_filtered(fd) == 0, "NSIOCGFILTERED 0 after refused programs")
     err = set_filter(fd, [])
-    tap(err == 0, "NSIOCSFILTER len 0 (no filter) accepted (got %s)" % name(err))
+    tap.ok(err == 0, "NSIOCSFILTER len 0 (no filter) accepted (got %s)" % name(err))
     # Refuse everything before the ring, then at NSI: traffic on loopback
     # makes blocks in the first case, none in the second; none is read.
     for flags, where in ((0, "before the ring"), (NSL_FILTER_FLOW, "at NSI")):
         err = set_filter(fd, ret0, flags=flags)
-        tap(err == 0, "NSIOCSFILTER 'ret #0' %s accepted (got %s)"
+        tap.ok(err == 0, "NSIOCSFILTER 'ret #0' %s accepted (got %s)"
             % (where, name(err)))
         refuse_all(fd, tap, secs, flags)
         os.close(fd)
         fd = os.open(DEV, os.O_RDONLY | os.O_NONBLOCK)
-        tap(get_filtered(fd) == 0, "a new open: no filter, nothing counted (%d)"
+        tap.ok(get_filtered(fd) == 0, "a new open: no filter, nothing counted (%d)"
             % get_filtered(fd))
     os.close(fd)
     return tap.done()
@@ -372,13 +356,13 @@ def refuse_all(fd, tap, secs, flags):
           "%d refused, %d emitted by the core" % (where, sent, kinds, refused,
                                                  emitted))
     nblocks = kinds.get(NSL_ITEM_BLOCK, 0) + kinds.get(NSL_ITEM_CBLOCK, 0)
-    tap(nblocks == 0, "'ret #0' %s: no block read (%d)" % (where, nblocks))
+    tap.ok(nblocks == 0, "'ret #0' %s: no block read (%d)" % (where, nblocks))
     if flags & NSL_FILTER_FLOW:
-        tap(refused >= sent and emitted == 0,
+        tap.ok(refused >= sent and emitted == 0,
             "'ret #0' at NSI: no block made (%d emitted), every packet refused "
             "(%d), at least one per write (%d)" % (emitted, refused, sent))
     else:
-        tap(refused >= sent and refused == emitted,
+        tap.ok(refused >= sent and refused == emitted,
             "'ret #0' before the ring: every block emitted (%d) refused (%d), "
             "at least one per write (%d)" % (emitted, refused, sent))
 
@@ -427,7 +411,7 @@ def flows_sampled(fd, tap, nflows=16, nloose=4, per=20):
         if i < nflows:
             t.connect(("127.0.0.1", port))
         txs.append(t)
-    tap(set_sample(fd, 2, NSL_SAMPLE_FLOWS) == 0, "NSIOCSSAMPLE 1 in 2 flows")
+    tap.ok(set_sample(fd, 2, NSL_SAMPLE_FLOWS) == 0, "NSIOCSSAMPLE 1 in 2 flows")
     fcntl.ioctl(fd, NSIOCSSTATE, bytearray(struct.pack(STATE_FMT, 1, 0)), True)
     blocks = []
     for i in range(per):
@@ -451,14 +435,14 @@ def flows_sampled(fd, tap, nflows=16, nloose=4, per=20):
     rx.close()
     taken = sum(1 for c in counts if c)
     print("# 1 in 2 flows: blocks per flow %s; %s" % (counts, s))
-    tap(all(c in (0, per) for c in counts),
+    tap.ok(all(c in (0, per) for c in counts),
         "every flow whole or not at all (%s)" % counts)
-    tap(s["taken"] + s["skipped"] == per * len(txs) and
+    tap.ok(s["taken"] + s["skipped"] == per * len(txs) and
         s["taken"] == per * taken,
         "every datagram decided once (%d + %d == %d), taken those of the "
         "%d flows in the trace" % (s["taken"], s["skipped"], per * len(txs),
                                    taken))
-    tap(0 < sum(1 for c in counts[:nflows] if c) < nflows,
+    tap.ok(0 < sum(1 for c in counts[:nflows] if c) < nflows,
         "some connected flows in, some out (%d of %d in)"
         % (sum(1 for c in counts[:nflows] if c), nflows))
 
@@ -478,7 +462,7 @@ def cmd_sample(argv):
     name = lambda e: errno.errorcode.get(e, e)
     fd = os.open(DEV, os.O_RDONLY | os.O_NONBLOCK)
     s = get_sample(fd)
-    tap(s == {"rate": 1, "flags": 0, "taken": 0, "skipped": 0},
+    tap.ok(s == {"rate": 1, "flags": 0, "taken": 0, "skipped": 0},
         "a new open: every packet, nothing counted (%s)" % s)
     for what, kw, want in [
             ("flags 2", dict(rate=4, flags=2), errno.EINVAL),
@@ -490,10 +474,10 @@ def cmd_sample(argv):
                                      flags=NSL_SAMPLE_FLOWS), 0),
             ("rate 0", dict(rate=0), 0)]:
         err = set_sample(fd, **kw)
-        tap(err == want, "NSIOCSSAMPLE %s -> %s (got %s)"
+        tap.ok(err == want, "NSIOCSSAMPLE %s -> %s (got %s)"
             % (what, name(want), name(err)))
     s = get_sample(fd)
-    tap(s["rate"] == 1 and s["flags"] == 0,
+    tap.ok(s["rate"] == 1 and s["flags"] == 0,
         "rate 0 reads back as 1 in 1 (%s)" % s)
 
     # Unconnected sends: the flow is not known at NSI, packet sampling
@@ -504,7 +488,7 @@ def cmd_sample(argv):
     rx.bind(("127.0.0.1", 0))
     tx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     port = rx.getsockname()[1]
-    tap(set_sample(fd, 4) == 0, "NSIOCSSAMPLE 1 in 4 packets")
+    tap.ok(set_sample(fd, 4) == 0, "NSIOCSSAMPLE 1 in 4 packets")
     fcntl.ioctl(fd, NSIOCSSTATE, bytearray(struct.pack(STATE_FMT, 1, 0)), True)
     blocks = []
     got = 0
@@ -524,14 +508,14 @@ def cmd_sample(argv):
     print("# %d datagrams sent and read over loopback, 1 in 4: %s; "
           "%d UDP blocks (%d send+receive, %d receive only)"
           % (got, s, len(udp), len(whole), len(rx_only)))
-    tap(s["taken"] + s["skipped"] == n,
+    tap.ok(s["taken"] + s["skipped"] == n,
         "every datagram decided once: taken %d + skipped %d == %d sent"
         % (s["taken"], s["skipped"], n))
-    tap(len(udp) == s["taken"] and len(whole) == len(udp),
+    tap.ok(len(udp) == s["taken"] and len(whole) == len(udp),
         "a block per datagram taken (%d == %d), each with its receive side "
         "(%d)" % (len(udp), s["taken"], len(whole)))
-    tap(not rx_only, "no receive side sampled on its own (%d)" % len(rx_only))
-    tap(n // 8 <= s["taken"] <= n // 2,
+    tap.ok(not rx_only, "no receive side sampled on its own (%d)" % len(rx_only))
+    tap.ok(n // 8 <= s["taken"] <= n // 2,
         "1 in 4: %d taken of %d (between 1 in 8 and 1 in 2)" % (s["taken"], n))
     tx.close()
     rx.close()
@@ -539,7 +523,7 @@ def cmd_sample(argv):
     os.close(fd)
     fd = os.open(DEV, os.O_RDONLY | os.O_NONBLOCK)
     s = get_sample(fd)
-    tap(s["rate"] == 1 and s["taken"] == 0 and s["skipped"] == 0,
+    tap.ok(s["rate"] == 1 and s["taken"] == 0 and s["skipped"] == 0,
         "a new open: sampling off, nothing counted (%s)" % s)
     os.close(fd)
     return tap.done()
@@ -724,7 +708,7 @@ def cmd_switch(argv):
     chk = Checker(info["tsc_khz"])
     bufsize = 64 * info["block_size"]
     err = ioctl_errno(fd, NSIOCSSTATE, bytearray(struct.pack(STATE_FMT, 1, 0)))
-    tap(err == 0, "NSIOCSSTATE on")
+    tap.ok(err == 0, "NSIOCSSTATE on")
     seq = [["cpu-clock"], ["page-faults"], ["context-switches"], []]
     fails = 0
     t0 = time.monotonic()
@@ -736,7 +720,7 @@ def cmd_switch(argv):
             # take minutes under TCG); the rest is dropped and counted.
             read_some(fd, chk, bufsize, 0.01, max_reads=4)
     dt = time.monotonic() - t0
-    tap(fails == 0, "%d event switches (%d rounds of cpu-clock, page-faults, "
+    tap.ok(fails == 0, "%d event switches (%d rounds of cpu-clock, page-faults, "
         "context-switches, none) in %.1f s, %d refused"
         % (rounds * len(seq), rounds, dt, fails))
     # Drain what is still coming (rings hold at most a few MB).
@@ -745,11 +729,11 @@ def cmd_switch(argv):
     print("# read %d blocks (%s by nevents), %d records, %d INVALID, %d lost"
           % (chk.blocks, ", ".join("%d: %d" % kv for kv in sorted(chk.by_nevents.items())),
              chk.recs, chk.invalid, chk.lost))
-    tap(chk.blocks > 0 and len(chk.by_nevents) >= 2,
+    tap.ok(chk.blocks > 0 and len(chk.by_nevents) >= 2,
         "blocks were read in more than one event configuration")
     for p in chk.problems:
         print("# " + p)
-    tap(not chk.problems, "every block read during the switches is sane "
+    tap.ok(not chk.problems, "every block read during the switches is sane "
         "(nevents <= 4 and matches mode, valid counts and ticks < 2^40)")
     os.close(fd)
     return tap.done()

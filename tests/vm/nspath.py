@@ -27,7 +27,7 @@ import struct
 import sys
 import zlib
 
-import tapmain
+import tap
 
 BLOCK_FMT = "=HHIQQQIIIHHHHBBBBIHHHHI16s16s"
 BLOCK_KEYS = ("kind", "size", "cpu", "seq", "tsc0", "conn", "flags", "len",
@@ -336,4 +336,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(tapmain.run(main))
+    sys.exit(tap.run(main))

@@ -29,7 +29,7 @@ import time
 import zlib
 
 import nspath
-from nsjson import check, failed
+from tap import check, failed
 
 DEV = os.environ.get("NSDUMP_DEV", "/dev/ns")
 

@@ -17,9 +17,10 @@ import collections
 import statistics
 import sys
 
-import tapmain
+import tap
 
-from nsjson import check, failed, items, note
+from nsjson import items
+from tap import check, failed, note
 
 SEND = ("write", "tcp", "tcp", "ip", "link", "nic")
 RECV = ("rx-link", "rx-ip", "rx-tcp", "queue", "copy")
@@ -233,4 +234,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(tapmain.run(main))
+    sys.exit(tap.run(main))

@@ -2,17 +2,19 @@
 # Builds the host-side helper of t_ioctl.sh (the guest runs it from the
 # read-only 9p root):  make -f tests/vm/t_ioctl.mk
 REPO := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))../..)
+# nsdump's decoder of the compact blocks (decode.c, decode.h)
+DECODE_DIR := $(REPO)/nsdump
 OUT ?= $(REPO)/build/tests/bin
 CC ?= cc
 CFLAGS ?= -O2 -g
-CFLAGS += -Wall -Wextra -I$(REPO)/include -I$(REPO)/nsdump
+CFLAGS += -Wall -Wextra -I$(REPO)/include -I$(DECODE_DIR)
 
 all: $(OUT)/ioctl_test
 
 $(OUT)/ioctl_test: $(REPO)/tests/vm/ioctl_test.c $(REPO)/include/netslice.h \
-		$(REPO)/nsdump/decode.c $(REPO)/nsdump/decode.h
+		$(DECODE_DIR)/decode.c $(DECODE_DIR)/decode.h
 	mkdir -p $(OUT)
-	$(CC) $(CFLAGS) -o $@ $< $(REPO)/nsdump/decode.c
+	$(CC) $(CFLAGS) -o $@ $< $(DECODE_DIR)/decode.c
 
 clean:
 	rm -f $(OUT)/ioctl_test

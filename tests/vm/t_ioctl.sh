@@ -9,16 +9,14 @@
 
 . "${NS_REPO:?}/tests/vm/lib.sh"
 KO=${NS_MODULE:-$REPO/kernel/ns_module/netslice.ko}
-SRC=$REPO/tests/vm/ioctl_test.c
+MK=$REPO/tests/vm/t_ioctl.mk
 HELPER=$REPO/build/tests/bin/ioctl_test
 
-if [[ ! -x $HELPER || $HELPER -ot $SRC || $HELPER -ot $REPO/include/netslice.h ||
-	$HELPER -ot $REPO/nsdump/decode.c ]]; then
+if ! make -s -q -f "$MK" 2>/dev/null; then
 	# Not built on the host (make -f tests/vm/t_ioctl.mk): the host's
-	# compiler is right here on the 9p root.
+	# compiler is right here on the 9p root, which is read-only.
 	HELPER=/tmp/ioctl_test
-	cc -O2 -Wall -I"$REPO/include" -I"$REPO/nsdump" -o "$HELPER" "$SRC" \
-		"$REPO/nsdump/decode.c"
+	make -s -f "$MK" OUT=/tmp >&2
 fi
 tap $? "helper $HELPER ready"
 [[ -x $HELPER && -f $KO ]] || { tap 1 "module $KO exists"; tap_finish; }

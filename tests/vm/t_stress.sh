@@ -6,9 +6,9 @@
 # toggle O_NONBLOCK, open while others close, while TCP and UDP run through
 # the NIC and over loopback and another process unloads and reloads the
 # module and sets its cost_stage (the cost ladder's static key) at random;
-# then 100 load/capture/unload cycles under traffic (stress.c says
+# then 100 load/capture/unload cycles under traffic (stress/allows.c says
 # what each answer may be).  Afterwards collection still works and counts
-# exactly: stress.c's own capture (packets == read + dropped, from
+# exactly: the helper's own capture (packets == read + dropped, from
 # NSIOCGPACKETS and NSIOCGDROPS), and nsdump's of a tcp_stream (captured +
 # dropped == what the core emitted meanwhile).
 # TAP on stdout; exit 0 pass, 1 fail.

@@ -48,7 +48,8 @@ import os
 import re
 import sys
 
-import tapmain
+import tap
+from tap import check
 
 import nsioctl
 import nspath
@@ -129,11 +130,6 @@ def by_cpu(evs):
     for x in evs:
         out.setdefault(x[0], []).append(x)
     return out
-
-
-def check(ok, desc):
-    print("%s %s" % ("ok" if ok else "fail", desc))
-    return ok
 
 
 def bound(resid, untraced, tc, khz, side, what):
@@ -397,4 +393,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(tapmain.run(main, sys.argv[1:]))
+    sys.exit(tap.run(main, sys.argv[1:]))
