@@ -116,8 +116,12 @@ debug_build_start() {
 	[[ -n $DEBUG_TESTS && -z $debug_build_pid ]] || return 0
 	rm -f "$LOGS/build-debug.rc"
 	# A session of its own, so that a run that ends early (a bail-out,
-	# a signal) takes the whole build down with it.
+	# a signal) takes the whole build down with it.  Where the scheduler
+	# groups tasks by session (autogroup), nice counts only within the
+	# group, and a new session is a new group with an equal share of the
+	# CPU: the group's own nice (/proc/self/autogroup) puts it behind.
 	setsid bash -c '
+		echo 19 >/proc/self/autogroup 2>/dev/null
 		nice -n 19 make -s --no-print-directory module FLAVOUR=debug \
 			KOBJ="$1" KIMAGE="$1/arch/x86/boot/bzImage" >"$2.log" 2>&1
 		echo "$? $SECONDS" >"$2.rc"' _ "$DEBUG_KOBJ" "$LOGS/build-debug" &
