@@ -19,21 +19,21 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "calib.h"
-#include "capture.h"
-#include "chrome.h"
-#include "decode.h"
-#include "events.h"
-#include "expr.h"
-#include "file.h"
-#include "filter.h"
-#include "html.h"
-#include "pipeline.h"
-#include "report.h"
-#include "rtt.h"
-#include "sample.h"
-#include "version.h"
-#include "writer.h"
+#include "source/calib.h"
+#include "source/capture.h"
+#include "source/decode.h"
+#include "source/events.h"
+#include "source/file.h"
+#include "source/sample.h"
+#include "source/version.h"
+#include "source/writer.h"
+#include "stage/expr.h"
+#include "stage/filter.h"
+#include "stage/pipeline.h"
+#include "stage/rtt.h"
+#include "view/chrome.h"
+#include "view/html.h"
+#include "view/report.h"
 
 struct opts {
 	const char *dev, *rfile, *wfile, *events;

@@ -639,9 +639,9 @@ $NSDUMP -L --json >"$t/out" 2>"$t/err"; rc=$?
 	[ "$(jl "$t/out" 'len(L) == len(T("event")) + len(T("note"))')" = true ]
 check "-L --json: a line per event (or note), software events with perf's alias"
 $NSDUMP --version --json >"$t/out" 2>/dev/null
-want=$(sed -n 's/^#define NSDUMP_VERSION[[:space:]]*"\(.*\)"$/\1/p' "$here/../../nsdump/version.h")
+want=$(sed -n 's/^#define NSDUMP_VERSION[[:space:]]*"\(.*\)"$/\1/p' "$here/../../nsdump/source/version.h")
 abi=$(sed -n 's/^#define NSL_ABI_VERSION[[:space:]]*\([0-9]*\).*/\1/p' "$here/../../include/netslice.h")
-fmt=$(sed -n 's/^#define NSF_VERSION[[:space:]]*\([0-9]*\).*/\1/p' "$here/../../nsdump/file.h")
+fmt=$(sed -n 's/^#define NSF_VERSION[[:space:]]*\([0-9]*\).*/\1/p' "$here/../../nsdump/source/file.h")
 [ -n "$want" ] && [ -n "$abi" ] && [ -n "$fmt" ] && \
 	[ "$(jl "$t/out" '[L[0]["version"], L[0]["abi"], L[0]["file_format"], L[0]["libpfm4"]]')" = "[\"$want\", $abi, $fmt, true]" ]
 check "--version --json: version.h's version ($want), netslice.h's ABI ($abi), format $fmt, libpfm4"

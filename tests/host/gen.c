@@ -5,8 +5,8 @@
 #include <sys/socket.h>
 #include <stdlib.h>
 #include <string.h>
-#include "decode.h"
-#include "file.h"
+#include "source/decode.h"
+#include "source/file.h"
 #include "gen.h"
 
 void gen_info(struct nsl_info *info)

@@ -26,9 +26,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "calib.h"
-#include "decode.h"
-#include "events.h"
+#include "source/calib.h"
+#include "source/decode.h"
+#include "source/events.h"
 #include "netslice.h"
 
 #define GEN_TSC_KHZ	3000000u

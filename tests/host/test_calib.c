@@ -9,14 +9,14 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "calib.h"
-#include "crc32.h"
-#include "decode.h"
-#include "file.h"
+#include "source/calib.h"
+#include "source/crc32.h"
+#include "source/decode.h"
+#include "source/file.h"
 #include "gen.h"
-#include "report.h"
+#include "view/report.h"
 #include "tap.h"
-#include "rtt.h"
+#include "stage/rtt.h"
 #include "tests.h"
 #include "tpipe.h"
 

@@ -9,7 +9,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include "events.h"
+#include "source/events.h"
 #include "tap.h"
 #include "tests.h"
 

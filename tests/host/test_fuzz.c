@@ -11,12 +11,12 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "decode.h"
-#include "file.h"
-#include "filter.h"
+#include "source/decode.h"
+#include "source/file.h"
+#include "stage/filter.h"
 #include "gen.h"
-#include "report.h"
-#include "rtt.h"
+#include "view/report.h"
+#include "stage/rtt.h"
 #include "tap.h"
 #include "tests.h"
 #include "tpipe.h"

@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include "chart.h"
-#include "markup.h"
-#include "nest.h"
-#include "pick.h"
-#include "stats.h"
+#include "view/chart.h"
+#include "view/markup.h"
+#include "view/nest.h"
+#include "view/pick.h"
+#include "stage/stats.h"
 #include "tap.h"
 #include "tests.h"
 

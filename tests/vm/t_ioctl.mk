@@ -10,9 +10,9 @@ CFLAGS += -Wall -Wextra -I$(REPO)/include -I$(REPO)/nsdump
 all: $(OUT)/ioctl_test
 
 $(OUT)/ioctl_test: $(REPO)/tests/vm/ioctl_test.c $(REPO)/include/netslice.h \
-		$(REPO)/nsdump/decode.c $(REPO)/nsdump/decode.h
+		$(REPO)/nsdump/source/decode.c $(REPO)/nsdump/source/decode.h
 	mkdir -p $(OUT)
-	$(CC) $(CFLAGS) -o $@ $< $(REPO)/nsdump/decode.c
+	$(CC) $(CFLAGS) -o $@ $< $(REPO)/nsdump/source/decode.c
 
 clean:
 	rm -f $(OUT)/ioctl_test

@@ -13,12 +13,12 @@ SRC=$REPO/tests/vm/ioctl_test.c
 HELPER=$REPO/build/tests/bin/ioctl_test
 
 if [[ ! -x $HELPER || $HELPER -ot $SRC || $HELPER -ot $REPO/include/netslice.h ||
-	$HELPER -ot $REPO/nsdump/decode.c ]]; then
+	$HELPER -ot $REPO/nsdump/source/decode.c ]]; then
 	# Not built on the host (make -f tests/vm/t_ioctl.mk): the host's
 	# compiler is right here on the 9p root.
 	HELPER=/tmp/ioctl_test
 	cc -O2 -Wall -I"$REPO/include" -I"$REPO/nsdump" -o "$HELPER" "$SRC" \
-		"$REPO/nsdump/decode.c"
+		"$REPO/nsdump/source/decode.c"
 fi
 tap $? "helper $HELPER ready"
 [[ -x $HELPER && -f $KO ]] || { tap 1 "module $KO exists"; tap_finish; }

@@ -10,9 +10,9 @@ CFLAGS += -Wall -Wextra -Werror -pthread -I$(REPO)/include -I$(REPO)/nsdump
 all: $(OUT)/stress
 
 $(OUT)/stress: $(REPO)/tests/vm/stress.c $(REPO)/include/netslice.h \
-		$(REPO)/nsdump/decode.c $(REPO)/nsdump/decode.h
+		$(REPO)/nsdump/source/decode.c $(REPO)/nsdump/source/decode.h
 	mkdir -p $(OUT)
-	$(CC) $(CFLAGS) -o $@ $< $(REPO)/nsdump/decode.c
+	$(CC) $(CFLAGS) -o $@ $< $(REPO)/nsdump/source/decode.c
 
 clean:
 	rm -f $(OUT)/stress
