@@ -13,8 +13,8 @@
 # Makefile picks; the top (main.c) is each program's own.
 NS_SOURCE := $(addprefix source/,capture file writer decode layout crc32 \
 	     calib events version)
-NS_STAGE  := $(addprefix stage/,pipeline filter expr tuple magnet accum \
-	     stats hist by rtt)
+NS_STAGE  := $(addprefix stage/,pipeline correct filter expr tuple \
+	     magnet accum stats hist by rtt)
 NS_VIEW   := $(addprefix view/,report json html chart waterfall chrome \
 	     markup pick jsonv utf8 nest evorder tstamp)
 NS_LIB    := $(addprefix lib/,clock devname)

@@ -16,6 +16,7 @@
 #include "source/calib.h"
 #include "source/events.h"
 #include "stage/by.h"
+#include "stage/correct.h"
 #include "stage/magnet.h"
 #include "stage/rtt.h"
 #include "stage/stats.h"

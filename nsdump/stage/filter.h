@@ -30,8 +30,8 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "source/calib.h"
 #include "source/decode.h"
+#include "stage/correct.h"
 #include "stage/expr.h"
 #include "stage/magnet.h"
 

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include "netslice.h"
 #include "source/calib.h"
+#include "stage/correct.h"
 #include "stage/stats.h"
 
 /*

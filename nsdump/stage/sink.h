@@ -9,7 +9,7 @@
 #define _NS_SINK_H
 
 #include <stddef.h>
-#include "source/calib.h"
+#include "stage/correct.h"
 
 /* Whether to go on reading, from any stage or sink. */
 enum ns_flow {

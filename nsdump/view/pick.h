@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "netslice.h"
-#include "source/calib.h"
+#include "stage/correct.h"
 
 struct ns_picked {
 	uint64_t ordinal;	/* among the blocks offered, from 0 */

@@ -16,6 +16,7 @@
 #include "source/calib.h"
 #include "source/events.h"
 #include "stage/accum.h"
+#include "stage/correct.h"
 #include "stage/magnet.h"
 #include "stage/sink.h"
 #include "view/evorder.h"

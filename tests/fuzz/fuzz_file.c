@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "source/file.h"
+#include "stage/correct.h"
 #include "fuzz.h"
 
 /* The input with each whole record's CRC made right; its length. */

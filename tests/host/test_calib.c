@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "source/calib.h"
+#include "stage/correct.h"
 #include "source/crc32.h"
 #include "source/decode.h"
 #include "source/file.h"
