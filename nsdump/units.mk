@@ -9,8 +9,10 @@
 #            accumulation, statistics
 #   view/    what the user sees: text, JSON, HTML, the Chrome trace
 #   lib/     what stages and views both use: the trace's clock, devices
+#   (top)    main.c, which dispatches what the options (opts.c) ask for;
+#            the device session (live.c); errors and notes (msg.c)
 # The counters' names come from pfm.c or nopfm.c (source/), which each
-# Makefile picks; the top (main.c) is each program's own.
+# Makefile picks.
 NS_SOURCE := $(addprefix source/,capture file writer decode layout crc32 \
 	     calib events version)
 NS_STAGE  := $(addprefix stage/,pipeline correct filter expr tuple \
@@ -19,3 +21,4 @@ NS_VIEW   := $(addprefix view/,report json html chart waterfall chrome \
 	     markup pick jsonv utf8 nest evorder tstamp)
 NS_LIB    := $(addprefix lib/,clock devname)
 NS_UNITS  := $(NS_SOURCE) $(NS_STAGE) $(NS_VIEW) $(NS_LIB)
+NS_TOP    := main opts live msg
