@@ -9,6 +9,7 @@
 #define _NS_OPTS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include "stage/by.h"
@@ -28,6 +29,57 @@ struct ns_opts {
 	/* --sample, --sample-flows: 1 in sample_rate (0: not asked for) */
 	uint32_t sample_rate, sample_flags;
 };
+
+/* What the bash completion (doc/nsdump.bash) offers for an argument. */
+enum ns_complete {
+	NS_COMPLETE_NOTHING,	/* a number, ports: nothing to offer */
+	NS_COMPLETE_FILE,	/* a file name */
+	NS_COMPLETE_DEVICE,	/* a file name, from /dev/ */
+	NS_COMPLETE_INTERFACE,	/* an interface of this machine, or any */
+	NS_COMPLETE_EVENTS,	/* events as -L names them, comma-separated */
+	NS_COMPLETE_WORDS,	/* one of the option's words */
+};
+
+/* What an option does when it is given. */
+enum ns_option_kind {
+	NS_OPT_OPERAND,		/* no option: the words after them */
+	NS_OPT_SET,		/* a bool of struct ns_opts made true */
+	NS_OPT_COUNT,		/* an int counted up: -vv, -ttt */
+	NS_OPT_STRING,		/* a string: the argument itself */
+	NS_OPT_PARSE,		/* what parse() makes of the argument */
+	NS_OPT_ACCEPTED,	/* accepted as tcpdump's, nothing to do */
+};
+
+/*
+ * One option, declared once: its names, its argument, its help and its
+ * completion, and what it does.  --help's lines, getopt_long()'s tables
+ * and the parser come from ns_options[]; the man page and the bash
+ * completion are held against it by a host test (tests/host/test_opts.c).
+ */
+struct ns_option {
+	char letter;		/* -x; 0: a long option only */
+	/*
+	 * A long option's getopt_long() value (a letter that is no short
+	 * option).  glibc reports a long option given an argument it does
+	 * not take (--json=1) by this value, which the error names (-j).
+	 */
+	char key;
+	const char *name;	/* --name, or NULL */
+	const char *arg;	/* its argument as --help names it; NULL: none */
+	enum ns_option_kind kind;
+	size_t field;		/* SET, COUNT, STRING: where in struct ns_opts */
+	/* PARSE: 0, or -1 once said why */
+	int (*parse)(struct ns_opts *o, const char *arg);
+	/* --help's text, lines joined by '\n'; a %u in it is @n */
+	const char *help;
+	unsigned int n;
+	enum ns_complete complete;
+	const char *words;	/* NS_COMPLETE_WORDS: the words, ' ' between */
+};
+
+/* The options in --help's order. */
+extern const struct ns_option ns_options[];
+extern const unsigned int ns_noptions;
 
 /*
  * @argv into @o: 0, or -1 once said why (a usage error: exit status 2).

@@ -21,4 +21,5 @@ NS_VIEW   := $(addprefix view/,report json html chart waterfall chrome \
 	     markup pick jsonv utf8 nest evorder tstamp)
 NS_LIB    := $(addprefix lib/,clock devname)
 NS_UNITS  := $(NS_SOURCE) $(NS_STAGE) $(NS_VIEW) $(NS_LIB)
-NS_TOP    := main opts live msg
+NS_OPTS   := opts msg
+NS_TOP    := main live $(NS_OPTS)

@@ -869,6 +869,8 @@ check "live, an ABI 5 module: the flag not even tried"
 # ---- packaging: --help, the man page, the completion, make install ----
 top=$here/../..
 $NSDUMP --help >"$t/help"
+check "--help: the synopsis, then each option of the table as before, byte for byte (data/help.txt)" \
+	cmp -s "$t/help" "$here/data/help.txt"
 grep -E '^  -' "$t/help" | sed 's/^  //; s/  .*//; s/ [^-].*//; s/, /\n/' | sort >"$t/help.opts"
 [ "$(wc -l <"$t/help.opts")" -eq 29 ]
 check "--help: a line for each of the 29 options"

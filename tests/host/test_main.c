@@ -41,5 +41,6 @@ int main(void)
 	test_expr();
 	test_views();
 	test_capture();
+	test_opts();
 	return tap_failed ? 1 : 0;
 }
