@@ -11,14 +11,12 @@
  * the device (live.c) or a trace file through the pipeline to the views.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "live.h"
 #include "msg.h"
 #include "opts.h"
@@ -27,6 +25,7 @@
 #include "source/decode.h"
 #include "source/events.h"
 #include "source/file.h"
+#include "source/source.h"
 #include "source/version.h"
 #include "source/writer.h"
 #include "stage/pipeline.h"
@@ -127,140 +126,35 @@ static void print_stats(struct run *run)
 	print_counts(run, drops, refused, src);
 }
 
-/* The items of one read() or mapped run, each through the pipeline. */
-static enum ns_flow consume_buffer(struct run *run, struct ns_dev *dev,
-				   const unsigned char *buf, size_t n)
+/* The source's items through the pipeline, until either stops. */
+static enum ns_flow pump(struct run *run, struct ns_source *src)
 {
-	for (size_t pos = 0; pos < n; ) {
-		enum ns_decode_error err;
-		enum ns_flow flow;
-		struct ns_item it;
-		char why[128];
-
-		err = ns_decode_item(buf + pos, n - pos, &it);
-		if (err) {
-			ns_decode_describe(err, &it, why, sizeof(why));
-			ns_error("%s: bad item at byte %zu of a batch: %s",
-				 dev->path, pos, why);
-			return NS_FLOW_FAIL;
-		}
-		pos += it.hdr.size;
-		flow = ns_pipeline_push(&run->p, &it);
-		if (flow != NS_FLOW_MORE)
-			return flow;
-	}
-	return NS_FLOW_MORE;
-}
-
-/*
- * After SIGINT/SIGTERM: switch collection off and read what is still
- * coming (blocks of skbs instrumented before the switch arrive as they
- * are freed) until the kernel's emitted count stops moving, so that
- * captured + dropped = emitted.  At most about a second; a second
- * signal cuts it short.
- */
-static enum ns_flow drain_device(struct run *run, struct ns_dev *dev,
-				 unsigned char *buf, size_t cap)
-{
-	static volatile sig_atomic_t no_wake;
-	uint64_t emitted = UINT64_MAX, now;
-
-	stop_flag = 0;
-	if (ns_dev_collect(dev, false))
-		return NS_FLOW_DONE;
-	for (int quiet = 0; quiet < 20 && !stop_flag; ) {
-		const unsigned char *items;
-		ssize_t n = ns_dev_next(dev, buf, cap, &items, &stop_flag,
-					&no_wake, 50);
-		enum ns_flow flow;
-
-		if (n < 0) {
-			ns_error("%s", dev->err);
-			return NS_FLOW_FAIL;
-		}
-		flow = consume_buffer(run, dev, items, n);
-		ns_dev_done(dev);
-		if (flow != NS_FLOW_MORE)
-			return flow;
-		if (n)
-			continue;
-		if (ns_dev_emitted(dev, &now, NULL) || now == emitted)
-			break;
-		emitted = now;
-		quiet++;
-	}
-	return NS_FLOW_DONE;
-}
-
-static enum ns_flow read_device(struct run *run, struct ns_dev *dev)
-{
-	size_t cap = (size_t)NS_READ_BLOCKS * dev->info.block_size;
-	unsigned char *buf = malloc(cap);
 	enum ns_flow flow = NS_FLOW_MORE;
+	struct ns_item it;
 
-	if (!buf) {
-		ns_error("out of memory");
-		return NS_FLOW_FAIL;
-	}
 	while (flow == NS_FLOW_MORE) {
-		const unsigned char *items;
-		ssize_t n = ns_dev_next(dev, buf, cap, &items, &stop_flag,
-					&usr1_flag, NS_IDLE_MS);
-
-		/* What came is taken first, whatever signal came with it. */
-		if (n > 0) {
-			flow = consume_buffer(run, dev, items, n);
-			ns_dev_done(dev);
-			if (flow != NS_FLOW_MORE)
-				break;
-		}
-		if (usr1_flag) {
-			usr1_flag = 0;
-			print_stats(run);
-		}
-		if (stop_flag) {
-			flow = drain_device(run, dev, buf, cap);
+		switch (ns_source_next(src, &it)) {
+		case NS_SOURCE_ITEM:
+			flow = ns_pipeline_push(&run->p, &it);
 			break;
-		}
-		if (n < 0) {
-			ns_error("%s", dev->err);
-			flow = NS_FLOW_FAIL;
-		} else if (!n) {
-			/* Idle: the event lines held for time order are due. */
+		case NS_SOURCE_IDLE:
+			/* the event lines held for time order are due */
 			ns_pipeline_idle(&run->p);
-		}
-	}
-	free(buf);
-	return flow;
-}
-
-static enum ns_flow read_file(struct run *run, struct nsf_reader *r)
-{
-	for (;;) {
-		struct ns_item it;
-
-		if (usr1_flag) {
-			usr1_flag = 0;
-			print_stats(run);
-		}
-		if (stop_flag)
-			return NS_FLOW_DONE;
-		switch (nsf_read_item(r, &it)) {
-		case NSF_OK:
-			if (ns_pipeline_push(&run->p, &it) != NS_FLOW_MORE)
-				return NS_FLOW_DONE;
 			break;
-		case NSF_END:
-			return NS_FLOW_DONE;
-		case NSF_TRUNC:
-			ns_error("%s: truncated: %" PRIu64 " blocks read before the cut",
-				 r->name, r->blocks);
-			return NS_FLOW_FAIL;
-		case NSF_ERR:
-			ns_error("%s: %s", r->name, r->err);
-			return NS_FLOW_FAIL;
+		case NS_SOURCE_STATS:
+			print_stats(run);
+			break;
+		case NS_SOURCE_END:
+			flow = NS_FLOW_DONE;
+			break;
+		case NS_SOURCE_FAIL:
+			ns_error("%s", src->err);
+			flow = NS_FLOW_FAIL;
+			break;
 		}
 	}
+	ns_source_done(src);
+	return flow;
 }
 
 /* The filter's notes, once each, after the tables. */
@@ -433,29 +327,25 @@ static void stop_pipeline(struct run *run)
 	run->piped = false;
 }
 
-static void close_trace(struct nsf_reader *r, int fd)
+/*
+ * A capture: the pipeline set up for what @info says, the source's
+ * items through it, its finish.  @no_calib: whose calibration is missing.
+ */
+static int capture(struct run *run, struct ns_source *src,
+		   const struct nsl_info *info, const char *no_calib)
 {
-	nsf_reader_close(r);	/* frees the calibration it lent */
-	if (fd > 0)
-		close(fd);
-}
+	enum ns_flow flow;
 
-/* -r: the reader, its fd; 0 or -1 (said why, nothing left open). */
-static int open_trace(const char *name, struct nsf_reader *r, int *fd)
-{
-	*fd = 0;
-	if (strcmp(name, "-")) {
-		*fd = open(name, O_RDONLY | O_CLOEXEC);
-		if (*fd < 0) {
-			ns_error("%s: %s", name, strerror(errno));
-			return -1;
-		}
-	}
-	if (!nsf_reader_open(r, *fd, name))
-		return 0;
-	ns_error("%s: %s", name, r->err);
-	close_trace(r, *fd);
-	return -1;
+	use_calibration(run, no_calib);
+	flow = start_pipeline(run, info);
+	if (flow != NS_FLOW_MORE)
+		return flow == NS_FLOW_FAIL;
+	if (run->live && ns_live_start(run->live))
+		return 1;	/* the file, if any, is closed whole */
+	flow = pump(run, src);
+	if (run->live)
+		ns_live_records_off(run->live);
+	return finish_capture(run, flow);
 }
 
 /* The file's EVENTS and CALIB, lent by the reader. */
@@ -518,14 +408,17 @@ static int run_calibrate(struct run *run)
 	const char *names[NSL_MAX_EVENTS] = { NULL };
 	struct ns_calib_set *cs = run->o->cold ? &run->calib_cold : &run->calib;
 	const struct nsl_calib *first;
-	struct nsf_reader reader;
+	struct ns_file_source file;
 	struct ns_live live;
-	int fd = 0, ret = 1;
+	int ret = 1;
 
 	if (run->o->rfile) {
-		if (open_trace(run->o->rfile, &reader, &fd))
+		if (ns_source_file(&file, run->o->rfile, &stop_flag,
+				   &usr1_flag)) {
+			ns_error("%s", file.src.err);
 			return 1;
-		take_trace_header(run, &reader);
+		}
+		take_trace_header(run, &file.reader);
 	} else if (ns_live_calibrate(&live, run->o, &run->sel, cs)) {
 		goto out;
 	}
@@ -542,7 +435,7 @@ static int run_calibrate(struct run *run)
 	ret = finish_output(stdout);
 out:
 	if (run->o->rfile) {
-		close_trace(&reader, fd);
+		ns_source_close(&file.src);
 	} else {
 		ns_calib_free(&run->calib);
 		ns_calib_free(&run->calib_cold);
@@ -554,52 +447,40 @@ out:
 /* -r */
 static int run_file(struct run *run)
 {
-	struct nsf_reader reader;
+	struct ns_file_source file;
 	char note[512];
-	enum ns_flow flow;
-	int fd, ret = 0;
+	int ret;
 
-	if (open_trace(run->o->rfile, &reader, &fd))
+	if (ns_source_file(&file, run->o->rfile, &stop_flag, &usr1_flag)) {
+		ns_error("%s", file.src.err);
 		return 1;
-	take_trace_header(run, &reader);
-	run->sampled = &reader.sample;	/* its counts come with the trailer */
+	}
+	take_trace_header(run, &file.reader);
+	run->sampled = &file.reader.sample;	/* counts come with the trailer */
 	snprintf(note, sizeof(note), "%s: no calibration in the file",
 		 run->o->rfile);
-	use_calibration(run, note);
-	flow = start_pipeline(run, &reader.info);
-	if (flow == NS_FLOW_MORE)
-		ret = finish_capture(run, read_file(run, &reader));
-	else
-		ret = flow == NS_FLOW_FAIL;
+	ret = capture(run, &file.src, &file.reader.info, note);
 	stop_pipeline(run);
-	close_trace(&reader, fd);
+	ns_source_close(&file.src);
 	return ret;
 }
 
 /* The device: --device, $NSDUMP_DEV or /dev/ns. */
 static int run_device(struct run *run)
 {
+	struct ns_device_source device;
 	struct ns_live live;
-	enum ns_flow flow;
 	int ret = 1;
 
-	if (ns_live_open(&live, run->o, &run->sel, &run->calib,
-			 &run->calib_cold))
-		goto out;
-	run->live = &live;
-	run->sampled = live.sampled;
-	use_calibration(run, "no calibration from the kernel");
-	flow = start_pipeline(run, &live.dev.info);
-	if (flow != NS_FLOW_MORE) {
-		ret = flow == NS_FLOW_FAIL;
-		goto out;
+	if (!ns_live_open(&live, run->o, &run->sel, &run->calib,
+			  &run->calib_cold)) {
+		run->live = &live;
+		run->sampled = live.sampled;
+		ns_source_device(&device, &live.dev, &stop_flag, &usr1_flag);
+		ret = capture(run, &device.src, &live.dev.info,
+			      "no calibration from the kernel");
+		ns_source_close(&device.src);
 	}
-	if (ns_live_start(&live))
-		goto out;	/* the file, if any, is closed whole */
-	flow = read_device(run, &live.dev);
-	ns_live_records_off(&live);
-	ret = finish_capture(run, flow);
-out:
 	stop_pipeline(run);
 	ns_calib_free(&run->calib);
 	ns_calib_free(&run->calib_cold);

@@ -13,7 +13,7 @@
 #            the device session (live.c); errors and notes (msg.c)
 # The counters' names come from pfm.c or nopfm.c (source/), which each
 # Makefile picks.
-NS_SOURCE := $(addprefix source/,capture file writer decode layout crc32 \
+NS_SOURCE := $(addprefix source/,source capture file writer decode layout crc32 \
 	     calib events version)
 NS_STAGE  := $(addprefix stage/,pipeline correct filter expr tuple \
 	     magnet accum stats hist by rtt)
