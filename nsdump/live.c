@@ -29,8 +29,8 @@ static void print_listening(const struct ns_live *l)
 	fflush(stderr);
 }
 
-/* NSIOCSEVENT + NSIOCSEMODE: the chosen events, or none (durations). */
-static int set_events(struct ns_live *l)
+/* NSIOCSEVENT + NSIOCSEMODE: the chosen counters, or none (durations). */
+static int set_counters(struct ns_live *l)
 {
 	struct ns_dev *dev = &l->dev;
 	char msg[512];
@@ -38,8 +38,8 @@ static int set_events(struct ns_live *l)
 
 	if (!ret)
 		return 0;
-	ns_events_kernel_reason(l->sel, ret == -1 ? "NSIOCSEVENT" : "NSIOCSEMODE",
-				errno, msg, sizeof(msg));
+	ns_counters_kernel_reason(l->sel, ret == -1 ? "NSIOCSEVENT" : "NSIOCSEMODE",
+				  errno, msg, sizeof(msg));
 	ns_error("%s: %s", dev->path, msg);
 	return -1;
 }
@@ -303,7 +303,7 @@ void ns_live_stats(struct ns_live *l, uint64_t *drops, uint64_t *refused,
 
 /* The device of @o, or -1 once said why (then nothing is open). */
 static int open_device(struct ns_live *l, const struct ns_opts *o,
-		       const struct ns_evsel *sel)
+		       const struct ns_counters *sel)
 {
 	memset(l, 0, sizeof(*l));
 	l->o = o;
@@ -316,10 +316,10 @@ static int open_device(struct ns_live *l, const struct ns_opts *o,
 }
 
 int ns_live_open(struct ns_live *l, const struct ns_opts *o,
-		 const struct ns_evsel *sel, struct ns_calib_set *calib,
+		 const struct ns_counters *sel, struct ns_calib_set *calib,
 		 struct ns_calib_set *cold)
 {
-	if (open_device(l, o, sel) || set_events(l) ||
+	if (open_device(l, o, sel) || set_counters(l) ||
 	    calibrate_set(&l->dev, calib, false) ||
 	    (o->cold && calibrate_set(&l->dev, cold, true)) ||
 	    records_on(l) || kernel_filter_on(l) || sample_on(l))
@@ -329,9 +329,9 @@ int ns_live_open(struct ns_live *l, const struct ns_opts *o,
 
 /* Only the table asked for is measured. */
 int ns_live_calibrate(struct ns_live *l, const struct ns_opts *o,
-		      const struct ns_evsel *sel, struct ns_calib_set *cs)
+		      const struct ns_counters *sel, struct ns_calib_set *cs)
 {
-	if (open_device(l, o, sel) || set_events(l) ||
+	if (open_device(l, o, sel) || set_counters(l) ||
 	    calibrate_set(&l->dev, cs, o->cold))
 		return -1;
 	return 0;

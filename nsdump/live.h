@@ -16,12 +16,12 @@
 #include "opts.h"
 #include "source/calib.h"
 #include "source/capture.h"
-#include "source/events.h"
+#include "source/counters.h"
 
 struct ns_live {
 	struct ns_dev dev;
 	const struct ns_opts *o;
-	const struct ns_evsel *sel;	/* the counters asked for */
+	const struct ns_counters *sel;	/* the counters asked for */
 	bool records_on;	/* NSIOCSRECORDS switched them on */
 	bool kfilter;		/* the kernel runs the expression too */
 	struct nsl_sample sample;	/* --sample: the kernel's, as last read */
@@ -36,11 +36,11 @@ struct ns_live {
  * caller's to free): 0 or -1.  ns_live_close() after either.
  */
 int ns_live_open(struct ns_live *l, const struct ns_opts *o,
-		 const struct ns_evsel *sel, struct ns_calib_set *calib,
+		 const struct ns_counters *sel, struct ns_calib_set *calib,
 		 struct ns_calib_set *cold);
 /* --calibrate: the device, the counters, the one calibration asked for. */
 int ns_live_calibrate(struct ns_live *l, const struct ns_opts *o,
-		      const struct ns_evsel *sel, struct ns_calib_set *cs);
+		      const struct ns_counters *sel, struct ns_calib_set *cs);
 /* Collection on, and the line that says so: 0 or -1. */
 int ns_live_start(struct ns_live *l);
 /* No more event records: the capture is over. */

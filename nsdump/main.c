@@ -23,7 +23,7 @@
 #include "source/calib.h"
 #include "source/capture.h"
 #include "source/decode.h"
-#include "source/events.h"
+#include "source/counters.h"
 #include "source/file.h"
 #include "source/source.h"
 #include "source/version.h"
@@ -32,6 +32,7 @@
 #include "stage/rtt.h"
 #include "view/chrome.h"
 #include "view/html.h"
+#include "view/json.h"
 #include "view/report.h"
 
 /* What a capture (from a file or the device) holds. */
@@ -41,7 +42,7 @@ struct run {
 	bool piped;		/* p initialised */
 	struct ns_report rep;	/* the text or JSON view, when there is text */
 	struct ns_writer wr;	/* -w */
-	struct ns_evsel sel;		/* -e, or the file's EVENTS */
+	struct ns_counters sel;		/* -e, or the file's EVENTS */
 	struct ns_calib_set calib;	/* live: NSIOCGCALIB per CPU */
 	struct ns_calib_set calib_cold;	/* --cold: NSL_CALIB_COLD per CPU */
 	const struct ns_calib_set *use_calib;	/* NULL: raw */
@@ -249,7 +250,7 @@ static enum ns_flow start_pipeline(struct run *run, const struct nsl_info *info)
 	run->p.count = o->count;
 	if (o->magnet)
 		ns_pipeline_magnet(&run->p);
-	ns_acc_set_events(&run->p.acc, &run->sel);
+	ns_acc_set_counters(&run->p.acc, &run->sel);
 	ns_clock_from_info(&run->p.acc.clock, info);
 	if (o->rtt) {
 		ns_rtt_init(&run->rtt);
@@ -389,13 +390,13 @@ static int run_version(const struct ns_opts *o)
 static int run_list(const struct ns_opts *o)
 {
 	struct ns_json_lister json;
-	struct ns_event_plain plain;
+	struct ns_counter_plain plain;
 	char err[512];
 
 	ns_json_lister_init(&json, stdout);
-	ns_event_plain_init(&plain, stdout);
-	if (ns_events_list(o->json ? &json.lister : &plain.lister,
-			   &ns_event_host_real, err, sizeof(err))) {
+	ns_counter_plain_init(&plain, stdout);
+	if (ns_counters_list(o->json ? &json.lister : &plain.lister,
+			     &ns_counter_host_real, err, sizeof(err))) {
 		ns_error("%s", err);
 		return 1;
 	}
@@ -502,8 +503,9 @@ static int run_opts(struct ns_opts *o)
 		return run_version(o);
 	if (o->list)
 		return run_list(o);
-	if (o->events && ns_events_parse(o->events, &run.sel, &ns_event_host_real,
-					 err, sizeof(err))) {
+	if (o->events && ns_counters_parse(o->events, &run.sel,
+					   &ns_counter_host_real, err,
+					   sizeof(err))) {
 		ns_error("%s", err);
 		return 1;
 	}

@@ -2,7 +2,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include "msg.h"
-#include "view/report.h"
+#include "view/json.h"
 
 static FILE *json_errors;
 

@@ -14,11 +14,11 @@
 # The counters' names come from pfm.c or nopfm.c (source/), which each
 # Makefile picks.
 NS_SOURCE := $(addprefix source/,source capture file writer decode layout crc32 \
-	     calib events version)
+	     calib counters version)
 NS_STAGE  := $(addprefix stage/,pipeline correct filter expr tuple \
 	     magnet accum stats hist by rtt)
 NS_VIEW   := $(addprefix view/,report json html chart waterfall chrome \
-	     markup pick jsonv utf8 nest evorder tstamp)
+	     markup flags shortlist jsonv utf8 nest evorder tstamp)
 NS_LIB    := $(addprefix lib/,clock devname)
 NS_UNITS  := $(NS_SOURCE) $(NS_STAGE) $(NS_VIEW) $(NS_LIB)
 NS_OPTS   := opts msg

@@ -190,7 +190,7 @@ static bool data_started(const struct nsf_writer *w)
 	return w->used || w->data_records;
 }
 
-int nsf_write_events(struct nsf_writer *w, const struct ns_evsel *sel)
+int nsf_write_events(struct nsf_writer *w, const struct ns_counters *sel)
 {
 	size_t len = 8 + sel->n * sizeof(struct nsf_event);
 	unsigned char *rec = w->buf;	/* no DATA pending yet */
@@ -531,7 +531,7 @@ static int parse_fields(struct nsf_reader *r, bool ext)
 
 static int parse_events(struct nsf_reader *r)
 {
-	struct ns_evsel *sel = &r->events;
+	struct ns_counters *sel = &r->events;
 	uint32_t n;
 
 	if (r->rec_len < 8)

@@ -44,7 +44,7 @@
 #include <stdint.h>
 #include "source/calib.h"
 #include "source/decode.h"
-#include "source/events.h"
+#include "source/counters.h"
 #include "source/layout.h"
 
 #define NSF_MAGIC		"NSLTRACE"
@@ -96,7 +96,7 @@ struct nsf_value {
 
 /* One counter event of EVENTS: 224 bytes, strings NUL-padded. */
 struct nsf_event {
-	char name[NS_EVENT_NAME];	/* as given to -e */
+	char name[NS_COUNTER_NAME];	/* as given to -e */
 	char canon[128];		/* libpfm4's full name */
 	uint32_t type;
 	uint32_t pad;
@@ -143,7 +143,7 @@ int nsf_writer_open_sampled(struct nsf_writer *w, int fd, const char *name,
 /* Append one decoded item (written in this build's layout). */
 int nsf_write_item(struct nsf_writer *w, const struct ns_item *it);
 /* EVENTS and CALIB: after nsf_writer_open(), before any item. */
-int nsf_write_events(struct nsf_writer *w, const struct ns_evsel *sel);
+int nsf_write_events(struct nsf_writer *w, const struct ns_counters *sel);
 int nsf_write_calib(struct nsf_writer *w, const struct ns_calib_set *cs);
 int nsf_writer_flush(struct nsf_writer *w);
 /*
@@ -192,7 +192,7 @@ struct nsf_reader {
 	bool have_events, have_calib, have_calib_cold;
 	uint32_t seen;			/* bit n: a record of kind n was read */
 	/* both fixed once nsf_reader_open() returns: a caller may copy them */
-	struct ns_evsel events;		/* EVENTS, if have_events */
+	struct ns_counters events;		/* EVENTS, if have_events */
 	struct ns_calib_set calib;	/* CALIB, if have_calib */
 	struct ns_calib_set calib_cold;	/* CALIB_COLD, if have_calib_cold */
 	unsigned char *rec;	/* current record payload */

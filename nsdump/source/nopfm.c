@@ -5,18 +5,19 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include "source/events.h"
+#include "source/counters.h"
 
 #define NO_LIBPFM4	"this nsdump was built without libpfm4, which names counter events: install libpfm4-dev and rebuild for -e and -L"
 
-bool ns_events_available(char *why, size_t len)
+bool ns_counters_available(char *why, size_t len)
 {
 	snprintf(why, len, "%s", NO_LIBPFM4);
 	return false;
 }
 
-int ns_events_parse(const char *spec, struct ns_evsel *sel,
-		    const struct ns_event_host *host, char *err, size_t errlen)
+int ns_counters_parse(const char *spec, struct ns_counters *sel,
+		      const struct ns_counter_host *host, char *err,
+		      size_t errlen)
 {
 	(void)host;
 	memset(sel, 0, sizeof(*sel));
@@ -24,8 +25,9 @@ int ns_events_parse(const char *spec, struct ns_evsel *sel,
 	return -1;
 }
 
-int ns_events_list(const struct ns_event_lister *l,
-		   const struct ns_event_host *host, char *err, size_t errlen)
+int ns_counters_list(const struct ns_counter_lister *l,
+		     const struct ns_counter_host *host, char *err,
+		     size_t errlen)
 {
 	(void)l;
 	(void)host;

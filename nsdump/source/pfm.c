@@ -8,7 +8,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include "source/events.h"
+#include "source/counters.h"
 
 
 /*
@@ -92,7 +92,7 @@ static const struct perf_alias {
 
 /* ---- names to encodings ---- */
 
-int ns_events_init(char *err, size_t errlen)
+int ns_counters_init(char *err, size_t errlen)
 {
 	static int ret = 1;
 
@@ -188,7 +188,7 @@ static bool event_info(int i, pfm_event_info_t *ei)
 struct suggestions {
 	const char *word;
 	unsigned int best;
-	char names[3][NS_EVENT_NAME];
+	char names[3][NS_COUNTER_NAME];
 	unsigned int n;
 };
 
@@ -208,10 +208,10 @@ static void consider(struct suggestions *s, const char *cand)
 		if (!strcasecmp(s->names[i], cand))
 			return;
 	if (s->n < 3)
-		snprintf(s->names[s->n++], NS_EVENT_NAME, "%s", cand);
+		snprintf(s->names[s->n++], NS_COUNTER_NAME, "%s", cand);
 }
 
-void ns_event_suggest(const char *name, char *buf, size_t len)
+void ns_counter_suggest(const char *name, char *buf, size_t len)
 {
 	struct suggestions s = { .best = UINT_MAX };
 	const char *colons = strstr(name, "::");
@@ -220,7 +220,7 @@ void ns_event_suggest(const char *name, char *buf, size_t len)
 	size_t used;
 
 	/* compare the event part: "perf::cyclse" or "cyclse:u" */
-	char word[NS_EVENT_NAME];
+	char word[NS_COUNTER_NAME];
 
 	snprintf(word, sizeof(word), "%s", colons ? colons + 2 : name);
 	word[strcspn(word, ":")] = 0;
@@ -252,15 +252,15 @@ void ns_event_suggest(const char *name, char *buf, size_t len)
 		snprintf(buf + used, len - used, "?");
 }
 
-int ns_event_encode(const char *name, struct perf_event_attr *attr,
-		    char *canon, size_t canonlen, char *err, size_t errlen)
+int ns_counter_encode(const char *name, struct perf_event_attr *attr,
+		      char *canon, size_t canonlen, char *err, size_t errlen)
 {
 	const struct perf_alias *a = find_alias(name);
-	char prefixed[NS_EVENT_NAME + 8];
+	char prefixed[NS_COUNTER_NAME + 8];
 	char hint[256];
 	int ret;
 
-	if (ns_events_init(err, errlen))
+	if (ns_counters_init(err, errlen))
 		return -1;
 	ret = pfm_encode(name, attr, canon, canonlen);
 	if (ret == PFM_ERR_NOTFOUND && !strstr(name, "::")) {
@@ -282,7 +282,7 @@ int ns_event_encode(const char *name, struct perf_event_attr *attr,
 	case PFM_SUCCESS:
 		break;
 	case PFM_ERR_NOTFOUND:
-		ns_event_suggest(name, hint, sizeof(hint));
+		ns_counter_suggest(name, hint, sizeof(hint));
 		snprintf(err, errlen, "%s: unknown event%s", name, hint);
 		return -1;
 	case PFM_ERR_UMASK:
@@ -306,8 +306,9 @@ int ns_event_encode(const char *name, struct perf_event_attr *attr,
 }
 
 
-int ns_events_parse(const char *spec, struct ns_evsel *sel,
-		    const struct ns_event_host *host, char *err, size_t errlen)
+int ns_counters_parse(const char *spec, struct ns_counters *sel,
+		      const struct ns_counter_host *host, char *err,
+		      size_t errlen)
 {
 	char *copy = strdup(spec), *save = NULL, *tok;
 	int ret = -1;
@@ -337,20 +338,20 @@ int ns_events_parse(const char *spec, struct ns_evsel *sel,
 				 spec, NSL_MAX_EVENTS);
 			goto out;
 		}
-		if (strlen(tok) >= NS_EVENT_NAME) {
+		if (strlen(tok) >= NS_COUNTER_NAME) {
 			snprintf(err, errlen, "%.40s...: event name too long", tok);
 			goto out;
 		}
-		if (ns_event_encode(tok, &attr, sel->canon[sel->n],
-				    sizeof(sel->canon[0]), err, errlen))
+		if (ns_counter_encode(tok, &attr, sel->canon[sel->n],
+				      sizeof(sel->canon[0]), err, errlen))
 			goto out;
-		errnum = ns_event_probe_kernel(&attr, host, &probe);
+		errnum = ns_counter_probe_kernel(&attr, host, &probe);
 		if (errnum) {
-			ns_event_probe_reason(tok, &probe, errnum, host, err,
-					      errlen);
+			ns_counter_probe_reason(tok, &probe, errnum, host, err,
+						errlen);
 			goto out;
 		}
-		snprintf(sel->name[sel->n], NS_EVENT_NAME, "%s", tok);
+		snprintf(sel->name[sel->n], NS_COUNTER_NAME, "%s", tok);
 		ev = &sel->ev.ev[sel->n++];
 		ev->type = attr.type;
 		ev->config = attr.config;
@@ -371,19 +372,19 @@ out:
 
 /* ---- -L ---- */
 
-static bool usable(const char *name, const struct ns_event_host *host)
+static bool usable(const char *name, const struct ns_counter_host *host)
 {
 	struct perf_event_attr attr, probe;
 	char canon[128], err[256];
 
-	return !ns_event_encode(name, &attr, canon, sizeof(canon), err,
-				sizeof(err)) &&
-	       !ns_event_probe_kernel(&attr, host, &probe);
+	return !ns_counter_encode(name, &attr, canon, sizeof(canon), err,
+				  sizeof(err)) &&
+	       !ns_counter_probe_kernel(&attr, host, &probe);
 }
 
 /* perf's names of software or else hardware events; how many listed. */
-static unsigned int list_aliases(const struct ns_event_lister *l,
-				 const struct ns_event_host *host,
+static unsigned int list_aliases(const struct ns_counter_lister *l,
+				 const struct ns_counter_host *host,
 				 bool software)
 {
 	unsigned int n = 0;
@@ -392,15 +393,15 @@ static unsigned int list_aliases(const struct ns_event_lister *l,
 		if ((aliases[i].type == PERF_TYPE_SOFTWARE) != software ||
 		    !usable(aliases[i].name, host))
 			continue;
-		l->event(l->ctx, aliases[i].name, aliases[i].alt,
-			 aliases[i].desc);
+		l->counter(l->ctx, aliases[i].name, aliases[i].alt,
+			   aliases[i].desc);
 		n++;
 	}
 	return n;
 }
 
 /* The core PMUs' own events, as libpfm4 names them; how many. */
-static unsigned int list_pmus(const struct ns_event_lister *l)
+static unsigned int list_pmus(const struct ns_counter_lister *l)
 {
 	pfm_pmu_info_t pinfo;
 	unsigned int n = 0;
@@ -418,19 +419,20 @@ static unsigned int list_pmus(const struct ns_event_lister *l)
 			pfm_event_info_t ei;
 
 			if (event_info(i, &ei))
-				l->event(l->ctx, ei.name, NULL, ei.desc);
+				l->counter(l->ctx, ei.name, NULL, ei.desc);
 			n++;
 		}
 	}
 	return n;
 }
 
-int ns_events_list(const struct ns_event_lister *l,
-		   const struct ns_event_host *host, char *err, size_t errlen)
+int ns_counters_list(const struct ns_counter_lister *l,
+		     const struct ns_counter_host *host, char *err,
+		     size_t errlen)
 {
 	unsigned int hw;
 
-	if (ns_events_init(err, errlen))
+	if (ns_counters_init(err, errlen))
 		return -1;
 	l->section(l->ctx, "software", "perf", "Software events (kernel perf)");
 	list_aliases(l, host, true);
@@ -446,7 +448,7 @@ int ns_events_list(const struct ns_event_lister *l,
 	return 0;
 }
 
-bool ns_events_available(char *why, size_t len)
+bool ns_counters_available(char *why, size_t len)
 {
 	(void)why;
 	(void)len;

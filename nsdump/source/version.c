@@ -13,7 +13,7 @@ void ns_build_info(struct ns_build *b)
 	b->version = NSDUMP_VERSION;
 	b->abi = NSL_ABI_VERSION;
 	b->file_format = NSF_VERSION;
-	b->libpfm4 = ns_events_available(why, sizeof(why));
+	b->libpfm4 = ns_counters_available(why, sizeof(why));
 	b->json_c = json_c_version();
 	b->zlib = zlibVersion();
 }

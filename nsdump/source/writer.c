@@ -12,7 +12,7 @@ static const struct ns_sink_ops writer_ops;
 
 static int header_records(struct nsf_writer *w, const struct nsl_info *info,
 			  const struct nsl_sample *sample,
-			  const struct ns_evsel *sel,
+			  const struct ns_counters *sel,
 			  const struct ns_calib_set *cs,
 			  const struct ns_calib_set *cold)
 {
@@ -29,7 +29,7 @@ static int header_records(struct nsf_writer *w, const struct nsl_info *info,
 enum ns_writer_status ns_writer_open(struct ns_writer *nw, const char *name,
 				     const struct nsl_info *info,
 				     const struct nsl_sample *sample,
-				     const struct ns_evsel *sel,
+				     const struct ns_counters *sel,
 				     const struct ns_calib_set *cs,
 				     const struct ns_calib_set *cold,
 				     char *why, size_t len)

@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 #include "source/calib.h"
-#include "source/events.h"
+#include "source/counters.h"
 #include "source/file.h"
 #include "stage/sink.h"
 
@@ -34,7 +34,7 @@ enum ns_writer_status {
 enum ns_writer_status ns_writer_open(struct ns_writer *nw, const char *name,
 				     const struct nsl_info *info,
 				     const struct nsl_sample *sample,
-				     const struct ns_evsel *sel,
+				     const struct ns_counters *sel,
 				     const struct ns_calib_set *cs,
 				     const struct ns_calib_set *cold,
 				     char *why, size_t len);

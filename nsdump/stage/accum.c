@@ -24,7 +24,7 @@ void ns_acc_free(struct ns_acc *a)
 	}
 }
 
-void ns_acc_set_events(struct ns_acc *a, const struct ns_evsel *sel)
+void ns_acc_set_counters(struct ns_acc *a, const struct ns_counters *sel)
 {
 	a->ev_cycles = a->ev_instr = -1;
 	for (unsigned int e = 0; e < NSL_MAX_EVENTS; e++) {
@@ -33,16 +33,16 @@ void ns_acc_set_events(struct ns_acc *a, const struct ns_evsel *sel)
 			continue;
 		snprintf(a->event_name[e], sizeof(a->event_name[e]), "%s",
 			 sel->name[e]);
-		switch (ns_event_kind(&sel->ev.ev[e], sel->canon[e])) {
-		case NS_EV_CYCLES:
+		switch (ns_counter_kind(&sel->ev.ev[e], sel->canon[e])) {
+		case NS_COUNTER_CYCLES:
 			if (a->ev_cycles < 0)
 				a->ev_cycles = e;
 			break;
-		case NS_EV_INSTRUCTIONS:
+		case NS_COUNTER_INSTRUCTIONS:
 			if (a->ev_instr < 0)
 				a->ev_instr = e;
 			break;
-		case NS_EV_OTHER:
+		case NS_COUNTER_OTHER:
 			break;
 		}
 	}

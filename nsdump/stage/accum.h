@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include "netslice.h"
 #include "source/calib.h"
-#include "source/events.h"
+#include "source/counters.h"
 #include "stage/by.h"
 #include "stage/correct.h"
 #include "stage/magnet.h"
@@ -49,7 +49,7 @@ struct ns_acc {
 	bool have_t0;
 	uint64_t t0;		/* tsc0 of the first block: time origin */
 	unsigned int nevents;	/* largest nevents seen */
-	char event_name[NSL_MAX_EVENTS][NS_EVENT_NAME];	/* "": "ev<i>" */
+	char event_name[NSL_MAX_EVENTS][NS_COUNTER_NAME];	/* "": "ev<i>" */
 	int ev_cycles, ev_instr;	/* which count[] is which, -1: none */
 	uint64_t event_recs, sysinfos;
 	uint64_t blocks, lost, loss_items;
@@ -65,7 +65,7 @@ struct ns_acc {
 void ns_acc_init(struct ns_acc *a, uint32_t tsc_khz);
 void ns_acc_free(struct ns_acc *a);
 /* Event names (for labels) and which ones are cycles and instructions. */
-void ns_acc_set_events(struct ns_acc *a, const struct ns_evsel *sel);
+void ns_acc_set_counters(struct ns_acc *a, const struct ns_counters *sel);
 /* The stage: one item that passed the filter. */
 void ns_acc_item(struct ns_acc *a, const struct ns_citem *ci);
 /* End of input: what needs every item first (--rtt). */

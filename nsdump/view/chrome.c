@@ -5,10 +5,10 @@
 #include "source/decode.h"
 #include "source/version.h"
 #include "view/chrome.h"
+#include "view/flags.h"
 #include "view/jsonv.h"
 #include "view/markup.h"
 #include "view/nest.h"
-#include "view/report.h"
 
 typedef struct json_object json;
 

@@ -11,8 +11,7 @@
 #include "view/html.h"
 #include "view/markup.h"
 #include "view/nest.h"
-#include "view/pick.h"
-#include "view/report.h"
+#include "view/shortlist.h"
 #include "view/waterfall.h"
 
 struct html {
@@ -22,7 +21,7 @@ struct html {
 	char *path, *source;
 	bool live;		/* from /dev/ns: devices named (devname.h) */
 	uint32_t ncpus;		/* the INFO's */
-	struct ns_pick pick;
+	struct ns_shortlist shortlist;
 	uint64_t tx, rx, both_ways;	/* blocks by dir; with both sides */
 	uint64_t first_tsc, last_tsc;	/* the blocks' tsc0 */
 	uint64_t cpu_mask[4];	/* rings seen, CPUs 0..255 */
@@ -56,7 +55,7 @@ static void count_block(struct html *h, const struct ns_citem *ci)
 		h->more_cpus = true;
 	ns_nest_block(b, &n);
 	h->both_ways += n.nparts > 1;
-	ns_pick_offer(&h->pick, b, ci->corr, n.end);
+	ns_shortlist_offer(&h->shortlist, b, ci->corr, n.end);
 }
 
 static enum ns_flow html_item(struct ns_sink *s, const struct ns_citem *ci)
@@ -306,7 +305,7 @@ static void dists(FILE *f, struct ns_acc *a)
 static void waterfalls(FILE *f, struct html *h)
 {
 	const struct ns_acc *a = &h->p->acc;
-	const struct ns_pick *k = &h->pick;
+	const struct ns_shortlist *k = &h->shortlist;
 	uint64_t others = k->offered - k->nfirst;
 
 	fputs("<h2 id=\"packets\">Packets</h2>\n", f);
@@ -469,7 +468,7 @@ static int html_finish(struct ns_sink *s, char *why, size_t len)
 
 	if (!h->out)
 		return 0;
-	ns_pick_finish(&h->pick);
+	ns_shortlist_finish(&h->shortlist);
 	page(h->out, h);
 	ret = ns_view_close(h->out, h->path, why, len);
 	h->out = NULL;
@@ -482,7 +481,7 @@ static void html_free(struct ns_sink *s)
 
 	if (h->out && h->out != stdout)
 		fclose(h->out);
-	ns_pick_free(&h->pick);
+	ns_shortlist_free(&h->shortlist);
 	free(h->path);
 	free(h->source);
 	free(h);
@@ -500,7 +499,8 @@ struct ns_sink *ns_html_open(const char *path, struct ns_pipeline *p,
 {
 	struct html *h = calloc(1, sizeof(*h));
 
-	if (!h || ns_pick_init(&h->pick, NS_HTML_FIRST, NS_HTML_SLOWEST) ||
+	if (!h ||
+	    ns_shortlist_init(&h->shortlist, NS_HTML_FIRST, NS_HTML_SLOWEST) ||
 	    !(h->path = strdup(path)) || !(h->source = strdup(source))) {
 		snprintf(why, len, "--html: out of memory");
 		if (h)

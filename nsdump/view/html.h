@@ -5,7 +5,7 @@
  * region's latency distribution, a waterfall of packets, the counters
  * per layer, and MAGNeT's Table III.  A view at the end of the pipeline
  * (sink.h) that writes the page at the finish, from the accumulator's
- * statistics and the blocks it kept to draw (pick.h).
+ * statistics and the blocks it kept to draw (shortlist.h).
  */
 #ifndef _NS_HTML_H
 #define _NS_HTML_H

@@ -22,6 +22,8 @@
 #include "source/sample.h"
 #include "source/version.h"
 #include "stage/tuple.h"
+#include "view/flags.h"
+#include "view/json.h"
 #include "view/jsonv.h"
 #include "view/report.h"
 #include "view/utf8.h"
@@ -657,8 +659,8 @@ static void jl_section(void *ctx, const char *kind, const char *pmu,
 	jl->pmu = pmu;
 }
 
-static void jl_event(void *ctx, const char *name, const char *alt,
-		     const char *desc)
+static void jl_counter(void *ctx, const char *name, const char *alt,
+		       const char *desc)
 {
 	struct ns_json_lister *jl = ctx;
 	json *o = jobj("event");
@@ -687,8 +689,8 @@ void ns_json_lister_init(struct ns_json_lister *jl, FILE *out)
 {
 	memset(jl, 0, sizeof(*jl));
 	jl->out = out;
-	jl->lister = (struct ns_event_lister){
-		.section = jl_section, .event = jl_event, .note = jl_note,
+	jl->lister = (struct ns_counter_lister){
+		.section = jl_section, .counter = jl_counter, .note = jl_note,
 		.ctx = jl,
 	};
 }

@@ -7,6 +7,7 @@
 #include "source/decode.h"
 #include "source/sample.h"
 #include "stage/tuple.h"
+#include "view/flags.h"
 #include "view/report.h"
 
 static const struct ns_sink_ops report_ops;
@@ -26,45 +27,6 @@ void ns_report_init(struct ns_report *r, const struct ns_printer *pr,
 void ns_report_free(struct ns_report *r)
 {
 	ns_evorder_free(&r->lines);
-}
-
-static void flag_names(uint32_t flags, const char *const *names, int nnames,
-		       char *buf, size_t len)
-{
-	size_t used = 0;
-
-	buf[0] = 0;
-	for (int i = 0; i < 32 && used < len; i++) {
-		if (!(flags & (1u << i)))
-			continue;
-		if (i < nnames && names[i])
-			used += snprintf(buf + used, len - used, "%s%s",
-					 used ? "," : "", names[i]);
-		else
-			used += snprintf(buf + used, len - used, "%s0x%x",
-					 used ? "," : "", 1u << i);
-	}
-}
-
-void ns_block_flags(uint32_t flags, char *buf, size_t len)
-{
-	static const char *const names[] = {
-		"RETRANS", "GSO", "NOXMIT", "TRUNC", "LOOPBACK", "RX", "ABSORBED",
-		"RESENT", "FORWARDED", "COPY", "COALESCED", "DEVTRUNC",
-	};
-
-	flag_names(flags, names, (int)(sizeof(names) / sizeof(names[0])),
-		   buf, len);
-}
-
-void ns_record_flags(uint32_t flags, char *buf, size_t len)
-{
-	static const char *const names[] = {
-		"OPEN", "INVALID", "MIGRATED", "MERGED", "GAP", "SHARED",
-	};
-
-	flag_names(flags, names, (int)(sizeof(names) / sizeof(names[0])),
-		   buf, len);
 }
 
 /* A packet or event line's time stamp, for a printer that wants one. */

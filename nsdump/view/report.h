@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include "netslice.h"
 #include "source/calib.h"
-#include "source/events.h"
 #include "stage/accum.h"
 #include "stage/correct.h"
 #include "stage/magnet.h"
@@ -68,28 +67,5 @@ void ns_report_init(struct ns_report *r, const struct ns_printer *pr,
 void ns_report_free(struct ns_report *r);
 /* How long a line waits for older ones from other CPUs. */
 #define NS_EV_HORIZON_MS	500
-
-/* "RETRANS,GSO" / "OPEN,MERGED"; unknown bits in hex; "" for none */
-void ns_block_flags(uint32_t flags, char *buf, size_t len);
-void ns_record_flags(uint32_t flags, char *buf, size_t len);
-
-/* Table 2 (--calibrate) and the event list (-L) in JSON: one line each. */
-void ns_json_calib(FILE *out, const struct ns_calib_set *cs,
-		   const char *const *names, unsigned int nevents);
-/* {"error": @msg} as one line. */
-void ns_json_error(FILE *out, const char *msg);
-
-/* --version as one line. */
-struct ns_build;
-void ns_json_version(FILE *out, const struct ns_build *b);
-
-/* -L as JSON lines (events.h's lister). */
-struct ns_json_lister {
-	struct ns_event_lister lister;
-	FILE *out;
-	const char *kind, *pmu;	/* of the section being listed */
-};
-
-void ns_json_lister_init(struct ns_json_lister *jl, FILE *out);
 
 #endif /* _NS_REPORT_H */

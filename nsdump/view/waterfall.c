@@ -2,9 +2,9 @@
 #include "lib/devname.h"
 #include "source/decode.h"
 #include "view/chart.h"
+#include "view/flags.h"
 #include "view/markup.h"
 #include "view/nest.h"
-#include "view/report.h"
 #include "view/waterfall.h"
 
 /* The bars' drawing: width, row height, inset per nesting level, pixels. */
@@ -20,7 +20,7 @@ struct wf {
 };
 
 static void record_title(FILE *f, const struct wf *w,
-			 const struct ns_picked *row, unsigned int k)
+			 const struct ns_listed *row, unsigned int k)
 {
 	const struct ns_acc *a = w->a;
 	const struct nsl_record *r = &row->b.rec[k];
@@ -51,7 +51,7 @@ static void record_title(FILE *f, const struct wf *w,
 	}
 }
 
-static void bar(FILE *f, const struct wf *w, const struct ns_picked *row,
+static void bar(FILE *f, const struct wf *w, const struct ns_listed *row,
 		const struct ns_nest *n, unsigned int k)
 {
 	const struct ns_acc *a = w->a;
@@ -100,7 +100,7 @@ static void devices_cell(FILE *f, const struct wf *w, const struct nsl_block *b)
 	fputs("</td>", f);
 }
 
-static void cells(FILE *f, const struct wf *w, const struct ns_picked *row,
+static void cells(FILE *f, const struct wf *w, const struct ns_listed *row,
 		  const struct ns_nest *n)
 {
 	const struct ns_acc *a = w->a;
@@ -122,7 +122,7 @@ static void cells(FILE *f, const struct wf *w, const struct ns_picked *row,
 	fprintf(f, "</td><td class=\"num\">%.3f</td>", ns_acc_us(a, n->end));
 }
 
-static void row_html(FILE *f, const struct wf *w, const struct ns_picked *row)
+static void row_html(FILE *f, const struct wf *w, const struct ns_listed *row)
 {
 	struct ns_nest n;
 
@@ -137,7 +137,7 @@ static void row_html(FILE *f, const struct wf *w, const struct ns_picked *row)
 	fputs("</svg></td></tr>\n", f);
 }
 
-void ns_waterfall(FILE *f, const struct ns_acc *a, const struct ns_picked *rows,
+void ns_waterfall(FILE *f, const struct ns_acc *a, const struct ns_listed *rows,
 		  unsigned int n, const char *id, bool live)
 {
 	struct wf w = { .a = a, .live = live };

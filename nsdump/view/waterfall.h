@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include "stage/accum.h"
-#include "view/pick.h"
+#include "view/shortlist.h"
 
 /*
  * A <table class="waterfall" id="@id">, closed; rows in the given order.
@@ -22,7 +22,7 @@
  * (@live: read from /dev/ns on this host); a table of blocks without
  * devices is drawn as before they existed.
  */
-void ns_waterfall(FILE *f, const struct ns_acc *a, const struct ns_picked *rows,
+void ns_waterfall(FILE *f, const struct ns_acc *a, const struct ns_listed *rows,
 		  unsigned int n, const char *id, bool live);
 
 #endif /* _NS_WATERFALL_H */

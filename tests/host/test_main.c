@@ -35,7 +35,7 @@ int main(void)
 	test_report();
 	test_file();
 	test_fuzz();
-	test_events();
+	test_counters();
 	test_calib();
 	test_magnet();
 	test_expr();

@@ -9,7 +9,7 @@ void test_stats(void);
 void test_report(void);
 void test_file(void);
 void test_fuzz(void);
-void test_events(void);
+void test_counters(void);
 void test_calib(void);
 void test_magnet(void);
 void test_crc(void);

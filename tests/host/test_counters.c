@@ -9,7 +9,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include "source/events.h"
+#include "source/counters.h"
 #include "tap.h"
 #include "tests.h"
 
@@ -44,8 +44,8 @@ static void names(void)
 	for (size_t i = 0; i < sizeof(encodings) / sizeof(encodings[0]); i++) {
 		struct perf_event_attr attr;
 		char canon[128], err[256] = "";
-		int ret = ns_event_encode(encodings[i].name, &attr, canon,
-					  sizeof(canon), err, sizeof(err));
+		int ret = ns_counter_encode(encodings[i].name, &attr, canon,
+					    sizeof(canon), err, sizeof(err));
 
 		tap_ok(TAP_IS(!ret) && TAP_IS(attr.type == encodings[i].type) &&
 		       TAP_IS(attr.config == encodings[i].config) &&
@@ -73,8 +73,8 @@ static void unknown_names(void)
 		struct perf_event_attr attr;
 		char canon[128], err[256] = "";
 
-		tap_ok(TAP_IS(ns_event_encode(unknown[i].name, &attr, canon, sizeof(canon),
-					      err, sizeof(err))) &&
+		tap_ok(TAP_IS(ns_counter_encode(unknown[i].name, &attr, canon, sizeof(canon),
+						err, sizeof(err))) &&
 		       TAP_IS(!strcmp(err, unknown[i].want)),
 		       "events: unknown %s: '%s'", unknown[i].name, err);
 	}
@@ -95,7 +95,7 @@ static int fake_probe(const struct perf_event_attr *attr, void *ctx)
 	f->probes++;
 	if (!attr->exclude_user || attr->exclude_kernel)
 		return EINVAL;	/* must count kernel mode only */
-	return ns_event_is_hw(attr) ? f->hw_errno : f->sw_errno;
+	return ns_counter_is_hw(attr) ? f->hw_errno : f->sw_errno;
 }
 
 static bool fake_pmu(void *ctx)
@@ -143,13 +143,13 @@ static void parse(void)
 {
 	for (size_t i = 0; i < sizeof(parses) / sizeof(parses[0]); i++) {
 		struct fake f = parses[i].machine;
-		struct ns_event_host host = {
+		struct ns_counter_host host = {
 			fake_probe, fake_pmu, fake_paranoid, &f,
 		};
-		struct ns_evsel sel;
+		struct ns_counters sel;
 		char err[256] = "", joined[256] = "";
-		int ret = ns_events_parse(parses[i].spec, &sel, &host, err,
-					  sizeof(err));
+		int ret = ns_counters_parse(parses[i].spec, &sel, &host, err,
+					    sizeof(err));
 		size_t used = 0;
 
 		for (unsigned int e = 0; !ret && e < sel.n; e++)
@@ -162,11 +162,11 @@ static void parse(void)
 	}
 
 	struct fake f = { 0, 0, true, 2, 0 };
-	struct ns_event_host host = { fake_probe, fake_pmu, fake_paranoid, &f };
-	struct ns_evsel sel;
+	struct ns_counter_host host = { fake_probe, fake_pmu, fake_paranoid, &f };
+	struct ns_counters sel;
 	char err[256];
 
-	tap_ok(TAP_IS(!ns_events_parse("cpu-clock,cycles", &sel, &host, err, sizeof(err))) &&
+	tap_ok(TAP_IS(!ns_counters_parse("cpu-clock,cycles", &sel, &host, err, sizeof(err))) &&
 	       TAP_IS(f.probes == 2) &&
 	       TAP_IS(sel.ev.ev[0].type == PERF_TYPE_SOFTWARE) &&
 	       TAP_IS(sel.ev.ev[1].type == PERF_TYPE_HARDWARE) &&
@@ -186,14 +186,14 @@ static void kernel_reasons(void)
 		{ EOPNOTSUPP, "NSIOCSEVENT cycles,cs: this netslice.ko cannot count events (durations only) (EOPNOTSUPP)" },
 		{ EPERM, "NSIOCSEVENT cycles,cs: hardware events need CAP_PERFMON or CAP_SYS_ADMIN (EPERM)" },
 	};
-	struct ns_evsel sel = { .n = 2 };
+	struct ns_counters sel = { .n = 2 };
 	char msg[256];
 
 	strcpy(sel.name[0], "cycles");
 	strcpy(sel.name[1], "cs");
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-		ns_events_kernel_reason(&sel, "NSIOCSEVENT", rows[i].errnum, msg,
-					sizeof(msg));
+		ns_counters_kernel_reason(&sel, "NSIOCSEVENT", rows[i].errnum, msg,
+					  sizeof(msg));
 		tap_ok(!strcmp(msg, rows[i].want), "events: kernel says %s: '%s'",
 		       strerrorname_np(rows[i].errnum), msg);
 	}
@@ -206,25 +206,25 @@ static void kinds(void)
 	struct nsl_event raw = { .type = PERF_TYPE_RAW, .config = 0xc0 };
 	struct nsl_event sw = { .type = PERF_TYPE_SOFTWARE, .config = 0 };
 
-	tap_ok(TAP_IS(ns_event_kind(&cyc, "perf::PERF_COUNT_HW_CPU_CYCLES") == NS_EV_CYCLES) &&
-	       TAP_IS(ns_event_kind(&ins, NULL) == NS_EV_INSTRUCTIONS) &&
-	       TAP_IS(ns_event_kind(&raw, "icl::INST_RETIRED:ANY:u=0") == NS_EV_INSTRUCTIONS) &&
-	       TAP_IS(ns_event_kind(&raw, "icl::UNHALTED_CORE_CYCLES") == NS_EV_CYCLES) &&
-	       TAP_IS(ns_event_kind(&sw, "perf::PERF_COUNT_SW_CPU_CLOCK") == NS_EV_OTHER),
+	tap_ok(TAP_IS(ns_counter_kind(&cyc, "perf::PERF_COUNT_HW_CPU_CYCLES") == NS_COUNTER_CYCLES) &&
+	       TAP_IS(ns_counter_kind(&ins, NULL) == NS_COUNTER_INSTRUCTIONS) &&
+	       TAP_IS(ns_counter_kind(&raw, "icl::INST_RETIRED:ANY:u=0") == NS_COUNTER_INSTRUCTIONS) &&
+	       TAP_IS(ns_counter_kind(&raw, "icl::UNHALTED_CORE_CYCLES") == NS_COUNTER_CYCLES) &&
+	       TAP_IS(ns_counter_kind(&sw, "perf::PERF_COUNT_SW_CPU_CLOCK") == NS_COUNTER_OTHER),
 	       "events: cycles and instructions recognised, generic and raw");
 }
 
 /* -L's plain text with @host. */
-static int list_text(const struct ns_event_host *host, char **text)
+static int list_text(const struct ns_counter_host *host, char **text)
 {
-	struct ns_event_plain plain;
+	struct ns_counter_plain plain;
 	char err[256];
 	size_t size;
 	FILE *out = open_memstream(text, &size);
 	int ret;
 
-	ns_event_plain_init(&plain, out);
-	ret = ns_events_list(&plain.lister, host, err, sizeof(err));
+	ns_counter_plain_init(&plain, out);
+	ret = ns_counters_list(&plain.lister, host, err, sizeof(err));
 	fclose(out);
 	return ret;
 }
@@ -232,7 +232,7 @@ static int list_text(const struct ns_event_host *host, char **text)
 static void listing(void)
 {
 	struct fake f = { ENOENT, 0, false, 2, 0 };
-	struct ns_event_host host = { fake_probe, fake_pmu, fake_paranoid, &f };
+	struct ns_counter_host host = { fake_probe, fake_pmu, fake_paranoid, &f };
 	char *text = NULL;
 	int ret = list_text(&host, &text);
 
@@ -261,7 +261,7 @@ static void listing(void)
 	free(text);
 }
 
-void test_events(void)
+void test_counters(void)
 {
 	names();
 	unknown_names();

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <stdlib.h>
 #include <string.h>
-#include "view/pick.h"
+#include "view/shortlist.h"
 
-int ns_pick_init(struct ns_pick *p, unsigned int first, unsigned int slowest)
+int ns_shortlist_init(struct ns_shortlist *p, unsigned int first,
+		      unsigned int slowest)
 {
 	memset(p, 0, sizeof(*p));
 	p->first_max = first;
@@ -12,11 +13,11 @@ int ns_pick_init(struct ns_pick *p, unsigned int first, unsigned int slowest)
 	p->slow = calloc(slowest ? slowest : 1, sizeof(*p->slow));
 	if (p->first && p->slow)
 		return 0;
-	ns_pick_free(p);
+	ns_shortlist_free(p);
 	return -1;
 }
 
-void ns_pick_free(struct ns_pick *p)
+void ns_shortlist_free(struct ns_shortlist *p)
 {
 	free(p->first);
 	free(p->slow);
@@ -25,22 +26,22 @@ void ns_pick_free(struct ns_pick *p)
 }
 
 /* Is @a the faster of the two (the one to let go first)? */
-static bool faster(const struct ns_picked *a, const struct ns_picked *b)
+static bool faster(const struct ns_listed *a, const struct ns_listed *b)
 {
 	if (a->span != b->span)
 		return a->span < b->span;
 	return a->ordinal > b->ordinal;	/* on a tie the earlier stays */
 }
 
-static void swap(struct ns_picked *a, struct ns_picked *b)
+static void swap(struct ns_listed *a, struct ns_listed *b)
 {
-	struct ns_picked t = *a;
+	struct ns_listed t = *a;
 
 	*a = *b;
 	*b = t;
 }
 
-static void sift_up(struct ns_picked *h, unsigned int i)
+static void sift_up(struct ns_listed *h, unsigned int i)
 {
 	while (i && faster(&h[i], &h[(i - 1) / 2])) {
 		swap(&h[i], &h[(i - 1) / 2]);
@@ -48,7 +49,7 @@ static void sift_up(struct ns_picked *h, unsigned int i)
 	}
 }
 
-static void sift_down(struct ns_picked *h, unsigned int n, unsigned int i)
+static void sift_down(struct ns_listed *h, unsigned int n, unsigned int i)
 {
 	for (;;) {
 		unsigned int l = 2 * i + 1, r = l + 1, m = i;
@@ -64,7 +65,7 @@ static void sift_down(struct ns_picked *h, unsigned int n, unsigned int i)
 	}
 }
 
-static void fill(struct ns_picked *to, uint64_t ordinal,
+static void fill(struct ns_listed *to, uint64_t ordinal,
 		 const struct nsl_block *b, const struct ns_rec_corr *corr,
 		 uint64_t span)
 {
@@ -74,11 +75,11 @@ static void fill(struct ns_picked *to, uint64_t ordinal,
 	memcpy(to->corr, corr, sizeof(to->corr));
 }
 
-void ns_pick_offer(struct ns_pick *p, const struct nsl_block *b,
-		   const struct ns_rec_corr *corr, uint64_t span)
+void ns_shortlist_offer(struct ns_shortlist *p, const struct nsl_block *b,
+			const struct ns_rec_corr *corr, uint64_t span)
 {
 	uint64_t ordinal = p->offered++;
-	struct ns_picked cand;
+	struct ns_listed cand;
 
 	if (p->nfirst < p->first_max) {
 		fill(&p->first[p->nfirst++], ordinal, b, corr, span);
@@ -98,12 +99,12 @@ void ns_pick_offer(struct ns_pick *p, const struct nsl_block *b,
 
 static int slowest_first(const void *x, const void *y)
 {
-	const struct ns_picked *a = x, *b = y;
+	const struct ns_listed *a = x, *b = y;
 
 	return faster(a, b) ? 1 : faster(b, a) ? -1 : 0;
 }
 
-void ns_pick_finish(struct ns_pick *p)
+void ns_shortlist_finish(struct ns_shortlist *p)
 {
 	qsort(p->slow, p->nslow, sizeof(*p->slow), slowest_first);
 }

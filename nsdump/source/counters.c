@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#include "source/events.h"
+#include "source/counters.h"
 
 /* ---- the machine ---- */
 
@@ -66,24 +66,25 @@ static int real_paranoid(void *ctx)
 	return read_number("/proc/sys/kernel/perf_event_paranoid", INT_MIN);
 }
 
-const struct ns_event_host ns_event_host_real = {
+const struct ns_counter_host ns_counter_host_real = {
 	.probe = real_probe,
 	.cpu_pmu = real_cpu_pmu,
 	.paranoid = real_paranoid,
 };
 
-bool ns_event_is_hw(const struct perf_event_attr *attr)
+bool ns_counter_is_hw(const struct perf_event_attr *attr)
 {
 	return attr->type != PERF_TYPE_SOFTWARE &&
 	       attr->type != PERF_TYPE_TRACEPOINT &&
 	       attr->type != PERF_TYPE_BREAKPOINT;
 }
 
-void ns_event_probe_reason(const char *name, const struct perf_event_attr *attr,
-			   int errnum, const struct ns_event_host *host,
-			   char *msg, size_t msglen)
+void ns_counter_probe_reason(const char *name,
+			     const struct perf_event_attr *attr, int errnum,
+			     const struct ns_counter_host *host, char *msg,
+			     size_t msglen)
 {
-	bool hw = ns_event_is_hw(attr);
+	bool hw = ns_counter_is_hw(attr);
 	int paranoid;
 
 	switch (errnum) {
@@ -120,9 +121,9 @@ void ns_event_probe_reason(const char *name, const struct perf_event_attr *attr,
 	}
 }
 
-int ns_event_probe_kernel(const struct perf_event_attr *attr,
-			     const struct ns_event_host *host,
-			     struct perf_event_attr *probe)
+int ns_counter_probe_kernel(const struct perf_event_attr *attr,
+			    const struct ns_counter_host *host,
+			    struct perf_event_attr *probe)
 {
 	int errnum;
 
@@ -139,16 +140,16 @@ int ns_event_probe_kernel(const struct perf_event_attr *attr,
 	 * A software event refused for want of privilege may still be
 	 * counted: the kernel's own counters need none.
 	 */
-	if (!ns_event_is_hw(attr) && (errnum == EACCES || errnum == EPERM))
+	if (!ns_counter_is_hw(attr) && (errnum == EACCES || errnum == EPERM))
 		return 0;
 	return errnum;
 }
 
 
-void ns_events_kernel_reason(const struct ns_evsel *sel, const char *what,
-			     int errnum, char *msg, size_t msglen)
+void ns_counters_kernel_reason(const struct ns_counters *sel, const char *what,
+			       int errnum, char *msg, size_t msglen)
 {
-	char names[NSL_MAX_EVENTS * NS_EVENT_NAME];
+	char names[NSL_MAX_EVENTS * NS_COUNTER_NAME];
 	size_t used = 0;
 	const char *why;
 
@@ -181,7 +182,8 @@ void ns_events_kernel_reason(const struct ns_evsel *sel, const char *what,
 }
 
 
-enum ns_event_kind ns_event_kind(const struct nsl_event *ev, const char *canon)
+enum ns_counter_kind ns_counter_kind(const struct nsl_event *ev,
+				     const char *canon)
 {
 	static const char *const cycles[] = {
 		"UNHALTED_CORE_CYCLES", "CPU_CLK_UNHALTED:THREAD",
@@ -195,21 +197,21 @@ enum ns_event_kind ns_event_kind(const struct nsl_event *ev, const char *canon)
 	if (ev->type == PERF_TYPE_HARDWARE) {
 		switch (ev->config & 0xffffffffull) {	/* high bits: PMU */
 		case PERF_COUNT_HW_CPU_CYCLES:
-			return NS_EV_CYCLES;
+			return NS_COUNTER_CYCLES;
 		case PERF_COUNT_HW_INSTRUCTIONS:
-			return NS_EV_INSTRUCTIONS;
+			return NS_COUNTER_INSTRUCTIONS;
 		}
-		return NS_EV_OTHER;
+		return NS_COUNTER_OTHER;
 	}
 	if (ev->type == PERF_TYPE_SOFTWARE || !canon)
-		return NS_EV_OTHER;
+		return NS_COUNTER_OTHER;
 	for (size_t i = 0; i < sizeof(cycles) / sizeof(cycles[0]); i++)
 		if (strcasestr(canon, cycles[i]))
-			return NS_EV_CYCLES;
+			return NS_COUNTER_CYCLES;
 	for (size_t i = 0; i < sizeof(instructions) / sizeof(instructions[0]); i++)
 		if (strcasestr(canon, instructions[i]))
-			return NS_EV_INSTRUCTIONS;
-	return NS_EV_OTHER;
+			return NS_COUNTER_INSTRUCTIONS;
+	return NS_COUNTER_OTHER;
 }
 
 /* ---- -L in plain text ---- */
@@ -217,17 +219,17 @@ enum ns_event_kind ns_event_kind(const struct nsl_event *ev, const char *canon)
 static void plain_section(void *ctx, const char *kind, const char *pmu,
 			  const char *title)
 {
-	struct ns_event_plain *p = ctx;
+	struct ns_counter_plain *p = ctx;
 
 	(void)kind;
 	(void)pmu;
 	fprintf(p->out, "%s%s:\n", p->sections++ ? "\n" : "", title);
 }
 
-static void plain_event(void *ctx, const char *name, const char *alt,
-			const char *desc)
+static void plain_counter(void *ctx, const char *name, const char *alt,
+			  const char *desc)
 {
-	struct ns_event_plain *p = ctx;
+	struct ns_counter_plain *p = ctx;
 	int len = desc ? (int)strcspn(desc, "\n") : 0;
 	char both[160];
 
@@ -239,17 +241,17 @@ static void plain_event(void *ctx, const char *name, const char *alt,
 
 static void plain_note(void *ctx, const char *text)
 {
-	struct ns_event_plain *p = ctx;
+	struct ns_counter_plain *p = ctx;
 
 	fprintf(p->out, "\n%s\n", text);
 }
 
-void ns_event_plain_init(struct ns_event_plain *p, FILE *out)
+void ns_counter_plain_init(struct ns_counter_plain *p, FILE *out)
 {
 	memset(p, 0, sizeof(*p));
 	p->out = out;
-	p->lister = (struct ns_event_lister){
-		.section = plain_section, .event = plain_event,
+	p->lister = (struct ns_counter_lister){
+		.section = plain_section, .counter = plain_counter,
 		.note = plain_note, .ctx = p,
 	};
 }
