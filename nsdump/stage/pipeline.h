@@ -1,17 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * nsdump's item pipeline.  Each item a source decodes (a trace file's,
- * or /dev/ns's) goes through the stages in this order, each called once
- * per item, each in its own file:
+ * or /dev/ns's: source/source.h) goes through the stages in this order,
+ * each called once per item, each in its own file:
  *
- *   decode      decode.c, file.c   bytes to a struct ns_item
- *   correct     calib.c            the records less the macros' cost
+ *   decode      source/decode.c,   bytes to a struct ns_item
+ *               source/file.c
+ *   correct     stage/correct.c    the records less the macros' cost
  *   (taps)      any sink that must see every item, filtered or not
- *   filter      filter.c           expression, -i, -p, --dir: pass,
+ *   filter      stage/filter.c     expression, -i, -p, --dir: pass,
  *                                  drop or hold
- *   accumulate  accum.c            statistics, Table III, round trips
- *   views       report.c, json.c   lines in time order, tables at the
- *               writer.c           finish; the trace file (-w)
+ *   accumulate  stage/accum.c      statistics, Table III, round trips
+ *   views       view/report.c,     lines in time order, tables at the
+ *               view/json.c, ...   finish; the HTML page, the Chrome
+ *               source/writer.c    trace; the trace file (-w)
  *
  * Sinks (sink.h) are added at the end; a new view is one more sink.  A
  * trace file holds what passed the filter, as tcpdump -w does: its

@@ -2,8 +2,9 @@
 /*
  * The end of nsdump's pipeline (pipeline.h): a sink takes the items one
  * at a time and says at the finish what it made of them.  The text and
- * JSON reports (report.h) and the trace file (writer.h) are sinks; a new
- * view (HTML, a trace export) is one more, added by main().
+ * JSON reports (view/report.h), the HTML page, the Chrome trace and the
+ * trace file (source/writer.h) are sinks; a new view is one more, added
+ * where main.c starts the pipeline.
  */
 #ifndef _NS_SINK_H
 #define _NS_SINK_H
