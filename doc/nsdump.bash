@@ -2,6 +2,8 @@
 # bash completion for nsdump(8); installed as
 # $(PREFIX)/share/bash-completion/completions/nsdump.
 # Plain compgen only: it works without the bash-completion package too.
+# The options and what each argument completes to are nsdump's option
+# table's (nsdump/opts.c); tests/host/test_opts.c holds them together.
 
 _nsdump()
 {

@@ -13,7 +13,8 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "file.h"
+#include "source/file.h"
+#include "stage/correct.h"
 #include "fuzz.h"
 
 /* The input with each whole record's CRC made right; its length. */

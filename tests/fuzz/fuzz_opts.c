@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer target: nsdump's option parsers.  The first byte picks one:
- *   0  the whole command line (parse_opts: getopt, -B, -c, -p, --dir, -i,
+ *   0  the whole command line (ns_opts_parse: getopt, -B, -c, -p, --dir, -i,
  *      -t, --sample, the checks between options and the filter
  *      expression that libpcap compiles, and the proof that it reads
  *      the flow alone), arguments separated by NUL bytes;
@@ -9,35 +9,21 @@
  *   2  -p's lport.rport parser (filter.c), the same, repeated as nsdump
  *      allows;
  *   3  --dir's parser.
- * parse_size() and parse_opts() are static in main.c, which is compiled
- * in here whole (its main() renamed, exit() made a return).
  */
 #include <ctype.h>
-#include <setjmp.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "fuzz.h"
-
-static jmp_buf exited;
-
-__attribute__((noreturn))
-static void fuzz_exit(int status)
-{
-	longjmp(exited, status + 1);
-}
-
-#define main nsdump_main
-#define exit fuzz_exit
-#include "main.c"
-#undef exit
-#undef main
+#include "opts.h"
+#include "view/tstamp.h"
 
 #define MAX_ARGS	32
 
 /*
  * "123" (KiB, as tcpdump's -B), "64k", "4M", "1G": bytes, or 0 if not
- * of that form, zero, or over 2^64 - 1.  Every argument is checked against it: main.c no
+ * of that form, zero, or over 2^64 - 1.  Every argument is checked against it: opts.c no
  * longer lets strtoull take leading spaces and a sign (-B ' -5').
  */
 static uint64_t size_oracle(const char *s)
@@ -88,16 +74,15 @@ static void fuzz_command_line(char *args, size_t len)
 {
 	char *argv[MAX_ARGS + 2] = { "nsdump" };
 	int argc = 1;
-	struct opts o;
+	struct ns_opts o;
 
 	for (size_t at = 0; at < len && argc <= MAX_ARGS;
 	     at += strlen(args + at) + 1)
 		argv[argc++] = args + at;
 	optind = 0;		/* glibc: start over, as for a new process */
 	opterr = 0;
-	if (setjmp(exited))
-		return;		/* -h: usage and exit(0) */
-	if (!parse_opts(argc, argv, &o)) {
+	/* -h: the options after it unread, so unchecked */
+	if (!ns_opts_parse(argc, argv, &o) && !o.help) {
 		FUZZ_ASSERT(o.filter.nports <= NS_FILTER_PORTS);
 		FUZZ_ASSERT(!o.rfile || (!o.rcvbuf && !o.events));
 		FUZZ_ASSERT(o.tstamp >= 0 && o.tstamp <= NS_TS_MAX);
@@ -108,7 +93,7 @@ static void fuzz_command_line(char *args, size_t len)
 		if (ns_expr_active(&o.filter.expr))
 			ns_expr_flow_only(&o.filter.expr.prog);
 	}
-	ns_filter_free(&o.filter);
+	ns_opts_free(&o);
 }
 
 static void fuzz_ports(char *args, size_t len)
@@ -150,7 +135,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_command_line(args, len);
 		break;
 	case 1:
-		FUZZ_ASSERT(parse_size(args) == size_oracle(args));
+		FUZZ_ASSERT(ns_parse_size(args) == size_oracle(args));
 		break;
 	case 2:
 		fuzz_ports(args, len);

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "file.h"
+#include "source/file.h"
 #include "fuzz.h"
 
 static struct ns_layout native;

@@ -5,8 +5,8 @@
 #include <sys/socket.h>
 #include <stdlib.h>
 #include <string.h>
-#include "decode.h"
-#include "file.h"
+#include "source/decode.h"
+#include "source/file.h"
 #include "gen.h"
 
 void gen_info(struct nsl_info *info)
@@ -46,7 +46,7 @@ void gen_calib(uint32_t cpu, unsigned int nevents, struct nsl_calib *c)
 	}
 }
 
-void gen_events(unsigned int n, struct ns_evsel *sel)
+void gen_events(unsigned int n, struct ns_counters *sel)
 {
 	static const struct {
 		const char *name;
@@ -563,7 +563,7 @@ static int trace_head(struct nsf_writer *w, const struct gen_opts *g,
 			GEN_NASTY_EVENT0, GEN_NASTY_EVENT1, GEN_NASTY_EVENT2,
 			GEN_NASTY_EVENT3,
 		};
-		struct ns_evsel sel;
+		struct ns_counters sel;
 
 		gen_events(g->nevents, &sel);
 		for (unsigned int e = 0; g->nasty && e < sel.n; e++)

@@ -26,9 +26,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "calib.h"
-#include "decode.h"
-#include "events.h"
+#include "source/calib.h"
+#include "source/decode.h"
+#include "source/counters.h"
 #include "netslice.h"
 
 #define GEN_TSC_KHZ	3000000u
@@ -101,7 +101,7 @@ void gen_info(struct nsl_info *info);
 /* The fixed calibration of @cpu (nevents counts valid). */
 void gen_calib(uint32_t cpu, unsigned int nevents, struct nsl_calib *c);
 /* cycles, instructions, cpu-clock, page-faults: the first @n. */
-void gen_events(unsigned int n, struct ns_evsel *sel);
+void gen_events(unsigned int n, struct ns_counters *sel);
 /* Item i of the stream into @buf; returns its size, 0 past the end. */
 size_t gen_block(const struct gen_opts *g, unsigned int i, void *buf);
 size_t gen_loss(unsigned int i, void *buf);

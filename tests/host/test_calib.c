@@ -9,14 +9,15 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "calib.h"
-#include "crc32.h"
-#include "decode.h"
-#include "file.h"
+#include "source/calib.h"
+#include "stage/correct.h"
+#include "source/crc32.h"
+#include "source/decode.h"
+#include "source/file.h"
 #include "gen.h"
-#include "report.h"
+#include "view/report.h"
 #include "tap.h"
-#include "rtt.h"
+#include "stage/rtt.h"
 #include "tests.h"
 #include "tpipe.h"
 
@@ -209,7 +210,7 @@ static void report(void)
 {
 	struct gen_opts g = { .n = 20, .nevents = 2, .invalid_every = 4 };
 	struct ns_calib_set cs;
-	struct ns_evsel sel;
+	struct ns_counters sel;
 	struct tpipe t;
 	struct ns_acc *r = &t.p.acc;
 	struct ns_summary s;
@@ -217,7 +218,7 @@ static void report(void)
 	/* raw: IPC and INVALID exclusion */
 	tpipe_init(&t, NULL, NULL);
 	gen_events(2, &sel);
-	ns_acc_set_events(r, &sel);
+	ns_acc_set_counters(r, &sel);
 	feed(&t, &g);
 	TAP_NEAR(ns_acc_ipc(r, NSL_R_TCP), 44.0 / 42.0, "report: raw IPC tcp 44/42");
 	tap_ok(TAP_IS(r->invalid == 5) &&
@@ -232,7 +233,7 @@ static void report(void)
 	/* corrected */
 	calib_set(&cs, 2, 2);
 	tpipe_init(&t, &cs, NULL);
-	ns_acc_set_events(r, &sel);
+	ns_acc_set_counters(r, &sel);
 	feed(&t, &g);
 	ns_acc_summary(r, NSL_R_WRITE, &s);
 	TAP_NEAR(s.mean, 5.41, "report: corrected write mean 5.5 - 0.09 us (K 4)");
@@ -330,7 +331,7 @@ static void file_records(void)
 	int fd = memfd_create("nstest", 0);
 	struct nsf_reader rd;
 	struct nsl_calib want;
-	struct ns_evsel sel;
+	struct ns_counters sel;
 
 	gen_file(&g, dup(fd));
 	lseek(fd, 0, SEEK_SET);

@@ -7,7 +7,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "capture.h"
+#include "source/capture.h"
 #include "tap.h"
 #include "tests.h"
 

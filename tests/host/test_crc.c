@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* ns_crc32(): the CRC trace files carry, now zlib's; the same values. */
 #include <string.h>
-#include "crc32.h"
+#include "source/crc32.h"
 #include "tap.h"
 #include "tests.h"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <stdlib.h>
 #include <string.h>
-#include "decode.h"
+#include "source/decode.h"
 #include "gen.h"
 #include "tap.h"
 #include "tests.h"

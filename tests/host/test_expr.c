@@ -10,12 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include "expr.h"
+#include "stage/expr.h"
 #include "gen.h"
 #include "tap.h"
 #include "tests.h"
-#include "tstamp.h"
-#include "tuple.h"
+#include "view/tstamp.h"
+#include "stage/tuple.h"
 
 static struct ns_tuple tuple(uint16_t family, uint8_t proto, const char *s,
 			     uint16_t sport, const char *d, uint16_t dport,

@@ -8,7 +8,7 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "file.h"
+#include "source/file.h"
 #include "gen.h"
 #include "tap.h"
 #include "tests.h"

@@ -11,12 +11,12 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "decode.h"
-#include "file.h"
-#include "filter.h"
+#include "source/decode.h"
+#include "source/file.h"
+#include "stage/filter.h"
 #include "gen.h"
-#include "report.h"
-#include "rtt.h"
+#include "view/report.h"
+#include "stage/rtt.h"
 #include "tap.h"
 #include "tests.h"
 #include "tpipe.h"
@@ -254,7 +254,7 @@ static void fuzz_records(void)
 			t.r.verbose = 1;
 			ns_clock_from_info(&t.p.acc.clock, &r.info);
 			if (r.have_events)
-				ns_acc_set_events(&t.p.acc, &r.events);
+				ns_acc_set_counters(&t.p.acc, &r.events);
 			while ((st = nsf_read_item(&r, &it)) == NSF_OK)
 				tpipe_push(&t, &it);
 			tpipe_finish(&t);

@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "decode.h"
-#include "filter.h"
+#include "source/decode.h"
+#include "stage/filter.h"
 #include "gen.h"
-#include "magnet.h"
-#include "report.h"
+#include "stage/magnet.h"
+#include "view/report.h"
 #include "tap.h"
 #include "tests.h"
 #include "tpipe.h"

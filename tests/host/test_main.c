@@ -35,11 +35,12 @@ int main(void)
 	test_report();
 	test_file();
 	test_fuzz();
-	test_events();
+	test_counters();
 	test_calib();
 	test_magnet();
 	test_expr();
 	test_views();
 	test_capture();
+	test_opts();
 	return tap_failed ? 1 : 0;
 }

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <stdlib.h>
 #include <string.h>
-#include "decode.h"
+#include "source/decode.h"
 #include "gen.h"
-#include "report.h"
+#include "view/report.h"
 #include "tap.h"
 #include "tests.h"
 #include "tpipe.h"
-#include "utf8.h"
+#include "view/utf8.h"
 
 static void feed(struct tpipe *t, const struct gen_opts *g)
 {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <math.h>
 #include <stdlib.h>
-#include "stats.h"
+#include "stage/stats.h"
 #include "tap.h"
 #include "tests.h"
 

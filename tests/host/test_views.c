@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include "chart.h"
-#include "markup.h"
-#include "nest.h"
-#include "pick.h"
-#include "stats.h"
+#include "view/chart.h"
+#include "view/markup.h"
+#include "view/nest.h"
+#include "view/shortlist.h"
+#include "stage/stats.h"
 #include "tap.h"
 #include "tests.h"
 
@@ -150,31 +150,31 @@ static void nest(void)
 	       "nest: start + ticks past 2^64 ends at 2^64 - 1");
 }
 
-static void pick(void)
+static void shortlist(void)
 {
 	static const uint64_t span[] = { 5, 1, 9, 2, 7, 7, 3, 8 };
 	struct ns_rec_corr corr[NSL_MAX_RECORDS] = { 0 };
 	struct nsl_block b;
-	struct ns_pick p;
+	struct ns_shortlist p;
 
 	memset(&b, 0, sizeof(b));
-	if (!tap_ok(!ns_pick_init(&p, 3, 2), "pick: init"))
+	if (!tap_ok(!ns_shortlist_init(&p, 3, 2), "shortlist: init"))
 		return;
 	for (unsigned int i = 0; i < 8; i++) {
 		b.seq = 100 + i;
-		ns_pick_offer(&p, &b, corr, span[i]);
+		ns_shortlist_offer(&p, &b, corr, span[i]);
 	}
-	ns_pick_finish(&p);
+	ns_shortlist_finish(&p);
 	tap_ok(TAP_IS(p.offered == 8) && TAP_IS(p.nfirst == 3) &&
 	       TAP_IS(p.first[0].ordinal == 0) &&
 	       TAP_IS(p.first[2].ordinal == 2) &&
 	       TAP_IS(p.first[2].b.seq == 102),
-	       "pick: the first 3 as they came, each a copy of its block");
+	       "shortlist: the first 3 as they came, each a copy of its block");
 	tap_ok(TAP_IS(p.nslow == 2) && TAP_IS(p.slow[0].ordinal == 7) &&
 	       TAP_IS(p.slow[0].span == 8) && TAP_IS(p.slow[1].ordinal == 4) &&
 	       TAP_IS(p.slow[1].b.seq == 104),
-	       "pick: the 2 slowest of the others, slowest first, the earlier of a tie");
-	ns_pick_free(&p);
+	       "shortlist: the 2 slowest of the others, slowest first, the earlier of a tie");
+	ns_shortlist_free(&p);
 }
 
 static bool same(const char *got, const char *want)
@@ -286,7 +286,7 @@ void test_views(void)
 {
 	count_le();
 	nest();
-	pick();
+	shortlist();
 	axes();
 	escaping();
 	flow();

@@ -9,13 +9,14 @@ void test_stats(void);
 void test_report(void);
 void test_file(void);
 void test_fuzz(void);
-void test_events(void);
+void test_counters(void);
 void test_calib(void);
 void test_magnet(void);
 void test_crc(void);
 void test_expr(void);
 void test_views(void);
 void test_capture(void);
+void test_opts(void);
 
 /* A memfd holding @len bytes of @p, offset 0. */
 int mem_fd(const void *p, size_t len);

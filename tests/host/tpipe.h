@@ -4,8 +4,8 @@
 #define _NS_TPIPE_H
 
 #include <stdio.h>
-#include "pipeline.h"
-#include "report.h"
+#include "stage/pipeline.h"
+#include "view/report.h"
 
 struct tpipe {
 	struct ns_pipeline p;

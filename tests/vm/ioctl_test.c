@@ -35,7 +35,7 @@
 #include <linux/perf_event.h>
 
 #include "netslice.h"
-#include "decode.h"	/* nsdump's: the compact blocks */
+#include "source/decode.h"	/* nsdump's: the compact blocks */
 #include "../tapterm.h"
 
 #define DEV		"/dev/ns"

@@ -3,11 +3,11 @@
 # read-only 9p root):  make -f tests/vm/t_ioctl.mk
 REPO := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))../..)
 # nsdump's decoder of the compact blocks (decode.c, decode.h)
-DECODE_DIR := $(REPO)/nsdump
+DECODE_DIR := $(REPO)/nsdump/source
 OUT ?= $(REPO)/build/tests/bin
 CC ?= cc
 CFLAGS ?= -O2 -g
-CFLAGS += -Wall -Wextra -I$(REPO)/include -I$(DECODE_DIR)
+CFLAGS += -Wall -Wextra -I$(REPO)/include -I$(REPO)/nsdump
 
 all: $(OUT)/ioctl_test
 

@@ -114,7 +114,7 @@
 #include <linux/perf_event.h>
 
 #include "netslice.h"
-#include "decode.h"	/* nsdump's: the compact blocks */
+#include "source/decode.h"	/* nsdump's: the compact blocks */
 
 /* A failed term's name is one whole line among the other threads' */
 #define TAP_SAY(fmt, ...) stress_say(fmt, __VA_ARGS__)

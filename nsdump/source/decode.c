@@ -1,0 +1,436 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdio.h>
+#include <string.h>
+#include "source/decode.h"
+
+#define BLOCK_FIXED	NSL_BLOCK_SIZE(0)
+
+static const char *const region_names[NSL_R_MAX] = {
+	[NSL_R_WRITE]	= "write",
+	[NSL_R_TCP]	= "tcp",
+	[NSL_R_IP]	= "ip",
+	[NSL_R_LINK]	= "link",
+	[NSL_R_NIC]	= "nic",
+	[NSL_R_RX_NIC]	= "rx-nic",
+	[NSL_R_RX_LINK]	= "rx-link",
+	[NSL_R_RX_IP]	= "rx-ip",
+	[NSL_R_RX_TCP]	= "rx-tcp",
+	[NSL_R_QUEUE]	= "queue",
+	[NSL_R_COPY]	= "copy",
+	[NSL_R_SNDQ]	= "sndq",
+	[NSL_R_QDISC]	= "qdisc",
+	[NSL_R_BACKLOG]	= "backlog",
+	[NSL_R_SK_BACKLOG] = "sk-backlog",
+	[NSL_R_UDP]	= "udp",
+	[NSL_R_RX_UDP]	= "rx-udp",
+};
+
+const char *ns_region_name(unsigned int region)
+{
+	return region < NSL_R_MAX ? region_names[region] : NULL;
+}
+
+static const char *const event_type_names[NSL_EV_MAX] = {
+	[NSL_EV_SOCK_SEND]	= "MAGNET_SOCK_SEND",
+	[NSL_EV_TCP_SEND]	= "MAGNET_TCP_SEND",
+	[NSL_EV_IP_SEND]	= "MAGNET_IP_SEND",
+	[NSL_EV_DEV_SEND]	= "MAGNET_DEV_SEND",
+	[NSL_EV_DEV_RECV]	= "MAGNET_DEV_RECV",
+	[NSL_EV_IP_RECV]	= "MAGNET_IP_RECV",
+	[NSL_EV_TCP_RECV]	= "MAGNET_TCP_RECV",
+	[NSL_EV_SOCK_RECV]	= "MAGNET_SOCK_RECV",
+	[NSL_EV_UDP_SEND]	= "MAGNET_UDP_SEND",
+	[NSL_EV_UDP_RECV]	= "MAGNET_UDP_RECV",
+};
+
+const char *ns_event_type_name(unsigned int type)
+{
+	return type < NSL_EV_MAX ? event_type_names[type] : NULL;
+}
+
+static enum ns_decode_error fail(struct ns_item *it, enum ns_decode_error err,
+				 uint64_t bad)
+{
+	it->bad = bad;
+	return err;
+}
+
+/*
+ * The first of @b's devices (ndev of them, at most NSL_MAX_DEVS) that a
+ * kernel would not write, or ndev: each a direction, a first record
+ * within the block's reach and zero padding.  Views index rec[] and dev[]
+ * by what these say.
+ */
+static unsigned int first_bad_dev(const struct nsl_block *b)
+{
+	unsigned int i;
+
+	for (i = 0; i < b->ndev; i++) {
+		const struct nsl_dev *d = &b->dev[i];
+
+		if (d->dir > NSL_DIR_RX || d->first > NSL_MAX_RECORDS ||
+		    d->pad || d->pad2)
+			break;
+	}
+	return i;
+}
+
+static enum ns_decode_error check_devs(struct ns_item *it)
+{
+	const struct nsl_block *b = &it->block;
+	unsigned int bad;
+
+	if (b->ndev > NSL_MAX_DEVS)
+		return fail(it, NS_DEC_CDEV, b->ndev);
+	bad = first_bad_dev(b);
+	return bad < b->ndev ? fail(it, NS_DEC_CDEV, bad) : NS_DEC_OK;
+}
+
+static enum ns_decode_error check_records(struct ns_item *it)
+{
+	const struct nsl_block *b = &it->block;
+	unsigned int i;
+
+	for (i = 0; i < b->nrec; i++)
+		if (b->rec[i].region == NSL_R_NONE ||
+		    b->rec[i].region >= NSL_R_MAX)
+			return fail(it, NS_DEC_REGION, i);
+	it->type = NS_ITEM_BLOCK;
+	return NS_DEC_OK;
+}
+
+static enum ns_decode_error decode_block(const void *buf, struct ns_item *it)
+{
+	struct nsl_block *b = &it->block;
+	enum ns_decode_error err;
+
+	if (it->hdr.size < BLOCK_FIXED)
+		return fail(it, NS_DEC_BLOCK_SHORT, it->hdr.size);
+	memset(b, 0, sizeof(*b));
+	memcpy(b, buf, BLOCK_FIXED);
+	if (b->nrec > NSL_MAX_RECORDS)
+		return fail(it, NS_DEC_NREC, b->nrec);
+	if (it->hdr.size != NSL_BLOCK_SIZE(b->nrec))
+		return fail(it, NS_DEC_BLOCK_SIZE, it->hdr.size);
+	if (b->nevents > NSL_MAX_EVENTS)
+		return fail(it, NS_DEC_NEVENTS, b->nevents);
+	memcpy(b->rec, (const char *)buf + BLOCK_FIXED,
+	       b->nrec * sizeof(b->rec[0]));
+	err = check_devs(it);
+	return err ? err : check_records(it);
+}
+
+/* Takes @n bytes at *@off of the item's @size; false: they are not there. */
+static bool take(const unsigned char *buf, size_t size, size_t *off,
+		 void *dst, size_t n)
+{
+	if (n > size - *off)
+		return false;
+	memcpy(dst, buf + *off, n);
+	*off += n;
+	return true;
+}
+
+/* The inverse of nsl_cblock_encode() (include/netslice.h). */
+static enum ns_decode_error decode_cblock(const unsigned char *buf,
+					  struct ns_item *it)
+{
+	struct nsl_block *b = &it->block;
+	size_t size = it->hdr.size, off;
+	enum ns_decode_error err;
+	struct nsl_crec_ext x;
+	struct nsl_cblock c;
+	struct nsl_crec cr;
+	unsigned int i;
+
+	if (size < sizeof(c))
+		return fail(it, NS_DEC_BLOCK_SHORT, size);
+	memcpy(&c, buf, sizeof(c));
+	if (c.cflags & ~NSL_CB_KNOWN)
+		return fail(it, NS_DEC_CBLOCK_FLAGS, c.cflags);
+	if (c.nrec > NSL_MAX_RECORDS)
+		return fail(it, NS_DEC_NREC, c.nrec);
+	if (c.nevents > NSL_MAX_EVENTS)
+		return fail(it, NS_DEC_NEVENTS, c.nevents);
+	memset(b, 0, sizeof(*b));
+	b->hdr = c.hdr;
+	b->seq = c.seq;
+	b->tsc0 = c.tsc0;
+	b->conn = c.conn;
+	b->flags = c.flags;
+	b->len = c.len;
+	b->ifindex = c.ifindex;
+	b->tcp_seq = c.tcp_seq;
+	b->gso_segs = c.gso_segs;
+	b->nhlen = c.nhlen;
+	b->sport = c.sport;
+	b->dport = c.dport;
+	b->proto = c.proto;
+	b->thlen = c.thlen;
+	b->family = c.family;
+	b->nrec = c.nrec;
+	b->nevents = c.nevents;
+	b->dir = c.cflags & NSL_CB_RX ? NSL_DIR_RX : NSL_DIR_TX;
+	b->mode = c.cflags & NSL_CB_COUNT ? NSL_MODE_COUNT : NSL_MODE_DURATION;
+	off = sizeof(c);
+	if ((c.cflags & NSL_CB_ADDR) &&
+	    (!take(buf, size, &off, b->saddr, 16) ||
+	     !take(buf, size, &off, b->daddr, 16)))
+		return fail(it, NS_DEC_CBLOCK_SIZE, size);
+	b->ndev = NSL_CB_NDEV(c.cflags);
+	if (b->ndev > NSL_MAX_DEVS)
+		return fail(it, NS_DEC_CDEV, b->ndev);
+	for (i = 0; i < b->ndev; i++) {
+		struct nsl_cdev cd;
+
+		if (!take(buf, size, &off, &cd, sizeof(cd)))
+			return fail(it, NS_DEC_CBLOCK_SIZE, size);
+		/* as it came, padding too: ns_decode_describe() tells what */
+		b->dev[i].ifindex = cd.ifindex;
+		b->dev[i].netns = cd.netns;
+		b->dev[i].first = cd.first;
+		b->dev[i].dir = cd.dir;
+		b->dev[i].pad = cd.pad;
+	}
+	err = check_devs(it);
+	if (err)
+		return err;
+	for (i = 0; i < c.nrec; i++) {
+		struct nsl_record *r = &b->rec[i];
+
+		if (!take(buf, size, &off, &cr, sizeof(cr)))
+			return fail(it, NS_DEC_CBLOCK_SIZE, size);
+		r->region = cr.region;
+		r->depth = cr.dm & 0xf;
+		r->flags = cr.flags & ~(NSL_RF_EXT | NSL_RF_HCPU);
+		r->nmerged = (cr.dm >> 4) + 1;
+		r->cpu = cr.flags & NSL_RF_HCPU ? c.hdr.cpu : c.rcpu;
+		if ((cr.flags & NSL_RF_HCPU) &&
+		    ((cr.flags & NSL_RF_EXT) || c.hdr.cpu > 0xffff))
+			return fail(it, NS_DEC_CREC_HCPU, i);
+		r->start = cr.start;
+		r->ticks = cr.ticks;
+		if (cr.flags & NSL_RF_EXT) {
+			if (!take(buf, size, &off, &x, sizeof(x)))
+				return fail(it, NS_DEC_CBLOCK_SIZE, size);
+			r->depth = cr.dm;
+			r->nmerged = x.nmerged;
+			r->cpu = x.cpu;
+			r->start |= (uint64_t)x.start_hi << 32;
+			r->ticks |= (uint64_t)x.ticks_hi << 32;
+		}
+		if (!take(buf, size, &off, r->count, c.nevents * 8))
+			return fail(it, NS_DEC_CBLOCK_SIZE, size);
+	}
+	if ((off + 7) / 8 * 8 != size)
+		return fail(it, NS_DEC_CBLOCK_SIZE, size);
+	for (; off < size; off++)
+		if (buf[off])
+			return fail(it, NS_DEC_CBLOCK_PAD, off);
+	return check_records(it);
+}
+
+bool ns_block_compacts(const struct nsl_block *b)
+{
+	static const struct nsl_dev no_dev;
+	unsigned int i, j;
+
+	if (b->proto > 0xff || b->thlen > 0xff || b->family > 0xff ||
+	    b->dir > NSL_DIR_RX || b->mode > NSL_MODE_COUNT || b->pad ||
+	    b->pad2 || b->nrec > NSL_MAX_RECORDS ||
+	    b->nevents > NSL_MAX_EVENTS || b->ndev > NSL_MAX_DEVS ||
+	    first_bad_dev(b) < b->ndev)
+		return false;
+	for (i = 0; i < sizeof(b->pad3); i++)
+		if (b->pad3[i])
+			return false;
+	/* the compact form carries ndev devices: the rest must be zeros */
+	for (i = b->ndev; i < NSL_MAX_DEVS; i++)
+		if (memcmp(&b->dev[i], &no_dev, sizeof(no_dev)))
+			return false;
+	for (i = 0; i < b->nrec; i++) {
+		if (b->rec[i].flags & (NSL_RF_EXT | NSL_RF_HCPU))
+			return false;
+		for (j = b->nevents; j < NSL_MAX_EVENTS; j++)
+			if (b->rec[i].count[j])
+				return false;
+	}
+	return true;
+}
+
+static enum ns_decode_error decode_event(const void *buf, struct ns_item *it)
+{
+	struct nsl_event_rec *e = &it->event;
+
+	if (it->hdr.size != sizeof(*e))
+		return fail(it, NS_DEC_EVENT_SIZE, it->hdr.size);
+	memcpy(e, buf, sizeof(*e));
+	if (e->type == 0 || e->type >= NSL_EV_MAX)
+		return fail(it, NS_DEC_EVENT_TYPE, e->type);
+	if (e->flags & ~NS_EVF_KNOWN)
+		return fail(it, NS_DEC_EVENT_FLAGS, e->flags);
+	it->type = NS_ITEM_EVENT;
+	return NS_DEC_OK;
+}
+
+static enum ns_decode_error decode_sysinfo(const void *buf,
+					   struct ns_item *it)
+{
+	struct nsl_sysinfo *s = &it->sysinfo;
+
+	if (it->hdr.size != sizeof(*s))
+		return fail(it, NS_DEC_SYSINFO_SIZE, it->hdr.size);
+	memcpy(s, buf, sizeof(*s));
+	if (s->byte_order != NSL_BYTE_ORDER_MARK)
+		return fail(it, NS_DEC_SYSINFO_BOM, s->byte_order);
+	it->type = NS_ITEM_SYSINFO;
+	return NS_DEC_OK;
+}
+
+enum ns_decode_error ns_decode_item(const void *buf, size_t len,
+				    struct ns_item *it)
+{
+	it->raw = buf;
+	it->bad = 0;
+	if (len < sizeof(it->hdr))
+		return fail(it, NS_DEC_SHORT_HEADER, len);
+	memcpy(&it->hdr, buf, sizeof(it->hdr));
+	if (it->hdr.size < sizeof(it->hdr) || it->hdr.size % 8)
+		return fail(it, NS_DEC_BAD_SIZE, it->hdr.size);
+	if (it->hdr.size > len)
+		return fail(it, NS_DEC_TRUNCATED, it->hdr.size);
+
+	switch (it->hdr.kind) {
+	case NSL_ITEM_BLOCK:
+		return decode_block(buf, it);
+	case NSL_ITEM_LOSS:
+		if (it->hdr.size != sizeof(it->loss))
+			return fail(it, NS_DEC_LOSS_SIZE, it->hdr.size);
+		memcpy(&it->loss, buf, sizeof(it->loss));
+		it->type = NS_ITEM_LOSS;
+		return NS_DEC_OK;
+	case NSL_ITEM_EVENT:
+		return decode_event(buf, it);
+	case NSL_ITEM_SYSINFO:
+		return decode_sysinfo(buf, it);
+	case NSL_ITEM_CBLOCK:
+		return decode_cblock(buf, it);
+	default:
+		it->type = NS_ITEM_SKIPPED;
+		return NS_DEC_OK;
+	}
+}
+
+/* NS_DEC_CDEV: too many devices, or which term of device it->bad. */
+static void describe_dev(const struct ns_item *it, char *msg, size_t msglen)
+{
+	const struct nsl_block *b = &it->block;
+	unsigned long long bad = it->bad;
+	const struct nsl_dev *d;
+
+	if (b->ndev > NSL_MAX_DEVS) {
+		snprintf(msg, msglen, "block names %u devices, at most %d",
+			 b->ndev, NSL_MAX_DEVS);
+		return;
+	}
+	d = &b->dev[bad < NSL_MAX_DEVS ? bad : 0];
+	if (d->dir > NSL_DIR_RX)
+		snprintf(msg, msglen, "block device %llu has direction %u (tx 0, rx 1)",
+			 bad, d->dir);
+	else if (d->first > NSL_MAX_RECORDS)
+		snprintf(msg, msglen, "block device %llu has first record %u, past %d",
+			 bad, d->first, NSL_MAX_RECORDS);
+	else
+		snprintf(msg, msglen, "block device %llu has non-zero padding",
+			 bad);
+}
+
+void ns_decode_describe(enum ns_decode_error err, const struct ns_item *it,
+			char *msg, size_t msglen)
+{
+	unsigned long long bad = it->bad;
+
+	switch (err) {
+	case NS_DEC_OK:
+		snprintf(msg, msglen, "no error");
+		break;
+	case NS_DEC_SHORT_HEADER:
+		snprintf(msg, msglen, "%llu bytes left, too few for an item header",
+			 bad);
+		break;
+	case NS_DEC_BAD_SIZE:
+		snprintf(msg, msglen, "item size %llu is not a positive multiple of 8",
+			 bad);
+		break;
+	case NS_DEC_TRUNCATED:
+		snprintf(msg, msglen, "item size %llu runs past the end of the data",
+			 bad);
+		break;
+	case NS_DEC_BLOCK_SHORT:
+		snprintf(msg, msglen, "block size %llu is below the fixed part (%u)",
+			 bad, (unsigned int)BLOCK_FIXED);
+		break;
+	case NS_DEC_NREC:
+		snprintf(msg, msglen, "block nrec %llu exceeds %d", bad,
+			 NSL_MAX_RECORDS);
+		break;
+	case NS_DEC_NEVENTS:
+		snprintf(msg, msglen, "block nevents %llu exceeds %d", bad,
+			 NSL_MAX_EVENTS);
+		break;
+	case NS_DEC_CDEV:
+		describe_dev(it, msg, msglen);
+		break;
+	case NS_DEC_BLOCK_SIZE:
+		snprintf(msg, msglen, "block size %llu, nrec %u needs %u", bad,
+			 it->block.nrec,
+			 (unsigned int)NSL_BLOCK_SIZE(it->block.nrec));
+		break;
+	case NS_DEC_REGION:
+		snprintf(msg, msglen, "block record %llu has region id %u (valid 1..%d)",
+			 bad, it->block.rec[bad < NSL_MAX_RECORDS ? bad : 0].region,
+			 NSL_R_MAX - 1);
+		break;
+	case NS_DEC_LOSS_SIZE:
+		snprintf(msg, msglen, "loss item size %llu, expected %zu", bad,
+			 sizeof(struct nsl_loss));
+		break;
+	case NS_DEC_EVENT_SIZE:
+		snprintf(msg, msglen, "event record size %llu, expected %zu", bad,
+			 sizeof(struct nsl_event_rec));
+		break;
+	case NS_DEC_EVENT_TYPE:
+		snprintf(msg, msglen, "event record type %llu (valid 1..%d)", bad,
+			 NSL_EV_MAX - 1);
+		break;
+	case NS_DEC_EVENT_FLAGS:
+		snprintf(msg, msglen, "event record flags 0x%llx, unknown bits 0x%llx",
+			 bad, bad & ~(unsigned long long)NS_EVF_KNOWN);
+		break;
+	case NS_DEC_SYSINFO_SIZE:
+		snprintf(msg, msglen, "sysinfo size %llu, expected %zu", bad,
+			 sizeof(struct nsl_sysinfo));
+		break;
+	case NS_DEC_CBLOCK_FLAGS:
+		snprintf(msg, msglen, "compact block flags 0x%llx, unknown bits 0x%llx",
+			 bad, bad & ~(unsigned long long)NSL_CB_KNOWN);
+		break;
+	case NS_DEC_CREC_HCPU:
+		snprintf(msg, msglen, "compact record %llu: NSL_RF_HCPU with an extension or a ring CPU past 65535",
+			 bad);
+		break;
+	case NS_DEC_CBLOCK_SIZE:
+		snprintf(msg, msglen, "compact block size %llu does not fit its %u records and %u counters",
+			 bad, it->block.nrec, it->block.nevents);
+		break;
+	case NS_DEC_CBLOCK_PAD:
+		snprintf(msg, msglen, "compact block has a non-zero byte at %llu, in its padding",
+			 bad);
+		break;
+	case NS_DEC_SYSINFO_BOM:
+		snprintf(msg, msglen, "sysinfo byte-order mark 0x%08llx%s", bad,
+			 bad == 0x04030201 ? " (written in the other byte order)" :
+			 ", expected 0x01020304");
+		break;
+	}
+}
