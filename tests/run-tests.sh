@@ -271,7 +271,9 @@ phase_vm() {
 	# it: kernel/ns_module's may be another flavour's by now).
 	local ko=$REPO/build/linux-${FLAVOUR:-netslice}/netslice.ko
 	[[ -f $ko ]] || ko=
-	run_vm_tests vm "$kimage" "$ko" "${tests[@]}"
+	# Two VMs at a time and the debug build behind them: t_filter took
+	# 507 s of run-vm.sh's default 600 on a cold run, so give them room.
+	VM_TIMEOUT=${VM_TIMEOUT:-1500} run_vm_tests vm "$kimage" "$ko" "${tests[@]}"
 }
 
 # The debug kernel (KASAN, lockdep, kmemleak, DEBUG_ATOMIC_SLEEP: see
