@@ -84,17 +84,18 @@ tap $? "reloaded module: nsdump -c 50 collects 50 blocks"
 
 # -w onto a file system that fills under traffic: one clear line, exit
 # 1, and a file that reads back to its last whole record.  Traffic goes
-# on until nsdump has filled it and exited (at most a minute): a fixed
-# burst did not fill it on the debug kernel of a loaded host (979 blocks).
+# on until nsdump has filled it and exited (at most three minutes): a
+# fixed burst did not fill it on the debug kernel of a loaded host (979
+# blocks), nor did a minute of traffic with two debug VMs beside it.
 mkdir -p "$W/full"
 mount -t tmpfs -o size=256k nsfull "$W/full" || die "mount a 256 KiB tmpfs"
 nsdump_bg "$W/full.err" -q -w "$W/full/out.ns" || echo "# nsdump did not start"
-for ((i = 0; i < 60; i++)); do
+for ((i = 0; i < 180; i++)); do
 	kill -0 $nsd 2>/dev/null || break
 	"$HELPER" traffic 1
 done &
 traffic=$!
-timeout 60 tail --pid=$nsd -f /dev/null || kill -INT $nsd
+timeout 180 tail --pid=$nsd -f /dev/null || kill -INT $nsd
 wait $nsd
 rc=$?
 wait $traffic
