@@ -1,17 +1,24 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Instructions per lat_tcp round trip, per configuration and per function.
+"""Instructions per unit of work, per configuration and per function.
 
 Reads what bench/insnprof.sh and the insncount plugin left in DIR: the
-guest's kallsyms, the list of windows and the plugin's snapshots at each
-window's begin and end (one line per translated block: vaddr, its
-instructions, how often it ran).  A window's instructions are the blocks'
-executions between its two snapshots times their lengths, summed per
-function (the symbol at or below the block's first address; user space as
-one bucket).  Rounds of a configuration are exact counts that differ only
-by what else the guest ran (timers, the RCU): the median round is shown.
+guest's kallsyms, the list of windows (workload, configuration, the
+snapshots at its begin and end, its units of work) and the snapshots
+(one line per translated block: vaddr, its instructions, how often it
+ran).  A window's instructions are the blocks' executions between its two
+snapshots times their lengths, summed per function (the symbol at or
+below the block's first address; user space as one bucket).  Rounds of a
+configuration are exact counts that differ only by what else the guest
+ran (timers, the RCU): the median round is shown.
 
-    bench/insnprof.py DIR [--top N] [--json FILE]
+    bench/insnprof.py DIR [--top N] [--diff A B] [--json FILE]
+                          [--budget FILE]
+
+--diff prints the per-function difference B less A (default: each
+configuration less II).  --budget FILE checks the ratios against the
+budgets it lists ("workload config max_ratio" per line, # comments): a
+ratio more than 2% over its budget fails (exit status 1).  TAP.
 """
 import argparse
 import bisect
@@ -21,6 +28,8 @@ import statistics
 import sys
 
 KERNEL_START = 0xffff800000000000
+UNITS = {"lat_tcp": "round trip", "tcp_stream": "MiB"}
+SLACK = 1.02
 
 
 def load_kallsyms(path):
@@ -33,9 +42,8 @@ def load_kallsyms(path):
             addr = int(parts[0], 16)
             if addr == 0:
                 continue
-            name = parts[2] + (" " + parts[3] if len(parts) > 3 else "")
             addrs.append(addr)
-            names.append(name)
+            names.append(parts[2] + (" " + parts[3] if len(parts) > 3 else ""))
     order = sorted(range(len(addrs)), key=addrs.__getitem__)
     return [addrs[i] for i in order], [names[i] for i in order]
 
@@ -49,78 +57,132 @@ def load_snapshot(path):
     return snap
 
 
-def window_counts(dirname, name, syms):
-    """Instructions of one window by function."""
-    begin = load_snapshot(os.path.join(dirname, "snap.%s.begin" % name))
-    end = load_snapshot(os.path.join(dirname, "snap.%s.end" % name))
-    addrs, names = syms
-    by_fn = {}
-    for key, execs in end.items():
-        ran = execs - begin.get(key, 0)
-        if ran <= 0:
+class Profile:
+    """The windows of DIR, counted per function."""
+
+    def __init__(self, dirname):
+        self.dir = dirname
+        self.syms = load_kallsyms(os.path.join(dirname, "kallsyms"))
+        self.snaps = {}
+        # (workload, config) -> [(units, {function: insns})]
+        self.windows = {}
+        with open(os.path.join(dirname, "windows")) as f:
+            for line in f:
+                wl, cfg, begin, end, units = line.split()
+                counts = self.count(begin, end)
+                self.windows.setdefault((wl, cfg), []).append((float(units), counts))
+
+    def snapshot(self, n):
+        if n not in self.snaps:
+            self.snaps[n] = load_snapshot(os.path.join(self.dir, "snap." + n))
+        return self.snaps[n]
+
+    def count(self, begin, end):
+        b, e = self.snapshot(begin), self.snapshot(end)
+        addrs, names = self.syms
+        by_fn = {}
+        for key, execs in e.items():
+            ran = execs - b.get(key, 0)
+            if ran <= 0:
+                continue
+            vaddr, insns = key
+            if vaddr < KERNEL_START:
+                fn = "(user space)"
+            else:
+                i = bisect.bisect_right(addrs, vaddr) - 1
+                fn = names[i] if i >= 0 else "(unknown kernel)"
+            by_fn[fn] = by_fn.get(fn, 0) + ran * insns
+        return by_fn
+
+    def workloads(self):
+        seen = []
+        for wl, _ in self.windows:
+            if wl not in seen:
+                seen.append(wl)
+        return seen
+
+    def configs(self, wl):
+        return [c for w, c in self.windows if w == wl]
+
+    def per_unit(self, wl, cfg):
+        """Every round's total per unit, and the median round per function."""
+        rounds = [(sum(c.values()) / u, {k: v / u for k, v in c.items()})
+                  for u, c in self.windows[(wl, cfg)]]
+        totals = [t for t, _ in rounds]
+        mid = sorted(range(len(totals)), key=totals.__getitem__)[len(totals) // 2]
+        return totals, rounds[mid][1]
+
+
+def ratio_table(prof, wl, out):
+    base = statistics.median(prof.per_unit(wl, "II")[0])
+    unit = UNITS.get(wl, "unit")
+    print("\n%s: instructions per %s" % (wl, unit))
+    print("  %-8s %6s %14s %14s %8s" % ("", "rounds", "median", "min", "x II"))
+    for cfg in prof.configs(wl):
+        totals, fns = prof.per_unit(wl, cfg)
+        med = statistics.median(totals)
+        print("  %-8s %6d %14.0f %14.0f %8.3f" % (cfg, len(totals), med, min(totals), med / base))
+        out.setdefault(wl, {})[cfg] = {"per_unit": med, "ratio": med / base,
+                                       "rounds": totals, "functions": fns}
+
+
+def diff_table(prof, wl, a, b, top):
+    fa, fb = prof.per_unit(wl, a)[1], prof.per_unit(wl, b)[1]
+    diff = {k: fb.get(k, 0) - fa.get(k, 0) for k in set(fa) | set(fb)}
+    print("\n%s: %s less %s, per %s (%+.0f in all):"
+          % (wl, b, a, UNITS.get(wl, "unit"), sum(diff.values())))
+    for fn, d in sorted(diff.items(), key=lambda kv: -abs(kv[1]))[:top]:
+        print("  %+10.0f  %s" % (d, fn))
+
+
+def check_budget(out, path):
+    budgets = []
+    with open(path) as f:
+        for line in f:
+            line = line.split("#")[0].split()
+            if line:
+                budgets.append((line[0], line[1], float(line[2])))
+    print("1..%d" % len(budgets))
+    bad = 0
+    for i, (wl, cfg, limit) in enumerate(budgets, 1):
+        got = out.get(wl, {}).get(cfg)
+        if got is None:
+            print("not ok %d - insn budget %s %s: not measured" % (i, wl, cfg))
+            bad += 1
             continue
-        vaddr, insns = key
-        if vaddr < KERNEL_START:
-            fn = "(user space)"
-        else:
-            i = bisect.bisect_right(addrs, vaddr) - 1
-            fn = names[i] if i >= 0 else "(unknown kernel)"
-        by_fn[fn] = by_fn.get(fn, 0) + ran * insns
-    return by_fn
+        ok = got["ratio"] <= limit * SLACK
+        bad += not ok
+        print("%sok %d - insn budget %s %s: ratio %.3f x II, budget %.3f (+2%%)"
+              % ("" if ok else "not ", i, wl, cfg, got["ratio"], limit))
+    print("%d passed, %d failed" % (len(budgets) - bad, bad))
+    return bad == 0
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("dir")
-    ap.add_argument("--top", type=int, default=25)
+    ap.add_argument("--top", type=int, default=20)
+    ap.add_argument("--diff", nargs=2, metavar=("A", "B"))
     ap.add_argument("--json")
+    ap.add_argument("--budget")
     args = ap.parse_args()
 
-    syms = load_kallsyms(os.path.join(args.dir, "kallsyms"))
-    rounds = {}
-    trips = None
-    with open(os.path.join(args.dir, "windows")) as f:
-        for line in f:
-            cfg, name = line.split()
-            if cfg == "round_trips":
-                trips = int(name)
-                continue
-            rounds.setdefault(cfg, []).append(name)
-    if not trips or "II" not in rounds:
-        sys.exit("insnprof: %s holds no round-trip count or no II window" % args.dir)
-
-    per_cfg = {}
-    for cfg, names in rounds.items():
-        counts = [window_counts(args.dir, n, syms) for n in names]
-        totals = [sum(c.values()) for c in counts]
-        mid = sorted(range(len(totals)), key=totals.__getitem__)[len(totals) // 2]
-        per_cfg[cfg] = {"totals": totals, "median": counts[mid]}
-
-    base = statistics.median(per_cfg["II"]["totals"]) / trips
-    print("%-8s %6s %14s %14s %8s" % ("", "rounds", "insns/trip", "min/trip", "x II"))
-    for cfg in rounds:
-        t = per_cfg[cfg]["totals"]
-        med = statistics.median(t) / trips
-        print("%-8s %6d %14.0f %14.0f %8.3f" % (cfg, len(t), med, min(t) / trips, med / base))
-
-    ii = per_cfg["II"]["median"]
-    out = {"round_trips": trips, "configs": {}}
-    for cfg in rounds:
-        fns = per_cfg[cfg]["median"]
-        out["configs"][cfg] = {
-            "insns_per_trip": statistics.median(per_cfg[cfg]["totals"]) / trips,
-            "functions": {k: v / trips for k, v in fns.items()},
-        }
-        if cfg == "II":
-            continue
-        diff = {k: (fns.get(k, 0) - ii.get(k, 0)) / trips for k in set(fns) | set(ii)}
-        top = sorted(diff.items(), key=lambda kv: -abs(kv[1]))[:args.top]
-        print("\n%s less II, per round trip (%+.0f in all):" % (cfg, sum(diff.values())))
-        for fn, d in top:
-            print("  %+10.0f  %s" % (d, fn))
+    prof = Profile(args.dir)
+    out = {}
+    for wl in prof.workloads():
+        if (wl, "II") not in prof.windows:
+            sys.exit("insnprof: %s has no II window for %s" % (args.dir, wl))
+        ratio_table(prof, wl, out)
+        pairs = [tuple(args.diff)] if args.diff else \
+            [("II", c) for c in prof.configs(wl) if c != "II"]
+        for a, b in pairs:
+            if (wl, a) in prof.windows and (wl, b) in prof.windows:
+                diff_table(prof, wl, a, b, args.top)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(out, f, indent=1, sort_keys=True)
+    if args.budget and not check_budget(out, args.budget):
+        sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -1,22 +1,31 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Where the instructions of lat_tcp's round trip go, counted exactly: runs
-# inside a VM that bench/insn/insncount.so counts (make insnprof boots it),
-# and marks a window around each configuration's round trips.  A window
-# runs from just before the client starts to after nsdump has drained and
-# closed its file; the plugin snapshots its counters at each mark, with
-# the guest idle, and bench/insnprof.py takes the differences.
+# Where the instructions of a unit of network work go, counted exactly:
+# runs inside a VM that bench/insn/insncount.so counts (make insnprof
+# boots it), and marks a window around each configuration's workload.  A
+# window runs from the workload's start (lat_tcp: after its warm-up) to
+# after nsdump has drained and closed its file: capture start-up (and the
+# calibration it triggers) is outside, the final drain inside.  The
+# guest executes a marker instruction (bench/insn/nsmark, lat_tcp
+# --insn-mark); the plugin snapshots every counter as it does, and
+# bench/insnprof.py takes the differences.
 #
-# Configurations, interleaved for R rounds in one boot:
+# Workloads (-w):
+#   lat_tcp     4 B messages over loopback, per round trip
+#   tcp_stream  bulk over loopback, per MiB received
+# Configurations (-c), interleaved for R rounds in one boot:
 #   II       the module loaded, nothing collecting
 #   none .. records   III with each block's life cut short at a stage
 #            (the module's cost_stage, as bench/sameboot.sh -L)
 #   III      nsdump -q -w on tmpfs, every packet
 #   IIIs     the same with --sample 10
+#   IIIf     the same with a filter that passes no packet (decided at NSI)
+#   IV       III with a counter per region (cpu-clock: TCG has no PMU)
 #
-#   bench/insnprof.sh [-R rounds] [-N round trips] [-c "II III ..."]
-# Environment: INSN_DIR, the plugin's request directory as the guest
+#   bench/insnprof.sh [-R rounds] [-N round trips] [-T seconds]
+#                     [-w "lat_tcp tcp_stream"] [-c "II III ..."]
+# Environment: INSN_DIR, the plugin's snapshot directory as the guest
 # sees it (default /mnt/scratch/insn).
 
 set -euo pipefail
@@ -24,13 +33,18 @@ set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ROUNDS=3
 ITERS=2000
-CONFIGS="II none carry clock records III IIIs"
+SECS=2
+WORKLOADS=lat_tcp
+CONFIGS="II none carry clock records III IIIs IIIf IV"
 while (($#)); do
 	case $1 in
 	-R) ROUNDS=$2; shift ;;
 	-N) ITERS=$2; shift ;;
+	-T) SECS=$2; shift ;;
+	-w) WORKLOADS=$2; shift ;;
 	-c) CONFIGS=$2; shift ;;
-	*) echo "usage: $0 [-R rounds] [-N round trips] [-c configs]" >&2; exit 2 ;;
+	*) echo "usage: $0 [-R rounds] [-N round trips] [-T seconds] [-w workloads] [-c configs]" >&2
+	   exit 2 ;;
 	esac
 	shift
 done
@@ -44,31 +58,69 @@ WARMUP=$((ITERS / 10))
 
 die() { echo "insnprof: $*" >&2; exit 1; }
 
-# mark <name>: the plugin's snapshot of every counter, taken while this
-# guest is idle (both vCPUs halted: they execute nothing meanwhile).
-mark() {
-	local i
-	sleep 0.3
-	: >"$INSN_DIR/req.$1"
-	for ((i = 0; i < 400; i++)); do
-		[[ -e $INSN_DIR/snap.$1 ]] && { sleep 0.1; return 0; }
-		sleep 0.05
-	done
-	die "no snapshot $1 from the plugin (is QEMU running it?)"
+coproc MARK { "$REPO/bench/insn/nsmark"; }
+
+# The plugin numbers snapshots by every marker the guest executes: the
+# count of nsmark's and lat_tcp --insn-mark's, in $SNAP.
+SNAP=0
+marked() {
+	SNAP=$((SNAP + 1))
+	[[ -s $INSN_DIR/snap.$SNAP ]] ||
+		die "no snapshot $SNAP from the plugin (is QEMU running it?)"
 }
 
-# One window: lat_tcp's client between two marks, under nsdump with
-# @args unless the configuration is II; the stage set before.
+# mark: a snapshot now, taken as nsmark executes the marker.  The file
+# is written before the instruction retires, so it is there once nsmark
+# answers.
+mark() {
+	local n
+	echo >&"${MARK[1]}"
+	read -r n <&"${MARK[0]}" || die "nsmark died"
+	marked
+}
+
+# The workload's client; the window's first snapshot in $BEGIN.  lat_tcp
+# marks after its warm-up, so that the window counts its round trips and
+# not its start; tcp_stream's start is a small part of seconds of bulk.
+client() {
+	local port=$1
+	case $WL in
+	lat_tcp)
+		"$REPO/bench/lat_tcp" -c 127.0.0.1 -p "$port" --insn-mark \
+			-W "$WARMUP" -N "$ITERS" >/dev/null || die "lat_tcp client"
+		marked
+		BEGIN=$SNAP ;;
+	tcp_stream)
+		mark
+		BEGIN=$SNAP
+		"$REPO/bench/tcp_stream" -c 127.0.0.1 -p "$port" -t "$SECS" \
+			--json >"$W/client.json" 2>/dev/null || die "tcp_stream client" ;;
+	esac
+}
+
+# The window's units of work, read after it closed.
+units() {
+	case $WL in
+	lat_tcp) echo "$ITERS" ;;
+	tcp_stream)
+		python3 -c 'import json,sys
+print(json.loads(open(sys.argv[1]).read().splitlines()[-1])["bytes_received_by_server"] / 1048576)' \
+			"$W/client.json" ;;
+	esac
+}
+
+# One window: the workload's client between two marks, under nsdump with
+# @args unless the stage is "-"; the stage set before.
 window() {
-	local name=$1 stage=$2 pf=$W/port srv nsd=
+	local cfg=$1 stage=$2 pf=$W/port srv nsd= units
 	shift 2
 	rm -f "$pf" "$W/t.nst"
 	[[ $stage == - ]] || echo "$stage" >"$STAGE"
-	"$REPO/bench/lat_tcp" -s -n -b 127.0.0.1 -p 0 --port-file "$pf" \
+	"$REPO/bench/$WL" -s -n -b 127.0.0.1 -p 0 --port-file "$pf" \
 		>/dev/null 2>&1 &
 	srv=$!
 	while [[ ! -s $pf ]]; do
-		kill -0 $srv 2>/dev/null || die "lat_tcp server died"
+		kill -0 $srv 2>/dev/null || die "$WL server died"
 		sleep 0.05
 	done
 	if [[ $stage != - ]]; then
@@ -78,18 +130,20 @@ window() {
 			kill -0 $nsd 2>/dev/null || { cat "$W/nsdump.err" >&2; die "nsdump"; }
 			sleep 0.05
 		done
+		sleep 0.5	# the calibration a capture's start triggers
 	fi
-	mark "$name.begin"
-	"$REPO/bench/lat_tcp" -c 127.0.0.1 -p "$(cat "$pf")" \
-		-W "$WARMUP" -N "$ITERS" >/dev/null
+	client "$(cat "$pf")"
 	if [[ -n $nsd ]]; then
 		kill -INT $nsd
 		wait $nsd
 	fi
-	mark "$name.end"
-	wait $srv
+	mark
+	wait $srv || true
 	echo full >"$STAGE"
-	echo "# $name: $((WARMUP + ITERS)) round trips${nsd:+; nsdump: $(tail -n 1 "$W/nsdump.err")}"
+	[[ $cfg == - ]] && return 0
+	units=$(units)
+	echo "$WL $cfg $BEGIN $SNAP $units" >>"$INSN_DIR/windows"
+	echo "# $WL $cfg: $units units${nsd:+; nsdump: $(tail -n 1 "$W/nsdump.err")}"
 }
 
 grep -q '^netslice ' /proc/modules && rmmod netslice
@@ -97,18 +151,22 @@ insmod "$KO" enable=0 || die "insmod $KO"
 STAGE=/sys/module/netslice/parameters/cost_stage
 [[ -w $STAGE ]] || die "the module has no $STAGE"
 mkdir -p "$INSN_DIR"
+rm -f "$INSN_DIR"/windows
 cat /proc/kallsyms >"$INSN_DIR/kallsyms"
-echo "round_trips $((WARMUP + ITERS))" >"$INSN_DIR/windows"
-window warm-up - >/dev/null
-for ((r = 1; r <= ROUNDS; r++)); do
-	for cfg in $CONFIGS; do
-		case $cfg in
-		II) window "$cfg.$r" - ;;
-		none|carry|clock|records) window "$cfg.$r" "$cfg" ;;
-		III) window "$cfg.$r" full ;;
-		IIIs) window "$cfg.$r" full --sample 10 ;;
-		*) die "unknown configuration $cfg" ;;
-		esac
-		echo "$cfg $cfg.$r" >>"$INSN_DIR/windows"
+for WL in $WORKLOADS; do
+	[[ -x $REPO/bench/$WL ]] || die "no workload $WL"
+	window - - >/dev/null
+	for ((r = 1; r <= ROUNDS; r++)); do
+		for cfg in $CONFIGS; do
+			case $cfg in
+			II) window "$cfg" - ;;
+			none|carry|clock|records) window "$cfg" "$cfg" ;;
+			III) window "$cfg" full ;;
+			IIIs) window "$cfg" full --sample 10 ;;
+			IIIf) window "$cfg" full port 9 ;;
+			IV) window "$cfg" full -e cpu-clock ;;
+			*) die "unknown configuration $cfg" ;;
+			esac
+		done
 	done
 done

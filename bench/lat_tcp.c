@@ -6,7 +6,7 @@
  *
  *   lat_tcp -s [-p port] [-b addr] [-n] [--port-file FILE] [-v]
  *   lat_tcp -c host [-p port] [-m size] [-W warmup]
- *           [-N iterations | -t seconds] [--json] [--samples FILE]
+ *           [-N iterations | -t seconds] [--json] [--samples FILE] [--insn-mark]
  *
  * Options
  *   -s, --server          serve clients one at a time, forever
@@ -27,6 +27,9 @@
  *   -j, --json            one JSON object on stdout instead of text
  *       --samples FILE    also write every round trip, in ns, one per line
  *   -v, --verbose         server: one line per client on stderr
+ *       --insn-mark       client: execute insn/mark.h's marker after the
+ *                         warm-up, so that a VM counted by insncount.so
+ *                         snapshots its counters there (a NOP otherwise)
  *
  * TCP_NODELAY is set on both ends. The server checks nothing but framing:
  * the client sends a 16-byte hello (magic "NSLT", protocol version, message
@@ -68,6 +71,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "insn/mark.h"
 
 #define LAT_MAGIC	0x4e534c54u	/* "NSLT" */
 #define LAT_VERSION	1u
@@ -84,19 +88,21 @@ struct lat_opts {
 	unsigned long iters;
 	bool iters_set;
 	bool verbose;
+	bool insn_mark;
 };
 
 struct stats {
 	double mean, median, p99, min, max, stddev, cv;	/* microseconds */
 };
 
-enum { OPT_SAMPLES = BENCH_OPT_OWN };
+enum { OPT_SAMPLES = BENCH_OPT_OWN, OPT_INSN_MARK };
 
 static const struct option lat_longopts[] = {
 	{ "warmup",	required_argument,	NULL, 'W' },
 	{ "iterations",	required_argument,	NULL, 'N' },
 	{ "verbose",	no_argument,		NULL, 'v' },
 	{ "samples",	required_argument,	NULL, OPT_SAMPLES },
+	{ "insn-mark",	no_argument,		NULL, OPT_INSN_MARK },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -117,6 +123,9 @@ static enum bench_mode parse_opt(int c, const char *arg, void *priv)
 	case OPT_SAMPLES:
 		lo->samples_file = arg;
 		return BENCH_CLIENT;
+	case OPT_INSN_MARK:
+		lo->insn_mark = true;
+		return BENCH_CLIENT;
 	case 'v':
 		lo->verbose = true;
 		return BENCH_SERVER;
@@ -136,7 +145,7 @@ static const struct bench_cmdline cmdline = {
 	.usage =
 		"usage: lat_tcp -s [-p port] [-b addr] [-n] [--port-file FILE] [-v]\n"
 		"       lat_tcp -c host [-p port] [-m size] [-W warmup]\n"
-		"               [-N iterations | -t seconds] [--json] [--samples FILE]\n",
+		"               [-N iterations | -t seconds] [--json] [--samples FILE] [--insn-mark]\n",
 	.shortopts	= "W:N:v",
 	.longopts	= lat_longopts,
 	.parse_opt	= parse_opt,
@@ -303,6 +312,8 @@ static int run_client(const struct bench_opts *o, const struct lat_opts *lo)
 		round_trip(fd, out, in, o->size);
 		check_echo(out, in, o->size);
 	}
+	if (lo->insn_mark)
+		nsl_insn_mark();
 
 	start = now_ns();
 	if (o->duration_ns)

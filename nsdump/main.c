@@ -341,6 +341,7 @@ static int capture(struct run *run, struct ns_source *src,
 	flow = start_pipeline(run, info);
 	if (flow != NS_FLOW_MORE)
 		return flow == NS_FLOW_FAIL;
+	src->shallow = ns_pipeline_shallow(&run->p);
 	if (run->live && ns_live_start(run->live))
 		return 1;	/* the file, if any, is closed whole */
 	flow = pump(run, src);

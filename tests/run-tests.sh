@@ -369,7 +369,14 @@ vm_one() {
 		echo "notexec 0" >"$dir/rc"
 		return
 	fi
+	# t_insn.sh counts every instruction: its VM runs the plugin.
+	local extra=${QEMU_EXTRA:-}
+	if [[ $t == t_insn.sh ]]; then
+		mkdir -p "$dir/scratch/insn"
+		extra+=" -plugin $REPO/bench/insn/insncount.so,dir=$dir/scratch/insn"
+	fi
 	KIMAGE=$1 VM_MODULE=${2:-$REPO/kernel/ns_module/netslice.ko} \
+	QEMU_EXTRA=$extra \
 	VM_SCRATCH=$dir/scratch VM_CONSOLE_LOG=$dir/console.log \
 	VM_OUTPUT_LOG=$dir/output.log \
 		tests/vm/run-vm.sh "$REPO/tests/vm/$t" >"$dir/stdout.log" 2>"$dir/harness.log"

@@ -9,27 +9,28 @@
  *   qemu-system-x86_64 -accel tcg,thread=single \
  *       -plugin bench/insn/insncount.so,dir=<host dir> ...
  *
- * The guest writes a file <dir>/req.<name> (its scratch share); the plugin
- * answers with <dir>/snap.<name>, one line per block, "vaddr insns execs",
- * then removes the request.  It looks for requests every 5 ms from a
- * thread of its own.  The counters are added to inline by the translated
- * code, so a snapshot taken while a vCPU runs is off by what runs during
- * the copy: snapshots are meant to be taken with the guest idle (the
- * requester sleeps while it waits, and a halted vCPU executes nothing).
+ * The guest takes a snapshot by executing the marker instruction,
+ * NSL_MARK_INSN below (a NOP with a displacement nothing else uses;
+ * bench/insn/nsmark runs it on request).  The plugin finds it as it
+ * translates and calls back when it executes: the counters are then
+ * written to <dir>/snap.<n>, n counting markers from 1.  With
+ * thread=single every vCPU runs in the one thread that runs the callback,
+ * so the snapshot is exact: nothing in the guest runs while it is taken.
  *
  * With thread=single one host thread runs every vCPU, so the counters
  * need no atomics; TCG's translation runs under its own lock, and
  * @table_lock orders it against the snapshot's walk of the table.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "plugin_api.h"
+#include "mark.h"
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = 1;
 
@@ -46,8 +47,8 @@ struct tb_count {
 
 static struct tb_count *table[TABLE_SIZE];	/* under table_lock */
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
-static char dir[4096];	/* where requests and snapshots go */
-static volatile int stopping;
+static char dir[4096];	/* where snapshots go */
+static unsigned int marks;	/* snapshots taken; only the vCPU thread */
 
 static unsigned int slot(uint64_t vaddr, uint64_t insns)
 {
@@ -82,16 +83,6 @@ out:
 	return c;
 }
 
-static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
-{
-	uint64_t n = qemu_plugin_tb_n_insns(tb);
-	struct tb_count *c = tb_count_get(qemu_plugin_tb_vaddr(tb), n);
-
-	(void)id;
-	if (c)
-		qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64,
-							 &c->execs, 1);
-}
 
 /* Writes every block that ran to @path (through a temporary name). */
 static int snapshot(const char *path)
@@ -121,35 +112,43 @@ static int snapshot(const char *path)
 	return rename(tmp, path) ? -errno : 0;
 }
 
-/* Answers every req.<name> in the directory with snap.<name>. */
-static void serve_requests(void)
+/* The marker executes: the counters as they stand, to snap.<n>. */
+static void at_mark(unsigned int vcpu, void *udata)
 {
-	char req[4400], snap[4400];
-	struct dirent *de;
-	DIR *d = opendir(dir);
+	char path[4200];
 
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		if (strncmp(de->d_name, "req.", 4))
-			continue;
-		snprintf(req, sizeof(req), "%s/%s", dir, de->d_name);
-		snprintf(snap, sizeof(snap), "%s/snap.%s", dir, de->d_name + 4);
-		if (snapshot(snap))
-			fprintf(stderr, "insncount: %s: %s\n", snap, strerror(errno));
-		unlink(req);
-	}
-	closedir(d);
+	(void)vcpu;
+	(void)udata;
+	snprintf(path, sizeof(path), "%s/snap.%u", dir, ++marks);
+	if (snapshot(path))
+		fprintf(stderr, "insncount: %s: %s\n", path, strerror(errno));
 }
 
-static void *watch(void *arg)
+static bool is_mark(const struct qemu_plugin_insn *insn)
 {
-	(void)arg;
-	while (!stopping) {
-		serve_requests();
-		usleep(5000);
+	static const unsigned char mark[] = { NSL_MARK_BYTES };
+
+	return qemu_plugin_insn_size(insn) == sizeof(mark) &&
+	       !memcmp(qemu_plugin_insn_data(insn), mark, sizeof(mark));
+}
+
+static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
+{
+	size_t i, n = qemu_plugin_tb_n_insns(tb);
+	struct tb_count *c = tb_count_get(qemu_plugin_tb_vaddr(tb), n);
+
+	(void)id;
+	if (c)
+		qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64,
+							 &c->execs, 1);
+	for (i = 0; i < n; i++) {
+		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+
+		if (is_mark(insn))
+			qemu_plugin_register_vcpu_insn_exec_cb(insn, at_mark,
+							       QEMU_PLUGIN_CB_NO_REGS,
+							       NULL);
 	}
-	return NULL;
 }
 
 static void at_exit(qemu_plugin_id_t id, void *p)
@@ -157,8 +156,7 @@ static void at_exit(qemu_plugin_id_t id, void *p)
 	char path[4200];
 
 	(void)id;
-	stopping = 1;
-	pthread_join(*(pthread_t *)p, NULL);
+	(void)p;
 	snprintf(path, sizeof(path), "%s/snap.exit", dir);
 	snapshot(path);
 }
@@ -167,7 +165,6 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 					   const qemu_info_t *info,
 					   int argc, char **argv)
 {
-	static pthread_t thread;
 	int i;
 
 	(void)info;
@@ -178,11 +175,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 		fprintf(stderr, "insncount: no dir=<directory> argument\n");
 		return -1;
 	}
-	if (pthread_create(&thread, NULL, watch, NULL)) {
-		fprintf(stderr, "insncount: cannot start its thread\n");
-		return -1;
-	}
 	qemu_plugin_register_vcpu_tb_trans_cb(id, tb_trans);
-	qemu_plugin_register_atexit_cb(id, at_exit, &thread);
+	qemu_plugin_register_atexit_cb(id, at_exit, NULL);
 	return 0;
 }

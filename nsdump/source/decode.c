@@ -132,6 +132,50 @@ static bool take(const unsigned char *buf, size_t size, size_t *off,
 }
 
 /* The inverse of nsl_cblock_encode() (include/netslice.h). */
+/* A compact block's header, checked, to @c. */
+static enum ns_decode_error cblock_header(const unsigned char *buf,
+					  struct ns_item *it,
+					  struct nsl_cblock *c)
+{
+	size_t size = it->hdr.size;
+
+	if (size < sizeof(*c))
+		return fail(it, NS_DEC_BLOCK_SHORT, size);
+	memcpy(c, buf, sizeof(*c));
+	if (c->cflags & ~NSL_CB_KNOWN)
+		return fail(it, NS_DEC_CBLOCK_FLAGS, c->cflags);
+	if (c->nrec > NSL_MAX_RECORDS)
+		return fail(it, NS_DEC_NREC, c->nrec);
+	if (c->nevents > NSL_MAX_EVENTS)
+		return fail(it, NS_DEC_NEVENTS, c->nevents);
+	return NS_DEC_OK;
+}
+
+/* The fixed fields of @b from the compact header @c. */
+static void cblock_fields(struct nsl_block *b, const struct nsl_cblock *c)
+{
+	b->hdr = c->hdr;
+	b->seq = c->seq;
+	b->tsc0 = c->tsc0;
+	b->conn = c->conn;
+	b->flags = c->flags;
+	b->len = c->len;
+	b->ifindex = c->ifindex;
+	b->tcp_seq = c->tcp_seq;
+	b->gso_segs = c->gso_segs;
+	b->nhlen = c->nhlen;
+	b->sport = c->sport;
+	b->dport = c->dport;
+	b->proto = c->proto;
+	b->thlen = c->thlen;
+	b->family = c->family;
+	b->nrec = c->nrec;
+	b->nevents = c->nevents;
+	b->ndev = NSL_CB_NDEV(c->cflags);
+	b->dir = c->cflags & NSL_CB_RX ? NSL_DIR_RX : NSL_DIR_TX;
+	b->mode = c->cflags & NSL_CB_COUNT ? NSL_MODE_COUNT : NSL_MODE_DURATION;
+}
+
 static enum ns_decode_error decode_cblock(const unsigned char *buf,
 					  struct ns_item *it)
 {
@@ -143,41 +187,16 @@ static enum ns_decode_error decode_cblock(const unsigned char *buf,
 	struct nsl_crec cr;
 	unsigned int i;
 
-	if (size < sizeof(c))
-		return fail(it, NS_DEC_BLOCK_SHORT, size);
-	memcpy(&c, buf, sizeof(c));
-	if (c.cflags & ~NSL_CB_KNOWN)
-		return fail(it, NS_DEC_CBLOCK_FLAGS, c.cflags);
-	if (c.nrec > NSL_MAX_RECORDS)
-		return fail(it, NS_DEC_NREC, c.nrec);
-	if (c.nevents > NSL_MAX_EVENTS)
-		return fail(it, NS_DEC_NEVENTS, c.nevents);
+	err = cblock_header(buf, it, &c);
+	if (err)
+		return err;
 	memset(b, 0, sizeof(*b));
-	b->hdr = c.hdr;
-	b->seq = c.seq;
-	b->tsc0 = c.tsc0;
-	b->conn = c.conn;
-	b->flags = c.flags;
-	b->len = c.len;
-	b->ifindex = c.ifindex;
-	b->tcp_seq = c.tcp_seq;
-	b->gso_segs = c.gso_segs;
-	b->nhlen = c.nhlen;
-	b->sport = c.sport;
-	b->dport = c.dport;
-	b->proto = c.proto;
-	b->thlen = c.thlen;
-	b->family = c.family;
-	b->nrec = c.nrec;
-	b->nevents = c.nevents;
-	b->dir = c.cflags & NSL_CB_RX ? NSL_DIR_RX : NSL_DIR_TX;
-	b->mode = c.cflags & NSL_CB_COUNT ? NSL_MODE_COUNT : NSL_MODE_DURATION;
+	cblock_fields(b, &c);
 	off = sizeof(c);
 	if ((c.cflags & NSL_CB_ADDR) &&
 	    (!take(buf, size, &off, b->saddr, 16) ||
 	     !take(buf, size, &off, b->daddr, 16)))
 		return fail(it, NS_DEC_CBLOCK_SIZE, size);
-	b->ndev = NSL_CB_NDEV(c.cflags);
 	if (b->ndev > NSL_MAX_DEVS)
 		return fail(it, NS_DEC_CDEV, b->ndev);
 	for (i = 0; i < b->ndev; i++) {
@@ -287,11 +306,13 @@ static enum ns_decode_error decode_sysinfo(const void *buf,
 	return NS_DEC_OK;
 }
 
-enum ns_decode_error ns_decode_item(const void *buf, size_t len,
-				    struct ns_item *it)
+/* The item header at @buf, its size checked against @len. */
+static enum ns_decode_error item_header(const void *buf, size_t len,
+					struct ns_item *it)
 {
 	it->raw = buf;
 	it->bad = 0;
+	it->shallow = false;
 	if (len < sizeof(it->hdr))
 		return fail(it, NS_DEC_SHORT_HEADER, len);
 	memcpy(&it->hdr, buf, sizeof(it->hdr));
@@ -299,7 +320,35 @@ enum ns_decode_error ns_decode_item(const void *buf, size_t len,
 		return fail(it, NS_DEC_BAD_SIZE, it->hdr.size);
 	if (it->hdr.size > len)
 		return fail(it, NS_DEC_TRUNCATED, it->hdr.size);
+	return NS_DEC_OK;
+}
 
+enum ns_decode_error ns_decode_shallow(const void *buf, size_t len,
+				       struct ns_item *it)
+{
+	enum ns_decode_error err = item_header(buf, len, it);
+	struct nsl_cblock c;
+
+	if (err || it->hdr.kind != NSL_ITEM_CBLOCK)
+		return err ? err : ns_decode_item(buf, len, it);
+	err = cblock_header(buf, it, &c);
+	if (err)
+		return err;
+	cblock_fields(&it->block, &c);
+	if (it->block.ndev > NSL_MAX_DEVS)
+		return fail(it, NS_DEC_CDEV, it->block.ndev);
+	it->type = NS_ITEM_BLOCK;
+	it->shallow = true;
+	return NS_DEC_OK;
+}
+
+enum ns_decode_error ns_decode_item(const void *buf, size_t len,
+				    struct ns_item *it)
+{
+	enum ns_decode_error err = item_header(buf, len, it);
+
+	if (err)
+		return err;
 	switch (it->hdr.kind) {
 	case NSL_ITEM_BLOCK:
 		return decode_block(buf, it);

@@ -51,6 +51,12 @@ struct ns_item {
 	enum ns_item_type type;
 	struct nsl_item_hdr hdr;
 	const void *raw;	/* the item's bytes in the input buffer */
+	/*
+	 * A compact block decoded only as far as its header
+	 * (ns_decode_shallow()): block's fixed fields are set, its
+	 * addresses, devices and records are not read; raw holds them.
+	 */
+	bool shallow;
 	uint64_t bad;		/* on error: the offending value or index */
 	union {
 		/* records past nrec are zero; NSL_ITEM_CBLOCK decodes to it */
@@ -69,6 +75,17 @@ struct ns_item {
  */
 enum ns_decode_error ns_decode_item(const void *buf, size_t len,
 				    struct ns_item *it);
+
+/*
+ * What a recorder needs (-w alone, no filter): the item's size checked
+ * as ns_decode_item() does, and a compact block's header read into
+ * it->block's fixed fields (it->shallow), its records left in it->raw
+ * for the trace file's reader to decode.  Other kinds decode in full.
+ * Against /dev/ns alone, whose blocks the module encoded: a compact
+ * block from a file is decoded by its reader.
+ */
+enum ns_decode_error ns_decode_shallow(const void *buf, size_t len,
+				       struct ns_item *it);
 
 /*
  * Whether nsl_cblock_encode() keeps every byte of @b: the fields that are

@@ -123,7 +123,10 @@ static enum ns_source_status dev_item(struct ns_device_source *d,
 	enum ns_decode_error err;
 	char why[128];
 
-	err = ns_decode_item(d->items + d->pos, d->n - d->pos, it);
+	if (d->src.shallow)
+		err = ns_decode_shallow(d->items + d->pos, d->n - d->pos, it);
+	else
+		err = ns_decode_item(d->items + d->pos, d->n - d->pos, it);
 	if (!err) {
 		d->pos += it->hdr.size;
 		return NS_SOURCE_ITEM;

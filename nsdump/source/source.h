@@ -44,6 +44,11 @@ struct ns_source {
 	/* raised by signals: stop reading; the statistics asked for */
 	volatile sig_atomic_t *stop, *stats;
 	char err[1024];		/* what NS_SOURCE_FAIL says, to be said */
+	/*
+	 * Blocks may come decoded only as far as their header, when
+	 * nothing reads further (ns_pipeline_shallow()): the device's do.
+	 */
+	bool shallow;
 };
 
 static inline enum ns_source_status ns_source_next(struct ns_source *s,

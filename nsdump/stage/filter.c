@@ -276,6 +276,11 @@ void ns_filter_item(struct ns_filter *f, const struct ns_citem *ci,
 {
 	const struct ns_item *it = ci->it;
 
+	/* No filter (a recorder): every block passes, none teaches. */
+	if (it->type == NS_ITEM_BLOCK && !ns_filter_active(f)) {
+		emit(ctx, ci);
+		return;
+	}
 	if (learn(f, it) && f->nheld)
 		release(f, item_conn(it), emit, ctx);
 	switch (offer(f, it)) {

@@ -27,6 +27,11 @@ void ns_pipeline_record_only(struct ns_pipeline *p)
 	p->acc.counts_only = true;
 }
 
+bool ns_pipeline_shallow(const struct ns_pipeline *p)
+{
+	return !p->values && !p->taps && !ns_filter_active(p->filter);
+}
+
 static void append(struct ns_sink **list, struct ns_sink *s)
 {
 	while (*list)

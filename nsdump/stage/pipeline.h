@@ -68,6 +68,12 @@ void ns_pipeline_magnet(struct ns_pipeline *p);
  * the CPU the traffic it records runs on.
  */
 void ns_pipeline_record_only(struct ns_pipeline *p);
+/*
+ * Whether no stage reads past a block's header: recording only, no tap,
+ * no filter.  The source may then hand blocks out shallow
+ * (ns_decode_shallow()), the trace file copying their bytes.
+ */
+bool ns_pipeline_shallow(const struct ns_pipeline *p);
 void ns_pipeline_add_tap(struct ns_pipeline *p, struct ns_sink *s);
 void ns_pipeline_add_view(struct ns_pipeline *p, struct ns_sink *s);
 /* One decoded item through every stage. */

@@ -210,6 +210,16 @@ static void table(void)
 			printf("# err %d type %d size %u bad %llu\n", err, it.type,
 			       it.hdr.size, (unsigned long long)it.bad);
 		tap_ok(ok, "decode: %s", rows[i].name);
+		/*
+		 * Shallow: the same verdict, but that a compact block's body
+		 * is not read (its reader checks it in the file).
+		 */
+		enum ns_decode_error serr = ns_decode_shallow(exact, len, &it);
+
+		tap_ok(serr == err ||
+		       (serr == NS_DEC_OK && len >= sizeof(it.hdr) &&
+			((const struct nsl_item_hdr *)exact)->kind == NSL_ITEM_CBLOCK),
+		       "decode shallow: %s (error %d, full %d)", rows[i].name, serr, err);
 		free(exact);
 		free(buf);
 	}
@@ -458,13 +468,32 @@ static size_t compact_size(const struct nsl_block *b)
  * the size is the one the header's rules give, and a malformed compact
  * block is refused with the reason.
  */
+/* What ns_decode_shallow() promises of @it: @b's fixed fields, raw kept. */
+static bool shallow_matches(const struct ns_item *it, const struct nsl_block *b,
+			    const void *buf, size_t n)
+{
+	const struct nsl_block *s = &it->block;
+
+	return it->type == NS_ITEM_BLOCK && it->shallow && it->raw == buf &&
+	       it->hdr.size == n && s->hdr.cpu == b->hdr.cpu &&
+	       s->seq == b->seq && s->tsc0 == b->tsc0 && s->conn == b->conn &&
+	       s->flags == b->flags && s->len == b->len &&
+	       s->ifindex == b->ifindex && s->tcp_seq == b->tcp_seq &&
+	       s->gso_segs == b->gso_segs && s->nhlen == b->nhlen &&
+	       s->sport == b->sport && s->dport == b->dport &&
+	       s->proto == b->proto && s->thlen == b->thlen &&
+	       s->family == b->family && s->nrec == b->nrec &&
+	       s->nevents == b->nevents && s->ndev == b->ndev &&
+	       s->dir == b->dir && s->mode == b->mode;
+}
+
 static void compact(void)
 {
 	uint64_t buf[NSL_CBLOCK_MAX / 8 + 1];
 	unsigned char *c = (unsigned char *)buf;
 	unsigned int i, bad_rt = 0, bad_size = 0, ext = 0, compacts = 0;
 	unsigned int hcpu = 0, devs = 0, k, others, bad_rcpu = 0, spread = 0;
-	unsigned int rcpu;
+	unsigned int rcpu, bad_shallow = 0;
 	struct nsl_block b;
 	struct ns_item it;
 	size_t n;
@@ -487,11 +516,15 @@ static void compact(void)
 		    memcmp(&it.block.seq, &b.seq,
 			   sizeof(b) - offsetof(struct nsl_block, seq)))
 			bad_rt++;
+		if (ns_decode_shallow(buf, n, &it) ||
+		    !shallow_matches(&it, &b, buf, n))
+			bad_shallow++;
 	}
 	TAP_EQ(compacts, 5000, "compact: 5000 random blocks are all representable");
 	TAP_EQ(bad_size, 0, "compact: size as the rules say (header, addresses, 12 B records, extensions, counters)");
 	TAP_EQ(bad_rt, 0, "compact: 5000 random blocks (%u with extended records, %u records on the ring's CPU, %u devices) decode to every field they had",
 	       ext, hcpu, devs);
+	TAP_EQ(bad_shallow, 0, "compact: shallow decoding of the 5000 gives each one's header fields and keeps its bytes");
 	TAP_EQ(bad_rcpu, 0, "compact: rcpu as defined, by the one-pass shortcut or the count (%u blocks on 2+ CPUs besides the ring's)",
 	       spread);
 	tap_ok(spread > 500, "compact: the random blocks take both ways to rcpu (%u of 5000 need the count)", spread);

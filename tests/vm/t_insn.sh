@@ -1,0 +1,33 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The instruction budget (issue 26): every guest instruction of lat_tcp's
+# round trips counted by the insncount plugin (tests/run-tests.sh boots
+# this test's VM with it), in one boot, for II (the module idle), III
+# (nsdump -q -w, every packet) and IIIs (--sample 10).  The counts are
+# exact; rounds differ only by what else the guest ran (timers, the RCU),
+# so the median of three rounds' ratio to II is steady to about 1%.  A
+# ratio more than 2% over its budget in bench/insn/budget fails: lower
+# the budget as the cost work lands.  Also checks the instrument itself:
+# each window's snapshots exist and count a plausible round trip.
+# TAP on stdout; exit 0 pass, 1 fail.
+. "${NS_REPO:?}/tests/vm/lib.sh"
+D=$NS_SCRATCH/insn
+[[ -d $D ]] || die "no $D: this VM was not booted with the insncount plugin"
+
+INSN_DIR=$D "$BENCH/insnprof.sh" -R "${INSN_ROUNDS:-3}" -N "${INSN_TRIPS:-500}" \
+	-w lat_tcp -c "II III IIIs" >"$W/insnprof.out" 2>&1
+tap $? "insnprof.sh: 3 rounds of II, III and IIIs"
+sed 's/^/# /' "$W/insnprof.out"
+host_run -o "$X/report" "$BENCH/insnprof.py" "$D" --top 12 \
+	--json "$X/insn.json" --budget "$BENCH/insn/budget"
+rc=$?
+sed 's/^/# /' "$X/report"
+tap $rc "instructions per round trip within bench/insn/budget"
+# An II round trip is two sends and two receives of 4 B over loopback:
+# thousands of instructions, not millions (a window that caught a boot's
+# work) nor hundreds (one that missed the workload).
+ii=$(python3 -c 'import json,sys; print(int(json.load(open(sys.argv[1]))["lat_tcp"]["II"]["per_unit"]))' "$X/insn.json")
+((ii > 5000 && ii < 200000))
+tap $? "II: $ii instructions per round trip (5,000 .. 200,000)"
+tap_finish
