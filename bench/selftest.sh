@@ -31,22 +31,12 @@ trap 'exit 1' INT TERM
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
-num=0
-passed=0
-failed=0
+. "$(dirname "$0")/../tests/tap.sh"
 
-ok()
+# not_ok_logs DESC FILE...: a failure, with the files that explain it
+not_ok_logs()
 {
-	num=$((num + 1))
-	passed=$((passed + 1))
-	echo "ok $num - $1"
-}
-
-not_ok()
-{
-	num=$((num + 1))
-	failed=$((failed + 1))
-	echo "not ok $num - $1"
+	not_ok "$1"
 	shift
 	for f in "$@"; do
 		[ -s "$f" ] && sed "s|^|# $(basename "$f"): |" "$f"
@@ -62,7 +52,7 @@ check()
 	if "$@"; then
 		ok "$desc"
 	else
-		not_ok "$desc" "$T/out" "$T/err" "$T/srv.out" "$T/srv.err"
+		not_ok_logs "$desc" "$T/out" "$T/err" "$T/srv.out" "$T/srv.err"
 	fi
 }
 
@@ -130,7 +120,7 @@ check "lat_tcp server --once exits 0 after the client" wait_server
 check "lat_tcp --json prints one JSON object" \
 	sh -c "[ \$(wc -l <'$T/out') -eq 1 ] && grep -q '^{\"benchmark\":\"lat_tcp\",\"schema\":1,.*}\$' '$T/out'"
 
-n=$(jget "$T/out" n)
+trips=$(jget "$T/out" n)
 mean=$(jget "$T/out" mean_us)
 median=$(jget "$T/out" median_us)
 p99=$(jget "$T/out" p99_us)
@@ -140,9 +130,9 @@ sd=$(jget "$T/out" stddev_us)
 cv=$(jget "$T/out" cv)
 : "${n:=-1}" "${mean:=-1}" "${median:=-1}" "${p99:=-1}" "${min:=-1}"
 : "${max:=-1}" "${sd:=-1}" "${cv:=-1}"
-echo "# n=$n mean=$mean median=$median p99=$p99 min=$min max=$max sd=$sd cv=$cv"
+echo "# n=$trips mean=$mean median=$median p99=$p99 min=$min max=$max sd=$sd cv=$cv"
 
-check "lat_tcp n == iterations (300)" [ "$n" = 300 ]
+check "lat_tcp n == iterations (300)" [ "$trips" = 300 ]
 check "lat_tcp msg_size == 4 and warmup == 50 by default/flag" \
 	sh -c "grep -q '\"msg_size\":4,\"warmup\":50,' '$T/out'"
 check "lat_tcp 0 < min <= median <= p99 <= max" \
@@ -151,7 +141,7 @@ check "lat_tcp min <= mean <= max" num_true "$min <= $mean && $mean <= $max"
 check "lat_tcp cv == stddev / mean (to rounding)" \
 	num_true "$sd >= 0 && $mean > 0 && ($cv - $sd / $mean)^2 < 0.0005^2 + (0.01 * $cv)^2"
 [ -f "$T/samples" ] || : >"$T/samples"
-check "lat_tcp --samples has n lines" [ "$(wc -l <"$T/samples")" = "$n" ]
+check "lat_tcp --samples has n lines" [ "$(wc -l <"$T/samples")" = "$trips" ]
 smin=$(sort -n "$T/samples" | head -n 1)
 smax=$(sort -n "$T/samples" | tail -n 1)
 : "${smin:=0}" "${smax:=0}"
@@ -164,12 +154,12 @@ check "lat_tcp server listens again" start_server "$LAT"
 run "$LAT" -c 127.0.0.1 -p "$PORT" -t 0.3 -W 10 -m 1000 --json
 check "lat_tcp client -t 0.3 -m 1000 exits 0" [ "$RC" -eq 0 ]
 check "lat_tcp server exits 0" wait_server
-n=$(jget "$T/out" n)
+trips=$(jget "$T/out" n)
 el=$(jget "$T/out" elapsed_s)
 msz=$(jget "$T/out" msg_size)
-: "${n:=-1}" "${el:=-1}" "${msz:=-1}"
+: "${trips:=-1}" "${el:=-1}" "${msz:=-1}"
 check "lat_tcp -t: n >= 1, 0.3 <= elapsed_s < 5, msg_size 1000" \
-	num_true "$n >= 1 && $el >= 0.3 && $el < 5 && $msz == 1000"
+	num_true "$trips >= 1 && $el >= 0.3 && $el < 5 && $msz == 1000"
 
 check "lat_tcp server listens again" start_server "$LAT"
 run "$LAT" -c 127.0.0.1 -p "$PORT" -N 100 -W 0 -m 64K
@@ -280,6 +270,6 @@ check "lat_tcp server still serves after the error tests" \
 	sh -c "[ $RC -eq 0 ] && grep -q '10 round trips' '$T/out'"
 check "lat_tcp server exits 0" wait_server
 
-echo "1..$num"
-echo "$passed passed, $failed failed"
+tap_plan
+tap_summary
 [ "$failed" -eq 0 ]

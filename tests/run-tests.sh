@@ -57,12 +57,9 @@ show_log() {
 	if [[ $V == 1 ]]; then diag <"$log"; else tail -n "$lines" "$log" | diag; fi
 }
 
-ok() { n=$((n + 1)); passed=$((passed + 1)); echo "ok $n - $1"; }
-not_ok() {
-	n=$((n + 1)); failed=$((failed + 1)); failures+=("$1")
-	echo "not ok $n - $1${2:+ # $2}"
-}
-skip() { n=$((n + 1)); skipped=$((skipped + 1)); echo "ok $n - $1 # SKIP $2"; }
+. "$REPO/tests/tap.sh"
+# A failure is also named again in the summary.
+tap_on_fail() { failures+=("$1"); }
 missing() {
 	missing=$((missing + 1))
 	if [[ $ALLOW_MISSING == 1 ]]; then

@@ -14,14 +14,9 @@ CFLAGS="-std=c90 -pedantic -Wall -Wextra -Werror -I$inc"
 mkdir -p "$out"
 rm -f "$out"/rows*.txt "$out"/*.s "$out"/*.o
 
-n=0 pass=0 fail=0
+. "$here/../tap.sh"
 result() {	# result ok|notok description
-	n=$((n + 1))
-	if [ "$1" = ok ]; then
-		pass=$((pass + 1)); echo "ok $n - $2"
-	else
-		fail=$((fail + 1)); echo "not ok $n - $2"
-	fi
+	if [ "$1" = ok ]; then ok "$2"; else not_ok "$2"; fi
 }
 
 # compile <bits> <what> <cc args...>: one TAP line; the log on failure.
@@ -69,6 +64,6 @@ else
 	result notok "-m32 and -m64 agree on every size, offset and ioctl"
 fi
 
-echo "1..$n"
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+tap_plan
+tap_summary
+[ "$failed" -eq 0 ]

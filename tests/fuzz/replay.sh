@@ -9,10 +9,7 @@ obj=$1; shift
 here=$(dirname "$0")
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-passed=0 failed=0
-
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
-not_ok() { failed=$((failed + 1)); echo "not ok - $1"; }
+. "$here/../tap.sh"
 
 printf 'overflow' >"$obj/canary-input"
 if "$obj/replay-canary" "$obj/canary-input" >"$log" 2>&1; then
@@ -45,5 +42,5 @@ for t in "$@"; do
 		grep '^replay: ' "$log" | tail -n 1 | sed 's/^replay:/# the input:/'
 	fi
 done
-echo "$passed passed, $failed failed"
+tap_summary
 [ $failed -eq 0 ]

@@ -10,7 +10,7 @@
 obj=$1; shift
 here=$(dirname "$0")
 runs=${SMOKE_RUNS:-20000} seed=${SMOKE_SEED:-1}
-passed=0 failed=0
+. "$here/../tap.sh"
 
 for t in "$@"; do
 	dir=$obj/smoke/$t log=$obj/smoke/$t.log
@@ -20,7 +20,7 @@ for t in "$@"; do
 	for d in corpus crashes; do
 		[ -d "$here/$d/$t" ] && set -- "$@" "$here/$d/$t"
 	done
-	n=$(find "$@" -type f 2>/dev/null | wc -l)
+	inputs=$(find "$@" -type f 2>/dev/null | wc -l)
 	t0=$(date +%s%N)
 	"$obj/fuzz-$t" -runs="$runs" -seed="$seed" -timeout=10 \
 		-rss_limit_mb=2048 -print_final_stats=1 -close_fd_mask=3 \
@@ -28,13 +28,11 @@ for t in "$@"; do
 	rc=$?
 	ms=$((($(date +%s%N) - t0) / 1000000))
 	done_runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
-	what="$t: ${done_runs:-?} of $runs runs, seed $seed, from $n inputs, $((ms / 1000)).$((ms % 1000 / 100)) s"
+	what="$t: ${done_runs:-?} of $runs runs, seed $seed, from $inputs inputs, $((ms / 1000)).$((ms % 1000 / 100)) s"
 	if [ $rc -eq 0 ] && [ "${done_runs:-0}" -ge "$runs" ]; then
-		passed=$((passed + 1))
-		echo "ok - fuzz smoke: $what ($((done_runs * 1000 / (ms ? ms : 1))) exec/s)"
+		ok "fuzz smoke: $what ($((done_runs * 1000 / (ms ? ms : 1))) exec/s)"
 	else
-		failed=$((failed + 1))
-		echo "not ok - fuzz smoke: $what, exit $rc"
+		not_ok "fuzz smoke: $what, exit $rc"
 		grep -m1 -A20 'property failed\|^==[0-9]*== *ERROR' "$log" |
 			sed 's/^/# /'
 		for a in "$dir/artifacts"/*; do
@@ -42,5 +40,5 @@ for t in "$@"; do
 		done
 	fi
 done
-echo "$passed passed, $failed failed"
+tap_summary
 [ $failed -eq 0 ]

@@ -17,14 +17,12 @@ NSDUMP=$obj/nsdump
 MK=$obj/mkblocks
 t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
-n=0
-fails=0
+. "$here/../tap.sh"
 US=$(printf '\037')	# between a case's terms
 
 # the case read last: its name, commands and terms
 run_case() {
 	[ -n "$cname" ] || return 0
-	n=$((n + 1))
 	if [ -n "$crun" ]; then
 		eval "$crun" </dev/null
 		rc=$?
@@ -38,12 +36,11 @@ run_case() {
 	for term; do
 		eval "$term" </dev/null && continue
 		printf '%s\n' "$term" | sed '1s/^/# false: /; 2,$s/^/#        /'
-		echo "not ok - cli: $cname"
-		fails=$((fails + 1))
+		not_ok "cli: $cname"
 		cname=
 		return
 	done
-	echo "ok - cli: $cname"
+	ok "cli: $cname"
 	cname=
 }
 
@@ -77,9 +74,8 @@ $line"
 }
 ifs=$IFS
 
-skip() {	# skip NAME WHY: a case that cannot run here
-	n=$((n + 1))
-	echo "ok - cli: $1 # SKIP $2"
+cli_skip() {	# cli_skip NAME WHY: a case that cannot run here
+	skip "cli: $1" "$2"
 }
 
 # jl FILE [EXPR]: FILE's lines all JSON objects (strictly), EXPR's value
@@ -192,7 +188,7 @@ if [ $blocked = 1 ]; then
 ? [ "$(grep -c ' captured, ' "$t/err")" -ge 2 ]
 END
 else
-	skip "SIGUSR1 during a blocked write" "nsdump never seen blocked on the pipe in 5 s"
+	cli_skip "SIGUSR1 during a blocked write" "nsdump never seen blocked on the pipe in 5 s"
 fi
 
 size=$(wc -c <"$t/ten.ns")
@@ -273,7 +269,7 @@ $NSDUMP -q -r "$t/full.ns" >/dev/null 2>"$t/err"
 ? [ "$(tail -1 "$t/err")" = "$want blocks captured, 0 dropped by kernel" ]
 END
 else
-	skip "-w onto a full tmpfs" "cannot mount a tmpfs here (not root, or no unshare -m)"
+	cli_skip "-w onto a full tmpfs" "cannot mount a tmpfs here (not root, or no unshare -m)"
 fi
 
 cases <<'END'
@@ -1328,4 +1324,4 @@ $NSDUMP -q -r "$t/v3.ns" >"$t/out" 2>/dev/null
 ? [ "$(row "$t/out" write | cut -d' ' -f1-2)" = "10 5.500" ]
 END
 
-exit $((fails > 0))
+exit $((failed > 0))

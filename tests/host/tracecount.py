@@ -10,32 +10,21 @@ values, the WRITER record's text (NUL padding and all).  Prints
 "lost": n, "trailer": {...}, "writer": "..."}.
 """
 import json
+import os
 import struct
 import sys
-import zlib
 
-DATA, TRAILER, WRITER = 5, 6, 64
+sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "vm"))
+from nstrace import DATA, TRAILER, WRITER, records  # noqa: E402
+
 ITEM_BLOCK, ITEM_LOSS, ITEM_CBLOCK = 1, 2, 5	# NSL_ITEM_*; a block is CBLOCK since ABI 4
-
-
-def records(data):
-    assert data[:8] == b"NSLTRACE", "magic"
-    off = 16
-    while off < len(data):
-        kind, length, crc, _ = struct.unpack_from("<IIII", data, off)
-        rec = bytearray(data[off:off + length])
-        rec[8:12] = b"\0\0\0\0"
-        assert zlib.crc32(rec) == crc, f"CRC of the record at {off}"
-        yield kind, data[off + 16:off + length]
-        off += length
-    assert off == len(data), "records end with the file"
 
 
 def main():
     data = open(sys.argv[1], "rb").read()
     out = {"blocks": 0, "kinds": [], "loss_items": 0, "lost": 0,
            "trailer": None, "writer": None}
-    for kind, payload in records(data):
+    for _, kind, payload in records(data):
         out["kinds"].append(kind)
         if kind == WRITER:
             out["writer"] = payload.decode()

@@ -2,28 +2,17 @@
 #
 # What every in-VM test script shares; source it first:
 #   . "${NS_REPO:?}/tests/vm/lib.sh"
-# TAP on stdout: tap <status> <description> (status 0 is a pass, like an
-# exit status), skip <description> <reason>, die <reason> (fails and
-# exits), and at the end `tap_finish` (prints the plan, exits 0 or 1).
+# TAP on stdout through tests/tap.sh: tap <status> <description> (status
+# 0 is a pass, like an exit status), skip <description> <reason>, and at
+# the end `tap_finish`; die <reason> fails and exits.
 set -u
 REPO=${NS_REPO:?}
 NSDUMP=${NS_NSDUMP:-$REPO/nsdump/nsdump}
 BENCH=$REPO/bench
 W=$(mktemp -d)
 
-n=0 failed=0
-tap() {
-	n=$((n + 1))
-	if [[ $1 == 0 ]]; then echo "ok $n - $2"; else
-		failed=$((failed + 1)); echo "not ok $n - $2"; fi
-}
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
-die() { echo "# $*"; tap 1 "$*"; echo "1..$n"; exit 1; }
-tap_finish() {
-	echo "1..$n"
-	((failed == 0))
-	exit $?
-}
+. "$REPO/tests/tap.sh"
+die() { echo "# $*"; not_ok "$*"; tap_plan; exit 1; }
 
 # ---- Analysis on the host
 # host_run [-o FILE] [-i] [NAME=value...] <command> [args...]: runs an

@@ -25,8 +25,8 @@ destination), --ifindex N, --flag NAME (must carry it).
 import argparse
 import struct
 import sys
-import zlib
 
+import nstrace
 import tap
 
 BLOCK_FMT = "=HHIQQQIIIHHHHBBBBIHHHHI16s16s"
@@ -49,31 +49,11 @@ BF = {"RETRANS": 1, "GSO": 2, "NOXMIT": 4, "TRUNC": 8, "LOOPBACK": 16,
       "RX": 32, "ABSORBED": 64, "RESENT": 128, "FORWARDED": 256,
       "COPY": 512, "COALESCED": 1024, "DEVTRUNC": 2048}
 AF = {2: 4, 10: 6}
-NSF_DATA = 5
 
 
 def items(path):
-    data = open(path, "rb").read()
-    if data[:8] != b"NSLTRACE":
-        raise SystemExit("%s: not a trace file" % path)
-    off = 16
-    while off + 16 <= len(data):
-        kind, ln, crc, _ = struct.unpack_from("=IIII", data, off)
-        if ln < 16 or off + ln > len(data):
-            raise SystemExit("%s: record at %d runs past the end" % (path, off))
-        rec = bytearray(data[off:off + ln])
-        rec[8:12] = b"\0\0\0\0"
-        if zlib.crc32(bytes(rec)) != crc:
-            raise SystemExit("%s: bad CRC in the record at %d" % (path, off))
-        if kind == NSF_DATA:
-            pos = off + 16
-            while pos + 8 <= off + ln:
-                ikind, size = struct.unpack_from("=HH", data, pos)
-                if size < 8 or pos + size > off + ln:
-                    raise SystemExit("%s: bad item at %d" % (path, pos))
-                yield ikind, data[pos:pos + size]
-                pos += size
-        off += ln
+    with open(path, "rb") as f:
+        yield from nstrace.items(f.read())
 
 
 # include/netslice.h: NSL_ITEM_CBLOCK (ABI 4), what files hold since format 2

@@ -26,9 +26,9 @@ import subprocess
 import sys
 import threading
 import time
-import zlib
 
 import nspath
+import nstrace
 from tap import check, failed
 
 DEV = os.environ.get("NSDUMP_DEV", "/dev/ns")
@@ -203,39 +203,32 @@ def nsfile(template, items, cnt, out):
     """An nsdump trace: @template's header records, then @items."""
     with open(template, "rb") as f:
         t = f.read()
-    off, head = 16, []
-    while off + 16 <= len(t):
-        kind, ln, crc, z = struct.unpack_from("=IIII", t, off)
-        rec = t[off:off + ln]
-        zc = zlib.crc32(rec[16:], zlib.crc32(rec[:8] + b"\0" * 8))
-        if zc != crc:
-            return "template record at %d: my CRC 0x%08x != 0x%08x" % (off, zc, crc)
-        if kind == 5:		# DATA: the items begin
-            break
-        head.append(rec)
-        off += ln
+    head = []
+    try:
+        for off, kind, payload in nstrace.records(t):
+            if kind == nstrace.DATA:	# the items begin
+                break
+            head.append(nstrace.record(kind, payload))
+    except nstrace.TraceError as e:
+        return "template: %s" % e
 
-    def record(kind, payload):
-        h = struct.pack("=IIII", kind, 16 + len(payload), 0, 0)
-        crc = zlib.crc32(payload, zlib.crc32(h))
-        return struct.pack("=IIII", kind, 16 + len(payload), crc, 0) + payload
-
-    out_b = [t[:16]] + head
+    out_b = [t[:nstrace.HEADER]] + head
     ndata, buf = 0, b""
     for it in items:
         if len(buf) + len(it) > 65536:
-            out_b.append(record(5, buf))
+            out_b.append(nstrace.record(nstrace.DATA, buf))
             ndata += 1
             buf = b""
         buf += it
     if buf:
-        out_b.append(record(5, buf))
+        out_b.append(nstrace.record(nstrace.DATA, buf))
         ndata += 1
     vals = [("blocks", cnt["block"]), ("lost", cnt["lost"]),
             ("loss_items", cnt["loss"]), ("data_records", ndata),
             ("event_records", cnt["event"])]
-    out_b.append(record(6, b"".join(struct.pack("=24sQ", n.encode(), v)
-                                    for n, v in vals)))
+    out_b.append(nstrace.record(nstrace.TRAILER,
+                                b"".join(struct.pack("=24sQ", n.encode(), v)
+                                         for n, v in vals)))
     with open(out, "wb") as f:
         f.write(b"".join(out_b))
     return None
