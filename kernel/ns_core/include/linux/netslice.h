@@ -150,7 +150,6 @@ void __nsl_dgram6(struct sk_buff *skb, struct sock *sk,
 		  const struct flowi6 *fl6);
 void __nsl_forward(struct sk_buff *skb);
 void __nsl_ext_reset(struct sk_buff *skb);
-bool __nsl_has_block(const struct sk_buff *skb);
 void __nsl_coalesced(struct sk_buff *skb);
 void nsl_ext_release(struct skb_ext *ext, void *blk);
 void nsl_ext_cow(const struct sk_buff *skb, void *new, void *old);
@@ -181,9 +180,6 @@ static __always_inline bool nsl_block_on(const struct sk_buff *skb)
  * call, at places -- a namespace crossing -- that cost far more).
  */
 #define NET_SLICE_EXT_RESET(skb)	__nsl_ext_reset(skb)
-/* Whether @skb carries a block (UDP then keeps its extensions). */
-#define NET_SLICE_HAS_BLOCK(skb)				\
-	(static_branch_unlikely(&nsl_active) && __nsl_has_block(skb))
 /* Whether NetSlice collects: guards a loop of hooks. */
 #define NET_SLICE_ON()			static_branch_unlikely(&nsl_active)
 /* A NAPI poll ends: unconditional, one per-CPU store per poll. */
@@ -220,13 +216,7 @@ static inline void __nsl_dgram6(struct sk_buff *skb, struct sock *sk,
 static inline void __nsl_forward(struct sk_buff *skb) {}
 static inline void __nsl_coalesced(struct sk_buff *skb) {}
 
-static inline bool __nsl_has_block(const struct sk_buff *skb)
-{
-	return false;
-}
-
 #define NET_SLICE_EXT_RESET(skb)	skb_ext_reset(skb)
-#define NET_SLICE_HAS_BLOCK(skb)	__nsl_has_block(skb)
 #define NET_SLICE_POLL_END()		do { } while (0)
 #define NET_SLICE_ON()			false
 
@@ -308,6 +298,8 @@ static __always_inline void nsl_gso_hook(struct sk_buff *orig,
 /* The skb that enters the driver: stops link and write, starts nic. */
 #define NET_SLICE_XMIT(skb, dev)	nsl_xmit_hook(skb, dev)
 #define NET_SLICE_GSO(orig, segs)	nsl_gso_hook(orig, segs)
+/* Whether @skb carries a block (UDP then keeps its extensions). */
+#define NET_SLICE_HAS_BLOCK(skb)	nsl_block_on(skb)
 /* The stack takes a received skb: stops rx-nic, starts rx-link. */
 #define NET_SLICE_RX(skb)		NSL_HOOK(__nsl_rx(skb))
 /* The same, where only an skb without a block is a driver's new one. */
@@ -331,11 +323,5 @@ static __always_inline void nsl_gso_hook(struct sk_buff *orig,
  * socket backlog's tail): freed next, it has no queue or copy of its own.
  */
 #define NET_SLICE_COALESCED(skb)	nsl_skb_hook(__nsl_coalesced, skb)
-
-#define NSC	NET_SLICE_CONF
-#define NSI	NET_SLICE_INIT
-#define NSS	NET_SLICE_START
-#define NST	NET_SLICE_STOP
-#define NSE	NET_SLICE_EXIT
 
 #endif /* _LINUX_NETSLICE_H */

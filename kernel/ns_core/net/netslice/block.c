@@ -323,12 +323,6 @@ void __nsl_ext_reset(struct sk_buff *skb)
 }
 EXPORT_SYMBOL_GPL(__nsl_ext_reset);
 
-bool __nsl_has_block(const struct sk_buff *skb)
-{
-	return skb_ext_exist(skb, SKB_EXT_NETSLICE);
-}
-EXPORT_SYMBOL_GPL(__nsl_has_block);
-
 /*
  * skb_ext_add() gave @skb a private copy (@new) of a shared extension
  * (@old, still held by others): the block now exists twice, and only one

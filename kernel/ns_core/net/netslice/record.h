@@ -26,12 +26,15 @@
 #define NSL_NOW		0
 
 /*
- * Opens @r at @now (NSL_NOW: the TSC read now), or in count mode at the
- * TSC read next to the counters.  Bookkeeping first: what follows the
- * time read is inside the interval.
+ * Opens @r at @now (NSL_NOW: the TSC read now), or in count mode (@nev,
+ * the block's nevents, not 0) at the TSC read next to the counters.
+ * Bookkeeping first: what follows the time read is inside the interval.
+ * @nev is passed, not read here, so that a caller that knows it is 0
+ * inlines a path without the counters' call: a leaf, with no registers
+ * to save.
  */
-static inline void nsl_rec_open(struct nsl_skb_block *b, struct nsl_record *r,
-				u64 now)
+static __always_inline void nsl_rec_open(struct nsl_skb_block *b,
+					 struct nsl_record *r, u64 now, u8 nev)
 {
 	bool first = !(r->flags & NSL_RF_MERGED);
 
@@ -41,8 +44,8 @@ static inline void nsl_rec_open(struct nsl_skb_block *b, struct nsl_record *r,
 	/* Saturates: a count too high only costs a search. */
 	if (b->open_cnt[r->region] != 0xff)
 		b->open_cnt[r->region]++;
-	if (b->blk.nevents)
-		now = nsl_counters_start(r, b->blk.nevents, b->gen);
+	if (nev)
+		now = nsl_counters_start(r, nev, b->gen);
 	else if (now == NSL_NOW)
 		now = nsl_now();
 	r->ticks -= now;
@@ -50,18 +53,19 @@ static inline void nsl_rec_open(struct nsl_skb_block *b, struct nsl_record *r,
 		r->start = now - b->blk.tsc0;
 }
 
-static inline void nsl_rec_end(struct nsl_skb_block *b, struct nsl_record *r,
-			       u64 now)
+/* Closes @r at @now; in count mode (@nev not 0) next to the counters. */
+static __always_inline void nsl_rec_end(struct nsl_skb_block *b,
+					struct nsl_record *r, u64 now, u8 nev)
 {
-	if (b->blk.nevents)
-		now = nsl_counters_stop(r, b->blk.nevents, b->gen);
+	if (nev)
+		now = nsl_counters_stop(r, nev, b->gen);
 	r->ticks += now;
 	r->flags &= ~NSL_RF_OPEN;
 	if (b->open_cnt[r->region])
 		b->open_cnt[r->region]--;
 	if (unlikely(r->cpu != raw_smp_processor_id())) {
 		r->flags |= NSL_RF_MIGRATED;
-		if (b->blk.nevents)
+		if (nev)
 			r->flags |= NSL_RF_INVALID;
 	}
 	if (b->nopen)
@@ -112,10 +116,21 @@ static inline struct nsl_record *nsl_start_rec(struct nsl_skb_block *b,
 static inline void nsl_start_block(struct nsl_skb_block *b, int region,
 				   u64 now)
 {
+	u8 nev = b->blk.nevents;
 	struct nsl_record *r = nsl_start_rec(b, region);
 
 	if (r)
-		nsl_rec_open(b, r, now);
+		nsl_rec_open(b, r, now, nev);
+}
+
+/* The same for a block in duration mode (nevents 0): no call. */
+static __always_inline void nsl_start_duration(struct nsl_skb_block *b,
+					       int region)
+{
+	struct nsl_record *r = nsl_start_rec(b, region);
+
+	if (r)
+		nsl_rec_open(b, r, NSL_NOW, 0);
 }
 
 /*
@@ -168,10 +183,21 @@ static inline void nsl_recount_open(struct nsl_skb_block *b)
 
 static inline void nsl_stop_block(struct nsl_skb_block *b, int region, u64 now)
 {
+	u8 nev = b->blk.nevents;
 	struct nsl_record *r = nsl_open_record(b, region);
 
 	if (r)
-		nsl_rec_end(b, r, now);
+		nsl_rec_end(b, r, now, nev);
+}
+
+/* The same for a block in duration mode (nevents 0): no call. */
+static __always_inline void nsl_stop_duration(struct nsl_skb_block *b,
+					      int region, u64 now)
+{
+	struct nsl_record *r = nsl_open_record(b, region);
+
+	if (r)
+		nsl_rec_end(b, r, now, 0);
 }
 
 #endif /* _NSL_RECORD_H */

@@ -385,7 +385,7 @@ static inline void nss_tsc_first(struct fake_ext *ext, int region)
 		return;
 	r = nsl_start_rec(b, region);
 	if (r)
-		nsl_rec_open(b, r, now);
+		nsl_rec_open(b, r, now, b->blk.nevents);
 }
 
 static void flush(const void *p, size_t len)
