@@ -16,6 +16,26 @@ int stress_npmu_types;
  */
 uint32_t stress_probe_pmu_type[2];
 int stress_nprobe_pmu_types;
+int stress_cycles = CYCLES_DEFAULT;
+
+/* NS_STRESS_CYCLES, if set: 0, or -1 with a line on stderr. */
+int stress_cycles_from_env(void)
+{
+	const char *s = getenv("NS_STRESS_CYCLES");
+	char *end;
+	long v;
+
+	if (!s)
+		return 0;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < 1 || v > 1000) {
+		fprintf(stderr, "stress: NS_STRESS_CYCLES=%s is not a count of 1..1000\n", s);
+		return -1;
+	}
+	stress_cycles = (int)v;
+	return 0;
+}
 
 uint64_t stress_now_ns(void)
 {

@@ -174,6 +174,8 @@ int main(int argc, char **argv)
 	sigaction(SIGUSR1, &sa, NULL);
 	stress_read_online_cpus();
 	stress_read_pmus();
+	if (stress_cycles_from_env())
+		return 2;
 	if (argc == 3 && !strcmp(argv[1], "run"))
 		return stress_cmd_run(argv[2]);
 	if (argc == 2 && !strcmp(argv[1], "capture"))

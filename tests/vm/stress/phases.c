@@ -372,7 +372,7 @@ long stress_read_all(int fd, struct stream *s, uint8_t *buf, bool *ok)
 }
 
 /*
- * At least CYCLES times under traffic: insmod (enable=0 every fourth time),
+ * stress_cycles times under traffic: insmod (enable=0 every fourth time),
  * open, collection on, read until a block arrives, close, rmmod.  With one
  * reader the stream of each open must be continuous from seq 0.
  */
@@ -392,7 +392,7 @@ static void phase_cycles(int kofd)
 
 	if (!buf || !s)
 		return;
-	for (c = 0; c < CYCLES; c++) {
+	for (c = 0; c < stress_cycles; c++) {
 		const char *params = c % 4 == 3 ? "enable=0" : "";
 
 		snprintf(what, sizeof(what), "cycle %d, insmod %s", c, params);
@@ -444,13 +444,13 @@ unload:
 	stress_note("cycles: took %.0f s, %.1f s of which waiting for blocks", stress_now_s() - start,
 		    wait_ns / 1e9);
 	phase_report("cycles", &st);
-	stress_tap(waits_ok == CYCLES,
+	stress_tap(waits_ok == (uint64_t)stress_cycles,
 		   "cycles: %d of %d opens read a sysinfo and then blocks, seqs continuous (%" PRIu64
-		   " blocks, %" PRIu64 " items in %" PRIu64 " reads)", (int)waits_ok, CYCLES,
+		   " blocks, %" PRIu64 " items in %" PRIu64 " reads)", (int)waits_ok, stress_cycles,
 		   blocks, items, reads);
-	stress_tap(acct_ok == CYCLES,
+	stress_tap(acct_ok == (uint64_t)stress_cycles,
 		   "cycles: items read + NSIOCGDROPS <= NSIOCGPACKETS, loss items <= drops, in %d of %d",
-		   (int)acct_ok, CYCLES);
+		   (int)acct_ok, stress_cycles);
 	stress_stats_add(&total, &st);
 	total_items += items;
 	total_reads += reads;
@@ -514,7 +514,7 @@ static void figures(void)
 		    total.n[OP_OPEN][0], stress_calls(&total, OP_CLOSE));
 	stress_note("figures: module loaded %" PRIu64 " times and unloaded %" PRIu64
 		    " times (%d load/capture/unload cycles; insmod tried %" PRIu64 ", rmmod %" PRIu64 ")",
-		    total.n[OP_INSMOD][0], total.n[OP_RMMOD][0], CYCLES,
+		    total.n[OP_INSMOD][0], total.n[OP_RMMOD][0], stress_cycles,
 		    stress_calls(&total, OP_INSMOD), stress_calls(&total, OP_RMMOD));
 	for (op = 0; op < OP_MAX; op++)
 		if (stress_calls(&total, op))

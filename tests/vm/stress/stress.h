@@ -20,7 +20,7 @@
  *  racing  threads each open /dev/ns, use it (ioctls, reads, polls, write,
  *          mmap, lseek), close it, while that process unloads and reloads
  *          the module whenever nobody holds it.
- *  cycles  at least 100 times: insmod, open, NSIOCSSTATE on, read until a
+ *  cycles  100 times (NS_STRESS_CYCLES): insmod, open, NSIOCSSTATE on, read until a
  *          block comes, close, rmmod; every step must succeed.
  *
  * Every answer must be one the code allows for that call with those
@@ -124,7 +124,13 @@
 #define MODNAME		"netslice"
 #define SLOT		sizeof(struct nsl_block)	/* largest item */
 #define MAXCPUS		256
-#define CYCLES		100		/* load/capture/unload, at least */
+/*
+ * Load/capture/unload cycles: NS_STRESS_CYCLES (1..1000), else 100.  On
+ * the debug kernel t_stress.sh asks for fewer: KASAN and kmemleak make a
+ * cycle take five seconds there, most of them in rmmod.
+ */
+#define CYCLES_DEFAULT	100
+extern int stress_cycles;
 #define READ_BYTES	(64 * 1024)
 
 /* Seconds each phase should take, whatever the kernel's speed. */
@@ -327,6 +333,7 @@ extern uint32_t stress_probe_pmu_type[2];
 extern int stress_nprobe_pmu_types;
 uint64_t stress_now_ns(void);
 double stress_now_s(void);
+int stress_cycles_from_env(void);
 uint64_t stress_rnd(uint64_t *s);
 uint64_t stress_below(uint64_t *s, uint64_t n);
 bool stress_chance(uint64_t *s, unsigned int pct);
