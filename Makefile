@@ -18,12 +18,12 @@ DEB_PKGS := make gcc libc6-dev gcc-multilib patch perl python3 xz-utils \
 	linux-source-6.12 flex bison bc libelf-dev libssl-dev ccache cpio kmod \
 	qemu-system-x86 busybox-static util-linux coreutils \
 	iproute2 iputils-ping iperf3 tcpdump ethtool libpfm4-dev \
-	libjson-c-dev zlib1g-dev libpcap-dev man-db groff-base \
+	libjson-c-dev zlib1g-dev libisal-dev libpcap-dev man-db groff-base \
 	clang-14 libclang-rt-14-dev
 # What `make` alone (nsdump and the bench programs) needs.  nsdump builds
 # without libpfm4-dev too (no -e, no -L): it is installed for the full tool.
 # libpcap compiles the pcap-filter expressions.
-TOOL_PKGS := make gcc libc6-dev libpfm4-dev libjson-c-dev zlib1g-dev libpcap-dev
+TOOL_PKGS := make gcc libc6-dev libpfm4-dev libjson-c-dev zlib1g-dev libisal-dev libpcap-dev
 # What the host tests add: the -m32 ABI test, python3 to parse --json
 # output, man-db and groff to check the man page, clang and its libFuzzer
 # for the fuzz targets' short fixed-seed runs (make -C tests/fuzz smoke).
@@ -69,7 +69,7 @@ help:
 	@echo '                     stock kernel first; BENCH_ARGS="-R 5 -N 10000 -t 10";'
 	@echo '                     then where III'"'"'s cost goes, stage by stage, in one'
 	@echo '                     boot (bench/sameboot.sh -L); LADDER_ROUNDS=5, 0: none'
-	@echo 'make insnprof        every instruction of lat_tcp'"'"'s round trip counted'
+	@echo 'make insnprof        every instruction of a round trip and a MiB counted, per function'
 	@echo '                     in the VM (QEMU plugin), per configuration and'
 	@echo '                     per function; INSN_ARGS="-R 3 -N 2000"'
 	@echo 'make hotpath         NSS/NST timed natively on this CPU (record.h in user'
@@ -150,12 +150,14 @@ clean:
 distclean: clean
 	rm -rf build
 
-# Every guest instruction of lat_tcp's round trips counted by a QEMU TCG
-# plugin (bench/insn/insncount.so; TCG with thread=single, so the counts
-# are exact), per configuration and per function (bench/insnprof.sh in
-# the VM, bench/insnprof.py on the host).  INSN_ARGS="-R 3 -N 2000".
+# Every guest instruction of lat_tcp's round trips and tcp_stream's bulk
+# counted by a QEMU TCG plugin (bench/insn/insncount.so; TCG with
+# thread=single, so the counts are exact), per configuration and per
+# function (bench/insnprof.sh in the VM, bench/insnprof.py on the host).
+# INSN_ARGS: insnprof.sh's options; INSN_DIFF="A B": one comparison.
 .PHONY: insnprof
-INSN_ARGS ?= -R 3 -N 2000
+INSN_ARGS ?= -R 3 -N 2000 -T 2 -w 'lat_tcp tcp_stream'
+INSN_DIFF ?=
 insnprof: deps kernel all
 	@if [ -f $(MODULE_DIR)/Kbuild ]; then $(MAKE) -s module || exit 1; fi
 	@rm -rf build/insnprof && mkdir -p build/insnprof/scratch/insn
@@ -164,6 +166,7 @@ insnprof: deps kernel all
 		tests/vm/run-vm.sh "$(CURDIR)/bench/insnprof.sh $(INSN_ARGS)" \
 		>build/insnprof/run.out
 	@bench/insnprof.py build/insnprof/scratch/insn --json build/insnprof/insnprof.json \
+		$(if $(INSN_DIFF),--diff $(INSN_DIFF)) --budget bench/insn/budget \
 		| tee build/insnprof/insnprof.txt
 
 .PHONY: hotpath
@@ -183,6 +186,9 @@ ifneq ($(LADDER_ROUNDS),0)
 		>build/bench/ladder.out
 	@grep -v '^# ' build/bench/ladder.out | tee build/bench/ladder.txt
 endif
+	@echo
+	@echo "Every instruction counted, per configuration and per function (make insnprof)"
+	@$(MAKE) -s --no-print-directory insnprof
 
 # Coverage-guided fuzzing (tests/fuzz/Makefile); `make check` replays the
 # corpus it keeps without clang.  clang's runtime holds libFuzzer.

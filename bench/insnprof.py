@@ -8,7 +8,11 @@ snapshots at its begin and end, its units of work) and the snapshots
 (one line per translated block: vaddr, its instructions, how often it
 ran).  A window's instructions are the blocks' executions between its two
 snapshots times their lengths, summed per function (the symbol at or
-below the block's first address; user space as one bucket).  Rounds of a
+below the block's first address).  In user space, nsdump runs without
+address randomisation and maps.nsdump holds its map: its code and that
+of the libraries it loaded are named "file:function" (the symbols nm
+finds in each file, the guest's root being the host's); the rest of user
+space (the workload, the shell) is one bucket.  Rounds of a
 configuration are exact counts that differ only by what else the guest
 ran (timers, the RCU): the median round is shown.
 
@@ -25,6 +29,7 @@ import bisect
 import json
 import os
 import statistics
+import subprocess
 import sys
 
 KERNEL_START = 0xffff800000000000
@@ -48,6 +53,47 @@ def load_kallsyms(path):
     return [addrs[i] for i in order], [names[i] for i in order]
 
 
+class UserMap:
+    """nsdump's executable mappings, each with its file's symbols."""
+
+    def __init__(self, path):
+        self.maps = []		# (start, end, bias, name, addrs, names)
+        if not os.path.exists(path):
+            return
+        with open(path) as f:
+            for line in f:
+                parts = line.split()
+                if len(parts) < 6 or "x" not in parts[1] or not parts[5].startswith("/"):
+                    continue
+                start, end = (int(x, 16) for x in parts[0].split("-"))
+                bias = start - int(parts[2], 16)
+                addrs, names = self.symbols(parts[5])
+                self.maps.append((start, end, bias, os.path.basename(parts[5]), addrs, names))
+
+    @staticmethod
+    def symbols(path):
+        syms = {}
+        for dyn in ([], ["-D"]):
+            try:
+                out = subprocess.run(["nm", "--defined-only"] + dyn + [path],
+                                     capture_output=True, text=True).stdout
+            except OSError:
+                return [], []
+            for line in out.splitlines():
+                p = line.split()
+                if len(p) == 3 and p[1] in "tTwWiI":
+                    syms.setdefault(int(p[0], 16), p[2].split("@")[0])
+        order = sorted(syms)
+        return order, [syms[a] for a in order]
+
+    def name(self, vaddr):
+        for start, end, bias, fname, addrs, names in self.maps:
+            if start <= vaddr < end:
+                i = bisect.bisect_right(addrs, vaddr - bias) - 1
+                return "%s:%s" % (fname, names[i] if i >= 0 else "?")
+        return "(user space)"
+
+
 def load_snapshot(path):
     snap = {}
     with open(path) as f:
@@ -63,6 +109,8 @@ class Profile:
     def __init__(self, dirname):
         self.dir = dirname
         self.syms = load_kallsyms(os.path.join(dirname, "kallsyms"))
+        self.user = UserMap(os.path.join(dirname, "maps.nsdump"))
+        self.user_names = {}
         self.snaps = {}
         # (workload, config) -> [(units, {function: insns})]
         self.windows = {}
@@ -87,7 +135,9 @@ class Profile:
                 continue
             vaddr, insns = key
             if vaddr < KERNEL_START:
-                fn = "(user space)"
+                fn = self.user_names.get(vaddr)
+                if fn is None:
+                    fn = self.user_names[vaddr] = self.user.name(vaddr)
             else:
                 i = bisect.bisect_right(addrs, vaddr) - 1
                 fn = names[i] if i >= 0 else "(unknown kernel)"

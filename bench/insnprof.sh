@@ -124,12 +124,15 @@ window() {
 		sleep 0.05
 	done
 	if [[ $stage != - ]]; then
-		"$NSDUMP" -q -w "$W/t.nst" "$@" 2>"$W/nsdump.err" &
+		# At fixed addresses (no ASLR), so that its map names its
+		# functions in every window: insnprof.py reads maps.nsdump.
+		setarch -R "$NSDUMP" -q -w "$W/t.nst" "$@" 2>"$W/nsdump.err" &
 		nsd=$!
 		while [[ ! -s $W/t.nst ]]; do
 			kill -0 $nsd 2>/dev/null || { cat "$W/nsdump.err" >&2; die "nsdump"; }
 			sleep 0.05
 		done
+		cat "/proc/$nsd/maps" >"$INSN_DIR/maps.nsdump"
 		sleep 0.5	# the calibration a capture's start triggers
 	fi
 	client "$(cat "$pf")"
