@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Just enough TAP: "ok N - name" / "not ok N - name" and a tally. */
+/* tests/tap.h, and the host tests' comparisons of values. */
 #ifndef _NS_TAP_H
 #define _NS_TAP_H
 
@@ -8,12 +8,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "../tapterm.h"
-
-extern int tap_passed, tap_failed;
-
-__attribute__((format(printf, 2, 3)))
-bool tap_ok(bool cond, const char *fmt, ...);
+#include "../tap.h"
 
 /* Exact unsigned equality, naming both values on failure. */
 #define TAP_EQ(got, want, ...) ({					\

@@ -36,29 +36,15 @@
 
 #include "netslice.h"
 #include "source/decode.h"	/* nsdump's: the compact blocks */
-#include "../tapterm.h"
+#define TAP_IMPLEMENT
+#include "../tap.h"
 
 #define DEV		"/dev/ns"
 #define BIG_READ	(1 << 20)
 #define PAGE		4096	/* the smallest ring */
 #define BLOCK		sizeof(struct nsl_block)
 
-static int ntests, nfailed;
-
-static void tap(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	ntests++;
-	if (!ok)
-		nfailed++;
-	printf("%sok %d - ", ok ? "" : "not ", ntests);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-}
+#define tap(ok, ...)	tap_ok(ok, __VA_ARGS__)
 
 /* @ret/@err are what the call returned; it must have failed with @want. */
 static void expect_errno(long ret, int err, int want, const char *what)
@@ -846,8 +832,7 @@ static int check(void)
 	close(fd);
 	check_mapper_dies();
 out:
-	printf("1..%d\n", ntests);
-	return nfailed ? 1 : 0;
+	return tap_finish();
 }
 
 int main(int argc, char **argv)

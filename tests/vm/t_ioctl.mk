@@ -12,6 +12,7 @@ CFLAGS += -Wall -Wextra -I$(REPO)/include -I$(REPO)/nsdump
 all: $(OUT)/ioctl_test
 
 $(OUT)/ioctl_test: $(REPO)/tests/vm/ioctl_test.c $(REPO)/include/netslice.h \
+		$(REPO)/tests/tap.h $(REPO)/tests/tapterm.h \
 		$(DECODE_DIR)/decode.c $(DECODE_DIR)/decode.h
 	mkdir -p $(OUT)
 	$(CC) $(CFLAGS) -o $@ $< $(DECODE_DIR)/decode.c

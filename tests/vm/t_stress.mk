@@ -14,7 +14,7 @@ STRESS_SRC := $(wildcard $(REPO)/tests/vm/stress/*.c)
 all: $(OUT)/stress
 
 $(OUT)/stress: $(STRESS_SRC) $(REPO)/tests/vm/stress/stress.h \
-		$(REPO)/tests/tapterm.h $(REPO)/include/netslice.h \
+		$(REPO)/tests/tap.h $(REPO)/tests/tapterm.h $(REPO)/include/netslice.h \
 		$(DECODE_DIR)/decode.c $(DECODE_DIR)/decode.h
 	mkdir -p $(OUT)
 	$(CC) $(CFLAGS) -o $@ $(STRESS_SRC) $(DECODE_DIR)/decode.c

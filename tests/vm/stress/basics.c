@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* stress: small things */
+#define TAP_IMPLEMENT
 #include "stress.h"
 
 long stress_page;
@@ -69,21 +70,6 @@ bool stress_chance(uint64_t *s, unsigned int pct)
 	return stress_below(s, 100) < pct;
 }
 
-int stress_ntests, stress_nfailed;
-
-/* Only the main thread calls stress_tap(). */
-void stress_tap(bool ok, const char *fmt, ...)
-{
-	char prefix[32];
-	va_list ap;
-
-	stress_ntests++;
-	stress_nfailed += !ok;
-	snprintf(prefix, sizeof(prefix), "%sok %d - ", ok ? "" : "not ", stress_ntests);
-	va_start(ap, fmt);
-	stress_vline(prefix, fmt, ap);
-	va_end(ap);
-}
 
 void stress_note(const char *fmt, ...)
 {

@@ -85,12 +85,12 @@ static int cmd_capture(void)
 		return 1;
 	/* nothing in flight, then a fresh open: its counters start at 0 */
 	fd = open_quiet(buf);
-	stress_tap(fd >= 0, "capture: " DEV " quiet with collection off");
+	tap_ok(fd >= 0, "capture: " DEV " quiet with collection off");
 	if (fd < 0)
 		return 1;
 	close(fd);
 	fd = open(DEV, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	stress_tap(fd >= 0, "capture: open " DEV);
+	tap_ok(fd >= 0, "capture: open " DEV);
 	if (fd < 0)
 		return 1;
 	ioctl(fd, NSIOCGINFO, &stress_info);
@@ -105,11 +105,11 @@ static int cmd_capture(void)
 	}
 	/* a small ring, so that some blocks are dropped and marked */
 	rb.bytes = 32 * SLOT;
-	stress_tap(!ioctl(fd, NSIOCSRCVBUF, &rb), "capture: a ring of 32 blocks per CPU");
-	stress_tap(!ioctl(fd, NSIOCSSTATE, &on), "capture: collection on");
+	tap_ok(!ioctl(fd, NSIOCSRCVBUF, &rb), "capture: a ring of 32 blocks per CPU");
+	tap_ok(!ioctl(fd, NSIOCSSTATE, &on), "capture: collection on");
 
 	t = stress_traffic_start(1 << 20);
-	stress_tap(t != NULL, "capture: traffic started, 1 MiB a flow");
+	tap_ok(t != NULL, "capture: traffic started, 1 MiB a flow");
 	if (!t)
 		return 1;
 	/* read while the sources run: the last one done ends the loop */
@@ -133,34 +133,33 @@ static int cmd_capture(void)
 			break;
 	}
 	stress_traffic_finish(t, true);
-	stress_tap(!ioctl(fd, NSIOCSSTATE, &off), "capture: collection off");
+	tap_ok(!ioctl(fd, NSIOCSSTATE, &off), "capture: collection off");
 	quiet = settle(fd, s, buf, &ok);
-	stress_tap(quiet, "capture: the stream went quiet");
-	stress_tap(TAP_IS(!ioctl(fd, NSIOCGDROPS, &drops)) &&
+	tap_ok(quiet, "capture: the stream went quiet");
+	tap_ok(TAP_IS(!ioctl(fd, NSIOCGDROPS, &drops)) &&
 		   TAP_IS(!ioctl(fd, NSIOCGPACKETS, &packets)),
 		   "capture: NSIOCGDROPS, NSIOCGPACKETS");
 	e1 = emitted_now(fd);
-	stress_tap(TAP_IS(ok) && TAP_IS(s->sysinfos == 1),
+	tap_ok(TAP_IS(ok) && TAP_IS(s->sysinfos == 1),
 		   "capture: %" PRIu64 " reads of whole items, one sysinfo first, seqs continuous per CPU%s%s",
 		   s->reads, s->bad[0] ? ": " : "", s->bad);
-	stress_tap(packets.count == s->items + drops.count,
+	tap_ok(packets.count == s->items + drops.count,
 		   "capture: packets %llu == items read %" PRIu64 " (%" PRIu64 " blocks, %" PRIu64
 		   " event records) + dropped %llu",
 		   (unsigned long long)packets.count, s->items, s->blocks, s->events,
 		   (unsigned long long)drops.count);
-	stress_tap(drops.count == s->lost,
+	tap_ok(drops.count == s->lost,
 		   "capture: dropped %llu == lost in %" PRIu64 " loss items %" PRIu64,
 		   (unsigned long long)drops.count, s->losses, s->lost);
-	stress_tap(e1 - e0 == packets.count,
+	tap_ok(e1 - e0 == packets.count,
 		   "capture: the core emitted %" PRIu64 " since the open == packets %llu",
 		   e1 - e0, (unsigned long long)packets.count);
-	stress_tap(TAP_IS(s->nic_blocks > 0) && TAP_IS(s->lo_blocks > 0) &&
+	tap_ok(TAP_IS(s->nic_blocks > 0) && TAP_IS(s->lo_blocks > 0) &&
 		   TAP_IS(s->rx_blocks > 0),
 		   "capture: blocks through the NIC (%" PRIu64 "), over loopback (%" PRIu64
 		   "), received (%" PRIu64 ")", s->nic_blocks, s->lo_blocks, s->rx_blocks);
 	close(fd);
-	printf("1..%d\n", stress_ntests);
-	return stress_nfailed ? 1 : 0;
+	return tap_finish();
 }
 
 int main(int argc, char **argv)
@@ -168,6 +167,7 @@ int main(int argc, char **argv)
 	struct sigaction sa = { .sa_handler = stress_on_signal };
 
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+	tap_vline = stress_vline;	/* whole lines, whatever thread says one */
 	stress_page = sysconf(_SC_PAGESIZE);
 	signal(SIGPIPE, SIG_IGN);
 	/* no SA_RESTART: a reader asleep in read() returns EINTR */

@@ -15,7 +15,7 @@ static void phase_report(const char *phase, const struct stats *st)
 
 		if (!n)
 			continue;
-		stress_tap(st->bad[op] == 0,
+		tap_ok(st->bad[op] == 0,
 			   "%s: %s: %" PRIu64 " answers, %s (allowed {%s}); mean %.0f us, longest %.0f us",
 			   phase, stress_op_name[op], n,
 			   st->bad[op] ? "some the code does not allow" : "each one the code allows",
@@ -227,7 +227,7 @@ static void phase_finish(struct phase *ph)
 {
 	stress_note("%s: took %.0f s", ph->name, stress_now_s() - ph->start);
 	phase_report(ph->name, &ph->st);
-	stress_tap(ph->st.harness == 0, "%s: the workers ran as set up (capabilities, unmapped pages)",
+	tap_ok(ph->st.harness == 0, "%s: the workers ran as set up (capabilities, unmapped pages)",
 		   ph->name);
 	stress_note("%s: %" PRIu64 " reads returned %" PRIu64 " bytes: %" PRIu64
 		    " blocks, %" PRIu64 " event records, %" PRIu64 " loss items",
@@ -271,7 +271,7 @@ static void phase_pinned(int fd, int kofd, const struct speed *sp)
 				       /* readers read till the others are done */
 				       plan[i].role == ROLE_IOCTL ? n_ioctl :
 				       plan[i].role == ROLE_READ ? UINT64_MAX : n_cheap, i + 1)) {
-			stress_tap(false, "pinned: worker set-up: %s", strerror(errno));
+			tap_ok(false, "pinned: worker set-up: %s", strerror(errno));
 			return;
 		}
 	stress_worker_init(&main_w, &ph, ROLE_IOCTL, CAPS_ALL, 0, 99);
@@ -293,13 +293,13 @@ static void phase_pinned(int fd, int kofd, const struct speed *sp)
 	if (ld)
 		stress_loader_stop(ld, &ph.st);
 	else
-		stress_tap(false, "pinned: loader process started");
+		tap_ok(false, "pinned: loader process started");
 
 	phase_collect(&ph, ws, NW);
 	stress_stats_add(&ph.st, &main_w.st);
 	for (i = 0; i < NW; i++)
 		ph.sysinfos += ws[i].s.sysinfos;
-	stress_tap(TAP_IS(ph.reads > 0) && TAP_IS(ph.sysinfos == 1),
+	tap_ok(TAP_IS(ph.reads > 0) && TAP_IS(ph.sysinfos == 1),
 		   "pinned: the one stream has exactly one sysinfo item, at the start of a read (%" PRIu64 " in %" PRIu64 " reads)",
 		   ph.sysinfos, ph.reads);
 	CHECKED(&ph.st, OP_CLOSE, OK, "close", close(fd));
@@ -334,7 +334,7 @@ static void phase_racing(int kofd, const struct speed *sp)
 	ph.deadline = ph.start + 1.5 * RACING_S;
 	for (i = 0; i < NW; i++)
 		if (stress_worker_init(&ws[i], &ph, ROLE_RACER, plan[i], n, 100 + i)) {
-			stress_tap(false, "racing: worker set-up: %s", strerror(errno));
+			tap_ok(false, "racing: worker set-up: %s", strerror(errno));
 			return;
 		}
 	stress_note("racing: %d threads, %" PRIu64 " rounds of open, use, close each", NW, n);
@@ -347,7 +347,7 @@ static void phase_racing(int kofd, const struct speed *sp)
 	if (ld)
 		stress_loader_stop(ld, &ph.st);
 	else
-		stress_tap(false, "racing: loader process started");
+		tap_ok(false, "racing: loader process started");
 	phase_collect(&ph, ws, NW);
 	phase_finish(&ph);
 	for (i = 0; i < NW; i++)
@@ -444,11 +444,11 @@ unload:
 	stress_note("cycles: took %.0f s, %.1f s of which waiting for blocks", stress_now_s() - start,
 		    wait_ns / 1e9);
 	phase_report("cycles", &st);
-	stress_tap(waits_ok == (uint64_t)stress_cycles,
+	tap_ok(waits_ok == (uint64_t)stress_cycles,
 		   "cycles: %d of %d opens read a sysinfo and then blocks, seqs continuous (%" PRIu64
 		   " blocks, %" PRIu64 " items in %" PRIu64 " reads)", (int)waits_ok, stress_cycles,
 		   blocks, items, reads);
-	stress_tap(acct_ok == (uint64_t)stress_cycles,
+	tap_ok(acct_ok == (uint64_t)stress_cycles,
 		   "cycles: items read + NSIOCGDROPS <= NSIOCGPACKETS, loss items <= drops, in %d of %d",
 		   (int)acct_ok, stress_cycles);
 	stress_stats_add(&total, &st);
@@ -532,20 +532,20 @@ int stress_cmd_run(const char *ko)
 	long ret;
 
 	kofd = open(ko, O_RDONLY | O_CLOEXEC);
-	stress_tap(kofd >= 0, "module %s readable", ko);
+	tap_ok(kofd >= 0, "module %s readable", ko);
 	if (kofd < 0)
 		return 1;
 	if (stress_module_loaded())
-		stress_tap(stress_rmmod() == 0, "an earlier " MODNAME " unloaded");
+		tap_ok(stress_rmmod() == 0, "an earlier " MODNAME " unloaded");
 	ret = stress_insmod(kofd, "");
-	stress_tap(ret == 0, "insmod %s%s%s", ko, ret ? ": " : "", ret ? strerror(errno) : "");
+	tap_ok(ret == 0, "insmod %s%s%s", ko, ret ? ": " : "", ret ? strerror(errno) : "");
 	fd = open(DEV, O_RDONLY | O_CLOEXEC);
-	stress_tap(fd >= 0, "open " DEV " right after insmod%s%s", fd < 0 ? ": " : "",
+	tap_ok(fd >= 0, "open " DEV " right after insmod%s%s", fd < 0 ? ": " : "",
 		   fd < 0 ? strerror(errno) : "");
 	if (ret || fd < 0)
 		return 1;
 	ret = ioctl(fd, NSIOCGINFO, &stress_info);
-	stress_tap(TAP_IS(!ret) && TAP_IS(stress_info.abi_version == NSL_ABI_VERSION) &&
+	tap_ok(TAP_IS(!ret) && TAP_IS(stress_info.abi_version == NSL_ABI_VERSION) &&
 		   TAP_IS(stress_info.block_size == SLOT) && TAP_IS(stress_info.ncpus <= MAXCPUS) &&
 		   TAP_IS(stress_info.ring_max >= K_RING_MIN),
 		   "NSIOCGINFO: abi %u, block %u bytes, %u CPUs, ring_max %llu",
@@ -557,18 +557,17 @@ int stress_cmd_run(const char *ko)
 		    stress_cpu_pmu ? "yes" : "no (hardware events: ENODEV)", stress_npmu_types);
 
 	t = stress_traffic_start(0);
-	stress_tap(t != NULL, "traffic through the NIC and over loopback started");
+	tap_ok(t != NULL, "traffic through the NIC and over loopback started");
 	if (!t)
 		return 1;
 	measure_speed(&fd, &sp);
 	phase_pinned(fd, kofd, &sp);
 	phase_racing(kofd, &sp);
 	if (stress_module_loaded())
-		stress_tap(stress_rmmod() == 0, "racing: the module unloads once nobody holds it");
+		tap_ok(stress_rmmod() == 0, "racing: the module unloads once nobody holds it");
 	phase_cycles(kofd);
 	stress_traffic_finish(t, true);
 	figures();
 	close(kofd);
-	printf("1..%d\n", stress_ntests);
-	return stress_nfailed ? 1 : 0;
+	return tap_finish();
 }

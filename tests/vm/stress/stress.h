@@ -118,7 +118,7 @@
 
 /* A failed term's name is one whole line among the other threads' */
 #define TAP_SAY(fmt, ...) stress_say(fmt, __VA_ARGS__)
-#include "../../tapterm.h"
+#include "../../tap.h"
 
 #define DEV		"/dev/ns"
 #define MODNAME		"netslice"
@@ -337,8 +337,6 @@ int stress_cycles_from_env(void);
 uint64_t stress_rnd(uint64_t *s);
 uint64_t stress_below(uint64_t *s, uint64_t n);
 bool stress_chance(uint64_t *s, unsigned int pct);
-extern int stress_ntests, stress_nfailed;
-void stress_tap(bool ok, const char *fmt, ...);
 void stress_note(const char *fmt, ...);
 void stress_read_online_cpus(void);
 void stress_read_pmus(void);

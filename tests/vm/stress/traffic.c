@@ -272,7 +272,7 @@ void stress_traffic_finish(struct traffic *t, bool check)
 		exited = WIFEXITED(t->source_status[i]) && WIFEXITED(t->sink_status[i]) &&
 			 !WEXITSTATUS(t->source_status[i]) && !WEXITSTATUS(t->sink_status[i]);
 		if (d->type == SOCK_STREAM)
-			stress_tap(TAP_IS(exited) && TAP_IS(!f->error[0]) &&
+			tap_ok(TAP_IS(exited) && TAP_IS(!f->error[0]) &&
 				   TAP_IS(f->sent > 0) &&
 				   TAP_IS(f->sent == f->received),
 				   "traffic: %s went on undisturbed: %" PRIu64
@@ -281,7 +281,7 @@ void stress_traffic_finish(struct traffic *t, bool check)
 				   t->source_status[i], t->sink_status[i],
 				   f->error[0] ? "; " : "", f->error);
 		else
-			stress_tap(TAP_IS(exited) && TAP_IS(!f->error[0]) &&
+			tap_ok(TAP_IS(exited) && TAP_IS(!f->error[0]) &&
 				   TAP_IS(f->received > 0) &&
 				   TAP_IS(f->received <= f->sent),
 				   "traffic: %s: %" PRIu64 " datagrams sent, %" PRIu64

@@ -25,6 +25,8 @@
 
 #include "shim.h"
 #include "../../net/netslice/record.h"
+#define TAP_IMPLEMENT
+#include "../../../../tests/tap.h"
 
 int shim_cpu;
 struct static_key_false nsl_active = { 1 };
@@ -42,14 +44,7 @@ u64 nsl_counters_stop(struct nsl_record *r, u8 nevents, u32 gen)
 
 /* ---- the semantics ---- */
 
-static int ntests, nfailed;
-
-static void tap(int ok, const char *what)
-{
-	ntests++;
-	nfailed += !ok;
-	printf("%sok %d - %s\n", ok ? "" : "not ", ntests, what);
-}
+#define tap(ok, what)	tap_ok(ok, "%s", what)
 
 /* EXPECT_EQ(a, b): names both terms and their values when they differ. */
 static int expect_failed;
@@ -334,8 +329,7 @@ static int run_tests(void)
 	test_open_counts(b);
 	test_random(b, 200000);
 	free(b);
-	printf("1..%d\n%d passed, %d failed\n", ntests, ntests - nfailed, nfailed);
-	return nfailed ? 1 : 0;
+	return tap_finish();
 }
 
 /* ---- native timing ---- */

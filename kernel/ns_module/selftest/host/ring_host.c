@@ -7,15 +7,10 @@
  */
 #define DEBUG
 #include "../../ring.c"
+#define TAP_IMPLEMENT
+#include "../../../../tests/tap.h"
 
-static int ntests, nfailed;
-
-static void tap(int ok, const char *what)
-{
-	ntests++;
-	nfailed += !ok;
-	printf("%sok %d - %s\n", ok ? "" : "not ", ntests, what);
-}
+#define tap(ok, what)	tap_ok(ok, "%s", what)
 
 /*
  * What a mapper does: take the items from tail to head (at most @max),
@@ -108,7 +103,5 @@ int main(void)
 	tap(nslm_ring_selftest(), "ring self-tests");
 	tap(fuzz(2000000),
 	    "2M random offers/reads/mapped takes/resizes/resets stay balanced");
-	printf("1..%d\n%d passed, %d failed\n", ntests, ntests - nfailed,
-	       nfailed);
-	return nfailed ? 1 : 0;
+	return tap_finish();
 }
