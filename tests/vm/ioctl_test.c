@@ -35,7 +35,7 @@
 #include <linux/perf_event.h>
 
 #include "netslice.h"
-#include "source/decode.h"	/* nsdump's: the compact blocks */
+#include "itemstream.h"
 #define TAP_IMPLEMENT
 #include "../tap.h"
 
@@ -117,120 +117,8 @@ static int traffic(int nmsg, size_t size, int secs)
 
 /* ------------------------------------------------------ stream check */
 
-/* Everything read since open(): per-CPU seqs must be continuous. */
-struct stream {
-	uint32_t ncpus;
-	uint64_t *next_seq;
-	uint64_t items;		/* blocks and event records */
-	uint64_t blocks, events, losses, lost, bytes, sysinfos;
-	char bad[256];		/* first problem found */
-};
-
-static void stream_bad(struct stream *s, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (s->bad[0])
-		return;
-	va_start(ap, fmt);
-	vsnprintf(s->bad, sizeof(s->bad), fmt, ap);
-	va_end(ap);
-}
-
-static void stream_feed(struct stream *s, const char *buf, size_t n)
-{
-	const struct nsl_item_hdr *hdr;
-	const struct nsl_event_rec *ev;
-	const struct nsl_sysinfo *si;
-	const struct nsl_block *blk;
-	const struct nsl_loss *loss;
-	enum ns_decode_error err;
-	struct ns_item it;
-	size_t off = 0;
-	char why[128];
-
-	while (off < n) {
-		hdr = (const void *)(buf + off);
-		if (n - off < sizeof(*hdr) || hdr->size < sizeof(*hdr) ||
-		    hdr->size % 8 || hdr->size > n - off) {
-			stream_bad(s, "item at %zu of %zu: bad size", off, n);
-			return;
-		}
-		if (hdr->cpu >= s->ncpus) {
-			stream_bad(s, "item cpu %u >= ncpus", hdr->cpu);
-			return;
-		}
-		switch (hdr->kind) {
-		case NSL_ITEM_SYSINFO:
-			si = (const void *)hdr;
-			if (s->bytes + off || s->sysinfos++)
-				stream_bad(s, "sysinfo not first, or twice");
-			if (hdr->size != sizeof(*si) ||
-			    si->byte_order != NSL_BYTE_ORDER_MARK ||
-			    si->abi_version != NSL_ABI_VERSION ||
-			    si->ncpus != s->ncpus)
-				stream_bad(s, "sysinfo size %u bom %#x abi %u",
-					   hdr->size, si->byte_order,
-					   si->abi_version);
-			break;
-		case NSL_ITEM_EVENT:
-			ev = (const void *)hdr;
-			if (hdr->size != sizeof(*ev) || !ev->type ||
-			    ev->type >= NSL_EV_MAX)
-				stream_bad(s, "event size %u type %u",
-					   hdr->size, ev->type);
-			if (ev->seq != s->next_seq[hdr->cpu])
-				stream_bad(s, "cpu %u: event seq %llu, want %llu",
-					   hdr->cpu,
-					   (unsigned long long)ev->seq,
-					   (unsigned long long)s->next_seq[hdr->cpu]);
-			s->next_seq[hdr->cpu] = ev->seq + 1;
-			s->events++;
-			s->items++;
-			break;
-		case NSL_ITEM_CBLOCK:
-			err = ns_decode_item(hdr, n - off, &it);
-			if (err) {
-				ns_decode_describe(err, &it, why, sizeof(why));
-				stream_bad(s, "block: %s", why);
-				return;
-			}
-			blk = &it.block;
-			if (blk->seq != s->next_seq[hdr->cpu])
-				stream_bad(s, "cpu %u: seq %llu, want %llu",
-					   hdr->cpu,
-					   (unsigned long long)blk->seq,
-					   (unsigned long long)s->next_seq[hdr->cpu]);
-			s->next_seq[hdr->cpu] = blk->seq + 1;
-			s->blocks++;
-			s->items++;
-			break;
-		case NSL_ITEM_LOSS:
-			loss = (const void *)hdr;
-			if (hdr->size != sizeof(*loss) || !loss->lost)
-				stream_bad(s, "loss item size %u lost %llu",
-					   hdr->size,
-					   (unsigned long long)loss->lost);
-			if (loss->first_seq != s->next_seq[hdr->cpu])
-				stream_bad(s, "cpu %u: loss from %llu, want %llu",
-					   hdr->cpu,
-					   (unsigned long long)loss->first_seq,
-					   (unsigned long long)s->next_seq[hdr->cpu]);
-			s->next_seq[hdr->cpu] = loss->first_seq + loss->lost;
-			s->losses++;
-			s->lost += loss->lost;
-			break;
-		default:
-			stream_bad(s, "unknown item kind %u", hdr->kind);
-			return;
-		}
-		off += hdr->size;
-	}
-	s->bytes += n;
-}
-
 /* Read with a @len buffer until EAGAIN; returns the reads' total. */
-static long drain(int fd, struct stream *s, size_t len)
+static long drain(int fd, struct ns_stream *s, size_t len)
 {
 	static char *buf;
 	long total = 0;
@@ -240,14 +128,14 @@ static long drain(int fd, struct stream *s, size_t len)
 		buf = malloc(BIG_READ);
 	while ((n = read(fd, buf, len)) > 0) {
 		if ((size_t)n > len)
-			stream_bad(s, "read %zd bytes into %zu", n, len);
-		stream_feed(s, buf, n);
+			ns_stream_bad(s, "read %zd bytes into %zu", n, len);
+		ns_stream_take(s, buf, n);
 		total += n;
 	}
 	if (n == 0)
-		stream_bad(s, "read returned 0");
+		ns_stream_bad(s, "read returned 0");
 	else if (errno != EAGAIN)
-		stream_bad(s, "read: %s", strerror(errno));
+		ns_stream_bad(s, "read: %s", strerror(errno));
 	return total;
 }
 
@@ -286,7 +174,7 @@ static int set_rcvbuf(int fd, uint64_t bytes)
  * open() was read or dropped, that the drops are exactly the loss items'
  * sum, and that the core emitted exactly what we were offered.
  */
-static void check_accounting(int fd, struct stream *s, uint64_t emitted0,
+static void check_accounting(int fd, struct ns_stream *s, uint64_t emitted0,
 			     const char *phase)
 {
 	uint64_t pkts, drops, e1, e2;
@@ -335,7 +223,7 @@ static struct nsl_ring_ctl *map_ctl(void *m, const struct nsl_info *info,
  * with @half, only about half of each ring's (a reader cut short).
  */
 static uint64_t map_take(void *m, const struct nsl_info *info,
-			 struct stream *s, bool half)
+			 struct ns_stream *s, bool half)
 {
 	const struct nsl_item_hdr *hdr;
 	struct nsl_ring_ctl *ctl;
@@ -349,7 +237,7 @@ static uint64_t map_take(void *m, const struct nsl_info *info,
 		head = __atomic_load_n(&ctl->head, __ATOMIC_ACQUIRE);
 		pos = ctl->tail;
 		if (head - pos > ctl->size) {
-			stream_bad(s, "cpu %u: head %llu tail %llu", cpu,
+			ns_stream_bad(s, "cpu %u: head %llu tail %llu", cpu,
 				   (unsigned long long)head,
 				   (unsigned long long)pos);
 			continue;
@@ -360,12 +248,12 @@ static uint64_t map_take(void *m, const struct nsl_info *info,
 			hdr = (const void *)(data + pos % ctl->size);
 			if (hdr->size < sizeof(*hdr) || hdr->size % 8 ||
 			    pos % ctl->size + hdr->size > ctl->size) {
-				stream_bad(s, "cpu %u: bad item at %llu", cpu,
+				ns_stream_bad(s, "cpu %u: bad item at %llu", cpu,
 					   (unsigned long long)pos);
 				break;
 			}
 			if (hdr->kind != NSL_ITEM_PAD) {
-				stream_feed(s, (const char *)hdr, hdr->size);
+				ns_stream_take(s, (const char *)hdr, hdr->size);
 				n++;
 			}
 			pos += hdr->size;
@@ -376,7 +264,7 @@ static uint64_t map_take(void *m, const struct nsl_info *info,
 }
 
 /* The rings mapped: the same stream and accounting, items in place. */
-static void check_mmap(int fd, struct stream *s, uint64_t e0)
+static void check_mmap(int fd, struct ns_stream *s, uint64_t e0)
 {
 	const int rw = PROT_READ | PROT_WRITE;
 	uint64_t offered = 0, dropped = 0, taken;
@@ -473,7 +361,7 @@ static void check_mmap(int fd, struct stream *s, uint64_t e0)
  */
 static void check_mapper_dies(void)
 {
-	struct stream s = { 0 };
+	struct ns_stream s = { 0 };
 	struct nsl_info info;
 	pid_t load, mapper;
 	int fd, status;
@@ -493,7 +381,7 @@ static void check_mapper_dies(void)
 		if (m == MAP_FAILED || set_state(fd, NSL_STATE_ON))
 			_exit(1);
 		s.ncpus = info.ncpus;
-		s.next_seq = calloc(info.ncpus, sizeof(*s.next_seq));
+		s.track = true;
 		msleep(500);
 		map_take(m, &info, &s, true);
 		raise(SIGKILL);
@@ -508,7 +396,7 @@ static void check_mapper_dies(void)
 		goto out;
 	EXPECT_OK(ioctl(fd, NSIOCGINFO, &info));
 	s.ncpus = info.ncpus;
-	s.next_seq = calloc(info.ncpus, sizeof(*s.next_seq));
+	s.track = true;
 	/* Left on by the mapper: quiet it to take the emitted count. */
 	EXPECT_OK(set_state(fd, NSL_STATE_OFF));
 	msleep(200);
@@ -736,7 +624,7 @@ static int check(void)
 {
 	struct nsl_record_opts recs;
 	struct nsl_info info;
-	struct stream s = { 0 };
+	struct ns_stream s = { 0 };
 	struct pollfd p;
 	struct stat st;
 	uint64_t e0;
@@ -762,7 +650,7 @@ static int check(void)
 
 	check_info(fd, &info);
 	s.ncpus = info.ncpus;
-	s.next_seq = calloc(info.ncpus, sizeof(*s.next_seq));
+	s.track = true;
 	check_bad_input(fd, &info);
 	check_eperm(fd);
 

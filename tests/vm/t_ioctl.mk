@@ -7,15 +7,15 @@ DECODE_DIR := $(REPO)/nsdump/source
 OUT ?= $(REPO)/build/tests/bin
 CC ?= cc
 CFLAGS ?= -O2 -g
-CFLAGS += -Wall -Wextra -I$(REPO)/include -I$(REPO)/nsdump
+CFLAGS += -Wall -Wextra -Werror -I$(REPO)/include -I$(REPO)/nsdump
 
 all: $(OUT)/ioctl_test
 
 $(OUT)/ioctl_test: $(REPO)/tests/vm/ioctl_test.c $(REPO)/include/netslice.h \
-		$(REPO)/tests/tap.h $(REPO)/tests/tapterm.h \
+		$(REPO)/tests/tap.h $(REPO)/tests/tapterm.h $(REPO)/tests/vm/itemstream.[ch] \
 		$(DECODE_DIR)/decode.c $(DECODE_DIR)/decode.h
 	mkdir -p $(OUT)
-	$(CC) $(CFLAGS) -o $@ $< $(DECODE_DIR)/decode.c
+	$(CC) $(CFLAGS) -o $@ $< $(REPO)/tests/vm/itemstream.c $(DECODE_DIR)/decode.c
 
 clean:
 	rm -f $(OUT)/ioctl_test

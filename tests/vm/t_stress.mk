@@ -9,11 +9,11 @@ CC ?= cc
 CFLAGS ?= -O2 -g
 CFLAGS += -Wall -Wextra -Werror -pthread -I$(REPO)/include -I$(REPO)/nsdump
 
-STRESS_SRC := $(wildcard $(REPO)/tests/vm/stress/*.c)
+STRESS_SRC := $(wildcard $(REPO)/tests/vm/stress/*.c) $(REPO)/tests/vm/itemstream.c
 
 all: $(OUT)/stress
 
-$(OUT)/stress: $(STRESS_SRC) $(REPO)/tests/vm/stress/stress.h \
+$(OUT)/stress: $(STRESS_SRC) $(REPO)/tests/vm/stress/stress.h $(REPO)/tests/vm/itemstream.h \
 		$(REPO)/tests/tap.h $(REPO)/tests/tapterm.h $(REPO)/include/netslice.h \
 		$(DECODE_DIR)/decode.c $(DECODE_DIR)/decode.h
 	mkdir -p $(OUT)

@@ -14,7 +14,7 @@ static uint64_t emitted_now(int fd)
  * and nothing came for ten polls in a row (blocks of skbs instrumented
  * before the switch arrive as the skbs are freed).  A minute at most.
  */
-static bool settle(int fd, struct stream *s, uint8_t *buf, bool *ok)
+static bool settle(int fd, struct ns_stream *s, uint8_t *buf, bool *ok)
 {
 	uint64_t prev = emitted_now(fd), cur;
 	int quiet = 0, rounds;
@@ -35,10 +35,12 @@ static bool settle(int fd, struct stream *s, uint8_t *buf, bool *ok)
 static int open_quiet(uint8_t *buf)
 {
 	struct nsl_state off = { .state = NSL_STATE_OFF };
-	struct stream *s = calloc(1, sizeof(*s));
+	struct ns_stream *s = calloc(1, sizeof(*s));
 	int fd = open(DEV, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	bool ok = true;
 
+	if (s)
+		s->ncpus = stress_info.ncpus;
 	if (fd < 0 || !s || ioctl(fd, NSIOCSSTATE, &off) || !settle(fd, s, buf, &ok)) {
 		fprintf(stderr, "stress: " DEV " did not go quiet: %s\n", strerror(errno));
 		if (fd >= 0)
@@ -72,7 +74,7 @@ static int cmd_capture(void)
 	struct nsl_count drops = { 0 }, packets = { 0 };
 	struct nsl_rcvbuf rb = { 0 };
 	uint8_t *buf = malloc(READ_BYTES);
-	struct stream *s = calloc(1, sizeof(*s));
+	struct ns_stream *s = calloc(1, sizeof(*s));
 	const char *ifname = getenv("NS_LOCAL_IF");
 	uint64_t e0, e1;
 	struct traffic *t;
@@ -95,6 +97,7 @@ static int cmd_capture(void)
 		return 1;
 	ioctl(fd, NSIOCGINFO, &stress_info);
 	e0 = emitted_now(fd);
+	s->ncpus = stress_info.ncpus;
 	s->track = true;
 	snprintf(path, sizeof(path), "/sys/class/net/%s/ifindex", ifname ? ifname : "eth0");
 	f = fopen(path, "r");

@@ -355,17 +355,17 @@ static void phase_racing(int kofd, const struct speed *sp)
 }
 
 /* Nonblocking reads of everything there is into @s. */
-long stress_read_all(int fd, struct stream *s, uint8_t *buf, bool *ok)
+long stress_read_all(int fd, struct ns_stream *s, uint8_t *buf, bool *ok)
 {
 	long total = 0;
 	ssize_t n;
 
 	while ((n = read(fd, buf, READ_BYTES)) > 0) {
-		*ok &= stress_take_items(s, buf, n);
+		*ok &= ns_stream_take(s, buf, n);
 		total += n;
 	}
 	if (n == 0 || errno != EAGAIN) {
-		stress_stream_bad(s, "read: %s", n ? strerror(errno) : "0 bytes");
+		ns_stream_bad(s, "read: %s", n ? strerror(errno) : "0 bytes");
 		*ok = false;
 	}
 	return total;
@@ -385,7 +385,7 @@ static void phase_cycles(int kofd)
 	uint64_t t0, wait_ns = 0;
 	double start = stress_now_s();
 	uint8_t *buf = malloc(READ_BYTES);
-	struct stream *s = calloc(1, sizeof(*s));
+	struct ns_stream *s = calloc(1, sizeof(*s));
 	int c, fd, n, waited;
 	char what[80];
 	bool ok;
@@ -405,6 +405,7 @@ static void phase_cycles(int kofd)
 			ioctl(fd, NSIOCSSTATE, &on));
 
 		memset(s, 0, sizeof(*s));
+		s->ncpus = stress_info.ncpus;
 		s->track = true;
 		ok = true;
 		t0 = stress_now_ns();

@@ -114,7 +114,7 @@
 #include <linux/perf_event.h>
 
 #include "netslice.h"
-#include "source/decode.h"	/* nsdump's: the compact blocks */
+#include "../itemstream.h"
 
 /* A failed term's name is one whole line among the other threads' */
 #define TAP_SAY(fmt, ...) stress_say(fmt, __VA_ARGS__)
@@ -230,16 +230,6 @@ union arg {
 	uint8_t raw[512];
 };
 
-/* What one reader of one open has read. */
-struct stream {
-	bool track;			/* one reader: seqs must be continuous */
-	uint64_t next_seq[MAXCPUS];
-	uint64_t reads, bytes, items, blocks, events, losses, lost, sysinfos;
-	uint64_t nic_blocks, lo_blocks, rx_blocks;
-	int nic_ifindex;
-	char bad[200];			/* the first thing wrong */
-};
-
 enum flow {
 	F_NIC_TX, F_NIC_RX, F_LO_TCP, F_NIC_UDP, F_LO_UDP, NFLOWS
 };
@@ -271,7 +261,6 @@ struct phase {
 	struct stats st;
 	pthread_mutex_t lock;		/* st */
 	uint64_t items, blocks, events, losses, bytes, reads;
-	char stress_stream_bad[200];		/* first stream problem */
 };
 
 struct worker {
@@ -283,7 +272,7 @@ struct worker {
 	uint64_t iters, done;
 	struct bufs b;
 	struct stats st;
-	struct stream s;		/* racer: per open; else shared fd */
+	struct ns_stream s;		/* racer: per open; else shared fd */
 	uint8_t *rbuf;			/* scratch for read results */
 	uint64_t last_packets, last_drops, last_emitted;
 	int epfd;
@@ -368,9 +357,6 @@ void stress_make_arg(uint64_t *r, enum op op, union arg *a);
 unsigned long stress_unknown_cmd(uint64_t *r);
 void stress_describe_arg(enum op op, const union arg *a, char *buf, size_t len);
 
-/* stream.c */
-void stress_stream_bad(struct stream *s, const char *fmt, ...);
-bool stress_take_items(struct stream *s, const uint8_t *buf, size_t n);
 
 /* traffic.c */
 void stress_close_fds(int keep);
@@ -395,7 +381,7 @@ struct loader *stress_loader_start(int kofd, bool pinned, uint64_t max_rounds);
 void stress_loader_stop(struct loader *l, struct stats *into);
 
 /* phases.c */
-long stress_read_all(int fd, struct stream *s, uint8_t *buf, bool *ok);
+long stress_read_all(int fd, struct ns_stream *s, uint8_t *buf, bool *ok);
 int stress_cmd_run(const char *ko);
 
 #endif /* _NS_STRESS_H */

@@ -222,7 +222,7 @@ static long random_read(struct worker *w, int fd, bool maybe_nonblock)
 	}
 	/* a copy: the buffer may be the kernel's to write again */
 	memcpy(w->rbuf, buf, ret);
-	if (!stress_take_items(&w->s, w->rbuf, ret)) {
+	if (!ns_stream_take(&w->s, w->rbuf, ret)) {
 		w->st.bad[OP_READ]++;
 		stress_complain("read: %s (%s)", w->s.bad, what);
 		w->s.bad[0] = 0;
@@ -438,6 +438,7 @@ static bool racer_round(struct worker *w)
 	w->readable = mode != O_WRONLY;
 	w->writable = mode != O_RDONLY;
 	memset(&w->s, 0, sizeof(w->s));
+	w->s.ncpus = stress_info.ncpus;
 	w->s.track = true;
 	reset_counters(w);
 
@@ -561,6 +562,7 @@ int stress_worker_init(struct worker *w, struct phase *ph, enum role role,
 		       enum caps caps, uint64_t iters, uint64_t seed)
 {
 	memset(w, 0, sizeof(*w));
+	w->s.ncpus = stress_info.ncpus;
 	w->ph = ph;
 	w->role = role;
 	w->caps = caps;
