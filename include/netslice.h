@@ -37,8 +37,11 @@
  * gets no block at all.  The devices a packet crossed (nsl_block.dev[],
  * in a compact block after the addresses, their count in cflags), which
  * a version-5 reader would take for records.
+ * 7: aggregate mode (NSIOCSAGG, NSIOCGAGG): per-layer histograms folded
+ * in the module, and the slow blocks alone delivered whole (exemplars).
+ * Items and files are as in version 6.
  */
-#define NSL_ABI_VERSION		6
+#define NSL_ABI_VERSION		7
 
 #define NSL_MAX_RECORDS		16	/* region records in one block */
 #define NSL_MAX_DEVS		6	/* devices one block names */
@@ -845,6 +848,198 @@ static __inline__ __u32 nsl_filter_packet(const struct nsl_filter_flow *f,
 	return nh + th;
 }
 
+/*
+ * Aggregate mode (ABI 7).  At NSE each block's regions are folded into
+ * per-CPU histograms and the block is freed: no ring item, no reader
+ * woken.  A block is delivered whole (an exemplar) only when it passes
+ * the threshold NSIOCSAGG set: a region's value (or the span's) above
+ * @threshold_ns, above the running 99th percentile of that histogram
+ * (NSL_AGG_P99), or every block (NSL_AGG_ALL).
+ *
+ * The histograms are log-linear, HdrHistogram's layout with 8 buckets to
+ * each power of two of TSC ticks: a value is known to 1/8 of itself (a
+ * bucket is 12.5% wide), at any scale, and the bucket is found with one
+ * fls64(), a shift and a mask.  Values 0..15 ticks have a bucket each;
+ * 2^34 ticks (seconds, at any TSC rate) and past share the last.
+ *
+ * A histogram's key: the region (or NSL_AGG_SPAN, the block from NSI to
+ * the end of its last record) and the block's group: its direction,
+ * device (nsl_block.ifindex), family and protocol.  The first
+ * NSL_AGG_GROUPS - 1 groups seen each get a slot; the rest share group 0
+ * (ifindex, family and proto all 0: "other").  Memory is bounded by
+ * NSL_AGG_GROUPS * (NSL_R_MAX) * NSL_AGG_BUCKETS * 4 bytes per CPU.
+ *
+ * A region's value in a block is the sum of its closed records' ticks,
+ * less the macros' own cost measured when aggregation was turned on
+ * (tau_o per interval, tau_b per pair nested inside; as nsdump corrects,
+ * clamped at 0): NSL_AGG_CORRECTED says so.  A region with a record left
+ * open has no value in the block, and copies (NSL_RF_SHARED) count in
+ * the block that measured them.
+ *
+ * The histograms live from NSIOCSAGG on until NSIOCSAGG off or the
+ * module unloads; closing /dev/ns leaves them, and collection, as they
+ * are.  They are read without stopping the folding, from the binary
+ * attribute NSL_AGG_SYSFS (any number of readers, none of which holds
+ * the module) or NSIOCGAGG: a struct nsl_agg_head, then @nhist struct
+ * nsl_agg_hist, only those not empty.  Folding goes on while a snapshot
+ * is read, so a histogram's buckets may be a block ahead of its sum;
+ * its count is the sum of its buckets.
+ */
+#define NSL_AGG_SUB		8	/* buckets per power of two */
+#define NSL_AGG_BUCKETS		256
+#define NSL_AGG_GROUPS		16
+#define NSL_AGG_SPAN		0	/* the region of the span's histogram */
+#define NSL_AGG_MAGIC		0x4741534e	/* "NSAG" */
+#define NSL_AGG_SYSFS		"/sys/class/misc/ns/histograms"
+
+/* The bucket of @ticks. */
+static __inline__ __u32 nsl_agg_bucket(__u64 ticks)
+{
+	unsigned int e;
+	__u32 i;
+
+	if (ticks < 2 * NSL_AGG_SUB)
+		return (__u32)ticks;
+	e = 63 - __builtin_clzll(ticks);	/* 2^e <= ticks */
+	i = NSL_AGG_SUB * (e - 2) + ((ticks >> (e - 3)) & (NSL_AGG_SUB - 1));
+	return i < NSL_AGG_BUCKETS ? i : NSL_AGG_BUCKETS - 1;
+}
+
+/* The least value bucket @i holds (bucket i + 1's is its bound). */
+static __inline__ __u64 nsl_agg_bucket_low(__u32 i)
+{
+	if (i < 2 * NSL_AGG_SUB)
+		return i;
+	return (__u64)(NSL_AGG_SUB + i % NSL_AGG_SUB) << (i / NSL_AGG_SUB - 1);
+}
+
+/*
+ * Whether record @j of @b ran inside record @i: in the run after @i of
+ * records deeper than it, and for a record of one interval (or a GAP)
+ * inside its window too.  nsdump's ns_rec_inside() with whole false.
+ */
+static __inline__ int nsl_agg_inside(const struct nsl_block *b, __u32 i,
+				     __u32 j)
+{
+	const struct nsl_record *o = &b->rec[i], *in = &b->rec[j];
+	__u32 k;
+
+	for (k = i + 1; k <= j; k++)
+		if (b->rec[k].depth <= o->depth)
+			return 0;
+	if (in->start < o->start)
+		return 0;
+	if (o->nmerged > 1 && !(o->flags & NSL_RF_GAP))
+		return 1;
+	return in->start - o->start < o->ticks;
+}
+
+/*
+ * The values aggregate mode folds for block @b: @val[r] for each region r
+ * whose bit @return has, the span in @val[NSL_AGG_SPAN] (bit 0), each
+ * corrected by @tau_o per interval and @tau_b per pair nested inside, as
+ * nsdump corrects (a GAP ran no macros: not corrected, not counted).
+ * The span runs from NSI to the latest end a record shows (the end of a
+ * record of several intervals is taken as its first start plus their sum).
+ * A record left open takes its region's bit away (*@open set).
+ */
+static __inline__ __u32 nsl_agg_values(const struct nsl_block *b,
+				       __u64 tau_o, __u64 tau_b,
+				       __u64 val[NSL_R_MAX], int *open)
+{
+	__u32 have = 0, gone = 0, n = b->nrec < NSL_MAX_RECORDS ?
+					  b->nrec : NSL_MAX_RECORDS;
+	__u64 span = 0, cost, k, t;
+	__u32 i, j;
+
+	*open = 0;
+	for (i = 0; i < NSL_R_MAX; i++)
+		val[i] = 0;
+	for (i = 0; i < n; i++) {
+		const struct nsl_record *r = &b->rec[i];
+
+		if (r->region >= NSL_R_MAX || r->region == NSL_AGG_SPAN)
+			continue;
+		if (r->flags & NSL_RF_OPEN) {
+			gone |= 1u << r->region;
+			*open = 1;
+			continue;
+		}
+		if (r->start + r->ticks > span)
+			span = r->start + r->ticks;
+		if (r->flags & NSL_RF_SHARED)
+			continue;
+		t = r->ticks;
+		if (!(r->flags & NSL_RF_GAP)) {
+			for (k = 0, j = i + 1; j < n; j++)
+				if (!(b->rec[j].flags &
+				      (NSL_RF_OPEN | NSL_RF_GAP)) &&
+				    nsl_agg_inside(b, i, j))
+					k += b->rec[j].nmerged ?
+					     b->rec[j].nmerged : 1;
+			cost = (r->nmerged ? r->nmerged : 1) * tau_o + k * tau_b;
+			t = cost < t ? t - cost : 0;
+		}
+		val[r->region] += t;
+		have |= 1u << r->region;
+	}
+	val[NSL_AGG_SPAN] = span;
+	return (have & ~gone) | (n ? 1u << NSL_AGG_SPAN : 0);
+}
+
+/* nsl_agg.flags */
+#define NSL_AGG_ON		0x0001	/* fold blocks; 0: stop and free */
+#define NSL_AGG_P99		0x0002	/* exemplar above the running p99 */
+#define NSL_AGG_ALL		0x0004	/* every block an exemplar too */
+#define NSL_AGG_RESET		0x0008	/* empty the histograms first */
+#define NSL_AGG_FLAGS		0x000f
+/* nsl_agg_head.flags */
+#define NSL_AGG_CORRECTED	0x0100	/* tau_o, tau_b taken off */
+
+/* NSIOCSAGG, and in NSIOCGAGG's head. */
+struct nsl_agg {
+	__u32 flags;		/* NSL_AGG_* */
+	__u32 region;		/* exemplars: NSL_R_* or NSL_AGG_SPAN */
+	__u64 threshold_ns;	/* exemplars above it; 0 and no P99: none */
+};
+
+struct nsl_agg_head {
+	__u32 magic;		/* NSL_AGG_MAGIC */
+	__u32 abi_version;	/* NSL_ABI_VERSION */
+	__u64 load_id;		/* new at every load of the module */
+	__u64 since_realtime_ns;	/* when the histograms began */
+	__u32 tsc_khz;
+	__u32 nhist;		/* struct nsl_agg_hist that follow */
+	struct nsl_agg conf;	/* as set; flags 0: aggregation is off */
+	__u64 tau_o, tau_b;	/* the correction taken off, ticks */
+	__u64 blocks;		/* blocks folded */
+	__u64 trunc;		/* ... of which NSL_BF_TRUNC */
+	__u64 open;		/* ... of which with a region left open */
+	__u64 exemplars;	/* blocks delivered as exemplars */
+	__u64 threshold_ticks;	/* the exemplar threshold now (P99: moves) */
+	__u64 emitted;		/* nsl_info.emitted, at the snapshot */
+	__u64 other;		/* blocks of group 0 for want of a slot */
+	__u64 pad[3];		/* 0 */
+};
+
+struct nsl_agg_hist {
+	__u8  region;		/* NSL_R_* or NSL_AGG_SPAN */
+	__u8  dir;		/* NSL_DIR_* */
+	__u16 family;		/* AF_INET, AF_INET6; 0: other */
+	__u16 proto;		/* IPPROTO_*; 0: other */
+	__u16 group;		/* slot, 0 .. NSL_AGG_GROUPS - 1 */
+	__u32 ifindex;		/* 0: other */
+	__u32 netns;		/* the device's namespace inode, or 0 */
+	__u64 sum_ticks;	/* of the values folded */
+	__u32 bucket[NSL_AGG_BUCKETS];
+};
+
+/* NSIOCGAGG: the same snapshot into a buffer of @len bytes at @buf. */
+struct nsl_agg_read {
+	__u64 buf;		/* user pointer */
+	__u64 len;		/* in: room; out: bytes the snapshot took */
+};
+
 #define NSL_IOC_MAGIC		0xB9
 
 #define NSIOCSRCVBUF	_IOW(NSL_IOC_MAGIC, 0x01, struct nsl_rcvbuf)
@@ -860,5 +1055,7 @@ static __inline__ __u32 nsl_filter_packet(const struct nsl_filter_flow *f,
 #define NSIOCGFILTERED	_IOR(NSL_IOC_MAGIC, 0x0b, struct nsl_count)
 #define NSIOCSSAMPLE	_IOW(NSL_IOC_MAGIC, 0x0c, struct nsl_sample)
 #define NSIOCGSAMPLE	_IOR(NSL_IOC_MAGIC, 0x0d, struct nsl_sample)
+#define NSIOCSAGG	_IOW(NSL_IOC_MAGIC, 0x0e, struct nsl_agg)
+#define NSIOCGAGG	_IOWR(NSL_IOC_MAGIC, 0x0f, struct nsl_agg_read)
 
 #endif /* _UAPI_LINUX_NETSLICE_H */

@@ -15,7 +15,7 @@
 
 /* X(expression, value it must have on every ABI) */
 #define ABI_CHECKS(X) \
-	X(NSL_ABI_VERSION, 6) \
+	X(NSL_ABI_VERSION, 7) \
 	X(NSL_MAX_RECORDS, 16) \
 	X(NSL_MAX_EVENTS, 4) \
 	X(NSL_R_MAX, 18) \
@@ -264,6 +264,28 @@
 	X(NSL_SAMPLE_FLOWS, 1) \
 	X(NSL_SAMPLE_RATE_MAX, 0x1000000) \
 	X(NSIOCSSAMPLE, 0x4018B90CUL) \
+	X(NSL_AGG_BUCKETS, 256) \
+	X(NSL_AGG_GROUPS, 16) \
+	X(SZ(nsl_agg), 16) \
+	X(OFF(nsl_agg, region), 4) \
+	X(OFF(nsl_agg, threshold_ns), 8) \
+	X(SZ(nsl_agg_head), 144) \
+	X(OFF(nsl_agg_head, load_id), 8) \
+	X(OFF(nsl_agg_head, tsc_khz), 24) \
+	X(OFF(nsl_agg_head, nhist), 28) \
+	X(OFF(nsl_agg_head, conf), 32) \
+	X(OFF(nsl_agg_head, tau_o), 48) \
+	X(OFF(nsl_agg_head, blocks), 64) \
+	X(OFF(nsl_agg_head, other), 112) \
+	X(SZ(nsl_agg_hist), 1048) \
+	X(OFF(nsl_agg_hist, group), 6) \
+	X(OFF(nsl_agg_hist, ifindex), 8) \
+	X(OFF(nsl_agg_hist, netns), 12) \
+	X(OFF(nsl_agg_hist, sum_ticks), 16) \
+	X(OFF(nsl_agg_hist, bucket), 24) \
+	X(SZ(nsl_agg_read), 16) \
+	X(NSIOCSAGG, 0x4010B90EUL) \
+	X(NSIOCGAGG, 0xC010B90FUL) \
 	X(NSIOCGSAMPLE, 0x8018B90DUL)
 
 /*
