@@ -22,6 +22,8 @@
 #   IIIs     the same with --sample 10
 #   IIIf     the same with a filter that passes no packet (decided at NSI)
 #   IV       III with a counter per region (cpu-clock: TCG has no PMU)
+#   agg      always on: every packet folded into the module's histograms
+#            (aggregate mode, tests/vm/nsagg.py on), no reader
 #
 #   bench/insnprof.sh [-R rounds] [-N round trips] [-T seconds]
 #                     [-w "lat_tcp tcp_stream"] [-c "II III ..."]
@@ -35,7 +37,7 @@ ROUNDS=3
 ITERS=2000
 SECS=2
 WORKLOADS=lat_tcp
-CONFIGS="II none carry clock records III IIIs IIIf IV"
+CONFIGS="II none carry clock records III IIIs IIIf IV agg"
 while (($#)); do
 	case $1 in
 	-R) ROUNDS=$2; shift ;;
@@ -115,7 +117,7 @@ window() {
 	local cfg=$1 stage=$2 pf=$W/port srv nsd= units
 	shift 2
 	rm -f "$pf" "$W/t.nst"
-	[[ $stage == - ]] || echo "$stage" >"$STAGE"
+	[[ $stage == - || $stage == agg ]] || echo "$stage" >"$STAGE"
 	"$REPO/bench/$WL" -s -n -b 127.0.0.1 -p 0 --port-file "$pf" \
 		>/dev/null 2>&1 &
 	srv=$!
@@ -123,7 +125,9 @@ window() {
 		kill -0 $srv 2>/dev/null || die "$WL server died"
 		sleep 0.05
 	done
-	if [[ $stage != - ]]; then
+	if [[ $stage == agg ]]; then
+		python3 "$REPO/tests/vm/nsagg.py" on reset || die "aggregate mode"
+	elif [[ $stage != - ]]; then
 		# At fixed addresses (no ASLR), so that its map names its
 		# functions in every window: insnprof.py reads maps.nsdump.
 		setarch -R "$NSDUMP" -q -w "$W/t.nst" "$@" 2>"$W/nsdump.err" &
@@ -141,6 +145,7 @@ window() {
 		wait $nsd
 	fi
 	mark
+	[[ $stage != agg ]] || python3 "$REPO/tests/vm/nsagg.py" off
 	wait $srv || true
 	echo full >"$STAGE"
 	[[ $cfg == - ]] && return 0
@@ -168,6 +173,7 @@ for WL in $WORKLOADS; do
 			IIIs) window "$cfg" full --sample 10 ;;
 			IIIf) window "$cfg" full port 9 ;;
 			IV) window "$cfg" full -e cpu-clock ;;
+			agg) window "$cfg" agg ;;
 			*) die "unknown configuration $cfg" ;;
 			esac
 		done

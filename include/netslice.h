@@ -878,19 +878,21 @@ static __inline__ __u32 nsl_filter_packet(const struct nsl_filter_flow *f,
  *
  * The histograms live from NSIOCSAGG on until NSIOCSAGG off or the
  * module unloads; closing /dev/ns leaves them, and collection, as they
- * are.  They are read without stopping the folding, from the binary
- * attribute NSL_AGG_SYSFS (any number of readers, none of which holds
- * the module) or NSIOCGAGG: a struct nsl_agg_head, then @nhist struct
- * nsl_agg_hist, only those not empty.  Folding goes on while a snapshot
- * is read, so a histogram's buckets may be a block ahead of its sum;
- * its count is the sum of its buckets.
+ * are.  They are read without stopping the folding, through NSL_AGG_DEV
+ * (any number of readers at once; each open() takes a snapshot, which
+ * read() then gives from the start to EOF, so a reader that closes
+ * between reads holds the module only while it reads) or NSIOCGAGG: a
+ * struct nsl_agg_head, then @nhist struct nsl_agg_hist, only those not
+ * empty.  Folding goes on while the snapshot is taken, so a histogram's
+ * buckets may be a block ahead of its sum; its count is the sum of its
+ * buckets.
  */
 #define NSL_AGG_SUB		8	/* buckets per power of two */
 #define NSL_AGG_BUCKETS		256
 #define NSL_AGG_GROUPS		16
 #define NSL_AGG_SPAN		0	/* the region of the span's histogram */
 #define NSL_AGG_MAGIC		0x4741534e	/* "NSAG" */
-#define NSL_AGG_SYSFS		"/sys/class/misc/ns/histograms"
+#define NSL_AGG_DEV		"/dev/ns-hist"
 
 /* The bucket of @ticks. */
 static __inline__ __u32 nsl_agg_bucket(__u64 ticks)
@@ -939,8 +941,10 @@ static __inline__ int nsl_agg_inside(const struct nsl_block *b, __u32 i,
  * whose bit @return has, the span in @val[NSL_AGG_SPAN] (bit 0), each
  * corrected by @tau_o per interval and @tau_b per pair nested inside, as
  * nsdump corrects (a GAP ran no macros: not corrected, not counted).
- * The span runs from NSI to the latest end a record shows (the end of a
- * record of several intervals is taken as its first start plus their sum).
+ * The span runs from the earliest start a closed record shows to the
+ * latest end (a record's start may precede NSI: it is signed; the end of
+ * a record of several intervals is taken as its first start plus their
+ * sum).
  * A record left open takes its region's bit away (*@open set).
  */
 static __inline__ __u32 nsl_agg_values(const struct nsl_block *b,
@@ -949,8 +953,9 @@ static __inline__ __u32 nsl_agg_values(const struct nsl_block *b,
 {
 	__u32 have = 0, gone = 0, n = b->nrec < NSL_MAX_RECORDS ?
 					  b->nrec : NSL_MAX_RECORDS;
-	__u64 span = 0, cost, k, t;
-	__u32 i, j;
+	__s64 first = 0, last = 0, s;
+	__u64 cost, k, t;
+	__u32 i, j, any = 0;
 
 	*open = 0;
 	for (i = 0; i < NSL_R_MAX; i++)
@@ -965,8 +970,12 @@ static __inline__ __u32 nsl_agg_values(const struct nsl_block *b,
 			*open = 1;
 			continue;
 		}
-		if (r->start + r->ticks > span)
-			span = r->start + r->ticks;
+		s = (__s64)r->start;
+		if (!any || s < first)
+			first = s;
+		if (!any || s + (__s64)r->ticks > last)
+			last = s + (__s64)r->ticks;
+		any = 1;
 		if (r->flags & NSL_RF_SHARED)
 			continue;
 		t = r->ticks;
@@ -983,8 +992,8 @@ static __inline__ __u32 nsl_agg_values(const struct nsl_block *b,
 		val[r->region] += t;
 		have |= 1u << r->region;
 	}
-	val[NSL_AGG_SPAN] = span;
-	return (have & ~gone) | (n ? 1u << NSL_AGG_SPAN : 0);
+	val[NSL_AGG_SPAN] = (__u64)(last - first);
+	return (have & ~gone) | (any ? 1u << NSL_AGG_SPAN : 0);
 }
 
 /* nsl_agg.flags */

@@ -30,6 +30,7 @@
 #include <asm/msr.h>
 #endif
 
+#include "agg.h"
 #include "device.h"
 #include "filter.h"
 #include "receiver.h"
@@ -41,6 +42,11 @@ struct nslm_reader {
 };
 
 static unsigned long device_busy;	/* bit 0: open; atomic bitops */
+
+bool nslm_device_is_open(void)
+{
+	return test_bit(0, &device_busy);
+}
 
 static int nslm_open(struct inode *inode, struct file *file)
 {
@@ -455,6 +461,20 @@ static int get_sample(void __user *argp)
 	return copy_to_user(argp, &s, sizeof(s)) ? -EFAULT : 0;
 }
 
+static int set_agg(void __user *argp)
+{
+	struct nsl_agg conf;
+
+	if (copy_from_user(&conf, argp, sizeof(conf)))
+		return -EFAULT;
+	return nslm_agg_set(&conf);
+}
+
+static int get_agg(void __user *argp)
+{
+	return nslm_agg_read(argp);
+}
+
 static int get_packets(void __user *argp)
 {
 	return get_count(argp, false);
@@ -508,6 +528,12 @@ static long nslm_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		break;
 	case NSIOCGSAMPLE:
 		handler = get_sample;
+		break;
+	case NSIOCSAGG:
+		handler = set_agg;
+		break;
+	case NSIOCGAGG:
+		handler = get_agg;
 		break;
 	default:
 		/* Not ours, whoever asks. */

@@ -5,5 +5,6 @@
 
 int nslm_device_init(void);
 void nslm_device_uninit(void);
+bool nslm_device_is_open(void);
 
 #endif /* _NSLM_DEVICE_H */

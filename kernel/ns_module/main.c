@@ -10,6 +10,7 @@
 #include <linux/netslice.h>
 #include <linux/string.h>
 
+#include "agg.h"
 #include "device.h"
 #include "filter.h"
 #include "receiver.h"
@@ -63,6 +64,9 @@ static int __init nslm_mod_init(void)
 	ret = nslm_receiver_init(enable);
 	if (ret)
 		goto err_receiver;
+	ret = nslm_agg_init();
+	if (ret)
+		goto err_agg;
 	ret = nslm_device_init();
 	if (ret)
 		goto err_device;
@@ -72,6 +76,8 @@ static int __init nslm_mod_init(void)
 	return 0;
 
 err_device:
+	nslm_agg_uninit();
+err_agg:
 	nslm_receiver_uninit();
 err_receiver:
 	nslm_rings_uninit();
@@ -85,6 +91,7 @@ static void __exit nslm_mod_exit(void)
 	nsl_stage_set(NSL_STAGE_FULL);
 	nslm_device_uninit();
 	nslm_receiver_uninit();
+	nslm_agg_uninit();
 	nslm_filter_reset();
 	nslm_rings_uninit();
 }

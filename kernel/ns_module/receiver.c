@@ -14,13 +14,21 @@
 #include <linux/netslice.h>
 #include <linux/rcupdate.h>
 
+#include "agg.h"
 #include "filter.h"
 #include "receiver.h"
 #include "ring.h"
 
+/* Aggregate mode folds a block, or lets it into the ring whole. */
+static void nslm_deliver(const struct nsl_item_hdr *item, void *priv)
+{
+	if (!nslm_agg_take(item))
+		nslm_ring_deliver(item, priv);
+}
+
 static const struct nsl_receiver receiver = {
 	.admit = nslm_filter_admit,
-	.deliver = nslm_ring_deliver,
+	.deliver = nslm_deliver,
 };
 
 static DEFINE_MUTEX(collect_mutex);
