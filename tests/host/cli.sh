@@ -1145,6 +1145,7 @@ sed -n '/local opts="/,/"$/p' "$top/doc/nsdump.bash" | tr -s ' \t"=' '\n' |
 ? [ "$(complete_for nsdump --dir r)" = rx ]
 ? [ "$(complete_for nsdump --by c)" = "conn cpu" ]
 ? [ "$(complete_for nsdump --export c)" = chrome-trace ]
+? [ "$(complete_for nsdump --export p)" = pcapng ]
 ? [ "$(PATH=$(pwd)/$obj:$PATH complete_for nsdump -e cycles,page-f)" = cycles,page-faults ]
 = bash completion: -i an interface here or any, --device a path
 ? [ "$(complete_for nsdump -i lo)" = lo ]
