@@ -341,8 +341,10 @@ static int pcapng_finish(struct ns_sink *s, char *why, size_t len)
 		return 0;
 	ret = ns_view_close(c->out, c->path, closing, sizeof(closing));
 	c->out = NULL;
-	if (c->err && c->err != EPIPE) {
-		snprintf(why, len, "%s: %s; the file is cut short: it holds at most %llu packets of those before the error",
+	if (c->err == EPIPE)
+		return 0;	/* the reader went away: no error, as for the text */
+	if (c->err) {
+		snprintf(why, len, "%s: %s; the file is cut short (the error came after %llu packets)",
 			 c->path, strerror(c->err), (unsigned long long)c->packets);
 		return -1;
 	}
