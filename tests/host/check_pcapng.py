@@ -240,4 +240,6 @@ for rc, err, what, want in (
     lines = read(err).splitlines()
     t.ok(read(rc).strip() == what.split("exit ")[1][0] and lines and lines[0].startswith(want),
          what, "exit %s, %r" % (read(rc).strip(), lines[:2]))
+t.ok(read("rc4").strip() == "0" and "nsdump:" not in read("e4"),
+     "a reader gone from the pipe (head -c 100): exit 0, no error", read("e4"))
 sys.exit(t.done())

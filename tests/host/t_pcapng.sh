@@ -7,7 +7,7 @@
 # losses; display filters on the dissector's fields and on the made-up
 # headers select what nsdump's own values and filter say; editcap and
 # mergecap keep it all.  The option's errors: no file, a file that
-# cannot be made, a full disk (/dev/full).  tshark comes with `make
+# cannot be made, a full disk (/dev/full); a reader gone is none.  tshark comes with `make
 # hosttest` (HOST_PKGS); without it the test is skipped, saying why
 # (exit 4).  TAP; exit 0 / 1.
 here=$(cd "$(dirname "$0")" && pwd)
@@ -42,4 +42,5 @@ mergecap -w "$t/merged.pcapng" "$t/v.pcapng" "$t/dev.pcapng" || exit 1
 "$ns" -r "$t/v.ns" --export pcapng >/dev/null 2>"$t/e1"; echo $? >"$t/rc1"
 "$ns" -r "$t/v.ns" --export pcapng /nonexistent/x.pcapng >/dev/null 2>"$t/e2"; echo $? >"$t/rc2"
 "$ns" -r "$t/v.ns" --export pcapng /dev/full >/dev/null 2>"$t/e3"; echo $? >"$t/rc3"
+"$ns" -r "$t/v.ns" --export pcapng - 2>"$t/e4" | head -c 100 >/dev/null; echo $? >"$t/rc4"
 cd "$here" && exec python3 check_pcapng.py "$t" "$here/../../contrib/wireshark/netslice.lua"
