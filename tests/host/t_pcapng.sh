@@ -7,9 +7,9 @@
 # losses; display filters on the dissector's fields and on the made-up
 # headers select what nsdump's own values and filter say; editcap and
 # mergecap keep it all.  The option's errors: no file, a file that
-# cannot be made, a full disk (/dev/full); a reader gone is none.  tshark comes with `make
-# hosttest` (HOST_PKGS); without it the test is skipped, saying why
-# (exit 4).  TAP; exit 0 / 1.
+# cannot be made, a full disk (/dev/full); a reader gone is none.
+# tshark comes with `make hosttest` (HOST_PKGS); without it the test is
+# skipped, saying why (exit 4).  TAP; exit 0 / 1.
 here=$(cd "$(dirname "$0")" && pwd)
 obj=$here/obj
 for tool in tshark editcap mergecap capinfos; do
