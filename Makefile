@@ -19,16 +19,18 @@ DEB_PKGS := make gcc libc6-dev gcc-multilib patch perl python3 xz-utils \
 	qemu-system-x86 busybox-static util-linux coreutils \
 	iproute2 iputils-ping iperf3 tcpdump ethtool libpfm4-dev \
 	libjson-c-dev zlib1g-dev libisal-dev libpcap-dev man-db groff-base \
-	clang-14 libclang-rt-14-dev
+	clang-14 libclang-rt-14-dev tshark
 # What `make` alone (nsdump and the bench programs) needs.  nsdump builds
 # without libpfm4-dev too (no -e, no -L): it is installed for the full tool.
 # libpcap compiles the pcap-filter expressions.
 TOOL_PKGS := make gcc libc6-dev libpfm4-dev libjson-c-dev zlib1g-dev libisal-dev libpcap-dev
 # What the host tests add: the -m32 ABI test, python3 to parse --json
 # output, man-db and groff to check the man page, clang and its libFuzzer
-# for the fuzz targets' short fixed-seed runs (make -C tests/fuzz smoke).
+# for the fuzz targets' short fixed-seed runs (make -C tests/fuzz smoke),
+# tshark (with editcap and mergecap) to read nsdump --export pcapng with
+# the Lua dissector (tests/host/t_pcapng.sh).
 HOST_PKGS := $(TOOL_PKGS) gcc-multilib python3 man-db groff-base \
-	clang-14 libclang-rt-14-dev
+	clang-14 libclang-rt-14-dev tshark
 # What the browser test of nsdump --html adds (tests/host/t_html.sh, which
 # runs `make deps-browser` and skips, saying why, when it cannot): a
 # headless Chromium to render the report, and a font for its text.
@@ -59,7 +61,7 @@ help:
 	@echo 'make module          build kernel/ns_module/netslice.ko against it'
 	@echo "make vm CMD='...'    run CMD in the VM, exit with its status; no CMD: shell"
 	@echo '                     KIMAGE=, VM_TIMEOUT=, VM_SCRATCH=, QEMU_EXTRA=, VM_APPEND='
-	@echo 'make install         install nsdump, its man page and bash completion'
+	@echo 'make install         install nsdump, its man page, completion, Wireshark dissector'
 	@echo '                     PREFIX=/usr/local, DESTDIR= (staging root)'
 	@echo 'make check           build what is missing, run every test (TAP)'
 	@echo '                     TESTS=t_boot.sh (VM tests to run), V=1 (show all output)'
@@ -115,7 +117,8 @@ kernel-config: deps
 module: deps
 	kernel/build-kernel.sh module
 
-# nsdump, nsdump.8 and the bash completion under $(DESTDIR)$(PREFIX).
+# nsdump, nsdump.8, the bash completion and the Wireshark dissector under
+# $(DESTDIR)$(PREFIX).
 install: deps-tools
 	$(MAKE) -C nsdump install
 

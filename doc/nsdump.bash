@@ -14,12 +14,12 @@ _nsdump()
 		--raw --rtt --sample --sample-flows --version"
 
 	case $prev in
-	-r | -w | --html | chrome-trace)
+	-r | -w | --html | chrome-trace | pcapng)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return
 		;;
 	--export)
-		COMPREPLY=($(compgen -W "chrome-trace" -- "$cur"))
+		COMPREPLY=($(compgen -W "chrome-trace pcapng" -- "$cur"))
 		return
 		;;
 	-i)

@@ -33,6 +33,7 @@
 #include "view/chrome.h"
 #include "view/html.h"
 #include "view/json.h"
+#include "view/pcapng.h"
 #include "view/report.h"
 
 /* What a capture (from a file or the device) holds. */
@@ -200,7 +201,7 @@ static void use_calibration(struct run *run, const char *none_msg)
  * unless -v (then stderr if one of them is on stdout). */
 static FILE *text_output(const struct ns_opts *o)
 {
-	if (!o->wfile && !o->html && !o->chrome)
+	if (!o->wfile && !o->html && !o->chrome && !o->pcapng)
 		return stdout;
 	if (!o->verbose)
 		return NULL;
@@ -211,31 +212,36 @@ static FILE *text_output(const struct ns_opts *o)
 static int add_file_views(struct run *run, const struct nsl_info *info)
 {
 	const struct ns_opts *o = run->o;
+	const struct {
+		const char *path;
+		struct ns_sink *(*open)(const char *path, struct ns_pipeline *p,
+					const char *source,
+					const struct nsl_info *info, bool live,
+					char *why, size_t len);
+	} views[] = {
+		{ o->html, ns_html_open },
+		{ o->chrome, ns_chrome_open },
+		{ o->pcapng, ns_pcapng_open },
+	};
 	const char *source = o->dev;
-	struct ns_sink *s;
 	char why[512];
 
 	if (o->rfile)
 		source = strcmp(o->rfile, "-") ? o->rfile : "standard input";
+	for (size_t i = 0; i < sizeof(views) / sizeof(views[0]); i++) {
+		struct ns_sink *s;
 
-	if (o->html) {
-		s = ns_html_open(o->html, &run->p, source, info, !o->rfile,
-				 why, sizeof(why));
-		if (!s)
-			goto fail;
-		ns_pipeline_add_view(&run->p, s);
-	}
-	if (o->chrome) {
-		s = ns_chrome_open(o->chrome, &run->p, source, info, !o->rfile,
-				   why, sizeof(why));
-		if (!s)
-			goto fail;
+		if (!views[i].path)
+			continue;
+		s = views[i].open(views[i].path, &run->p, source, info,
+				  !o->rfile, why, sizeof(why));
+		if (!s) {
+			ns_error("%s", why);
+			return -1;
+		}
 		ns_pipeline_add_view(&run->p, s);
 	}
 	return 0;
-fail:
-	ns_error("%s", why);
-	return -1;
 }
 
 /* The stages' settings, -w as a tap and the report as a view. */
@@ -290,7 +296,7 @@ static enum ns_flow start_pipeline(struct run *run, const struct nsl_info *info)
 	if (add_file_views(run, info))
 		return NS_FLOW_FAIL;
 	/* -w alone: the file keeps the raw values; nothing reads the rest. */
-	if (!out && !o->html && !o->chrome && !o->rtt && !o->magnet &&
+	if (!out && !o->html && !o->chrome && !o->pcapng && !o->rtt && !o->magnet &&
 	    o->by == NS_BY_NONE)
 		ns_pipeline_record_only(&run->p);
 	return NS_FLOW_MORE;

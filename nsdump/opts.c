@@ -44,7 +44,7 @@ static const char synopsis[] =
 	"              [-e event[,event...]] [-i interface] [-p lport.rport]...\n"
 	"              [--dir tx|rx] [--by conn|cpu|dir|dev] [--sample n | --sample-flows n]\n"
 	"              [--device path | -r file] [-w file]\n"
-	"              [--html file] [--export chrome-trace file] [expression]\n"
+	"              [--html file] [--export chrome-trace|pcapng file]... [expression]\n"
 	"       nsdump -L [--json]\n"
 	"       nsdump --version [--json]\n"
 	"       nsdump --calibrate [--json] [-e event[,event...]] [--cold] [--device path | -r file]\n";
@@ -139,15 +139,18 @@ static int parse_by(struct ns_opts *o, const char *arg)
 /* --export FORMAT FILE: the file is the next argument. */
 static int parse_export(struct ns_opts *o, const char *format)
 {
-	if (strcmp(format, "chrome-trace")) {
-		ns_error("--export %s: the format is chrome-trace", format);
+	const char **file = !strcmp(format, "chrome-trace") ? &o->chrome :
+			    !strcmp(format, "pcapng") ? &o->pcapng : NULL;
+
+	if (!file) {
+		ns_error("--export %s: the format is chrome-trace or pcapng", format);
 		return -1;
 	}
 	if (optind >= line.argc) {
-		ns_error("--export chrome-trace needs a file");
+		ns_error("--export %s needs a file", format);
 		return -1;
 	}
-	o->chrome = line.argv[optind++];
+	*file = line.argv[optind++];
 	return 0;
 }
 
@@ -258,10 +261,11 @@ const struct ns_option ns_options[] = {
 	  .help = "the capture as one HTML page: distributions, a waterfall\n"
 		  "of packets, counters, Table III ('-' = stdout)",
 	  .complete = NS_COMPLETE_FILE },
-	{ .key = 'X', .name = "export", .arg = "chrome-trace file",
+	{ .key = 'X', .name = "export", .arg = "format file",
 	  PARSE(parse_export),
-	  .help = "the capture for Perfetto or chrome://tracing ('-' = stdout)",
-	  WORDS("chrome-trace") },
+	  .help = "the capture as a file ('-' = stdout): chrome-trace for Perfetto\n"
+		  "or chrome://tracing, pcapng for Wireshark",
+	  WORDS("chrome-trace pcapng") },
 	{ .key = 'C', .name = "calibrate", SET(calibrate),
 	  .help = "print the macros' own cost on this machine (Table 2)" },
 	{ .key = 'K', .name = "cold", SET(cold),
@@ -453,7 +457,8 @@ int ns_outputs_on_stdout(const struct ns_opts *o)
 {
 	return (o->wfile && !strcmp(o->wfile, "-")) +
 	       (o->html && !strcmp(o->html, "-")) +
-	       (o->chrome && !strcmp(o->chrome, "-"));
+	       (o->chrome && !strcmp(o->chrome, "-")) +
+	       (o->pcapng && !strcmp(o->pcapng, "-"));
 }
 
 /* What the options say together. */

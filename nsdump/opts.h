@@ -17,7 +17,8 @@
 
 struct ns_opts {
 	const char *dev, *rfile, *wfile, *events;
-	const char *html, *chrome;	/* --html, --export chrome-trace */
+	const char *html;	/* --html */
+	const char *chrome, *pcapng;	/* --export chrome-trace, pcapng */
 	uint64_t count, rcvbuf;	/* 0: unlimited / leave as is */
 	int verbose;
 	int tstamp;		/* -t's counted: enum ns_tstamp_mode */

@@ -7,7 +7,7 @@
 #            asked for
 #   stage/   the pipeline and its stages: correction, filter, MAGNeT,
 #            accumulation, statistics
-#   view/    what the user sees: text, JSON, HTML, the Chrome trace
+#   view/    what the user sees: text, JSON, HTML, the Chrome trace, pcapng
 #   lib/     what stages and views both use: the trace's clock, devices
 #   (top)    main.c, which dispatches what the options (opts.c) ask for;
 #            the device session (live.c); errors and notes (msg.c)
@@ -18,7 +18,8 @@ NS_SOURCE := $(addprefix source/,source capture file writer decode layout crc32 
 NS_STAGE  := $(addprefix stage/,pipeline correct filter expr tuple \
 	     magnet accum stats hist by rtt)
 NS_VIEW   := $(addprefix view/,report json html chart waterfall chrome \
-	     markup flags shortlist jsonv utf8 nest evorder tstamp)
+	     markup flags shortlist jsonv utf8 nest evorder tstamp \
+	     pcapng pcapopt)
 NS_LIB    := $(addprefix lib/,clock devname)
 NS_UNITS  := $(NS_SOURCE) $(NS_STAGE) $(NS_VIEW) $(NS_LIB)
 NS_OPTS   := opts msg

@@ -212,7 +212,7 @@ check_devices()
 for rc, err, what, want in (("rc1", "e1", "--export chrome-trace without a file",
                              "nsdump: --export chrome-trace needs a file"),
                             ("rc2", "e2", "--export svg",
-                             "nsdump: --export svg: the format is chrome-trace"),
+                             "nsdump: --export svg: the format is chrome-trace or pcapng"),
                             ("rc3", "e3", "--export - and --html - together",
                              "nsdump: only one of -w, --html and --export can write to stdout ('-')")):
     t.ok(read(rc).strip() == "2" and read(err).splitlines()[0] == want,

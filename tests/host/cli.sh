@@ -1145,6 +1145,7 @@ sed -n '/local opts="/,/"$/p' "$top/doc/nsdump.bash" | tr -s ' \t"=' '\n' |
 ? [ "$(complete_for nsdump --dir r)" = rx ]
 ? [ "$(complete_for nsdump --by c)" = "conn cpu" ]
 ? [ "$(complete_for nsdump --export c)" = chrome-trace ]
+? [ "$(complete_for nsdump --export p)" = pcapng ]
 ? [ "$(PATH=$(pwd)/$obj:$PATH complete_for nsdump -e cycles,page-f)" = cycles,page-faults ]
 = bash completion: -i an interface here or any, --device a path
 ? [ "$(complete_for nsdump -i lo)" = lo ]
@@ -1152,17 +1153,19 @@ sed -n '/local opts="/,/"$/p' "$top/doc/nsdump.bash" | tr -s ' \t"=' '\n' |
 ? [ "$(complete_for nsdump --device /dev/nul)" = /dev/null ]
 ? [ "$(complete_for nsdump -ttt)" = "" ]
 
-# make install: PREFIX and DESTDIR, the three files and nothing else
-= make install DESTDIR PREFIX=/usr: bin, share/man/man8, share/bash-completion/completions
+# make install: PREFIX and DESTDIR, the four files and nothing else
+= make install DESTDIR PREFIX=/usr: bin, share/man/man8, share/bash-completion/completions, Wireshark's Lua plugins
 make -s --no-print-directory -C "$top" install DESTDIR="$t/root" PREFIX=/usr \
 	>"$t/out" 2>&1
+lua=./usr/lib/$(cc -print-multiarch)/wireshark/plugins/netslice.lua
 ? [ $rc -eq 0 ]
 ? [ "$(cd "$t/root" && find . -type f | sort | tr '\n' ' ')" = \
-	"./usr/bin/nsdump ./usr/share/bash-completion/completions/nsdump ./usr/share/man/man8/nsdump.8 " ]
+	"./usr/bin/nsdump $lua ./usr/share/bash-completion/completions/nsdump ./usr/share/man/man8/nsdump.8 " ]
 = make install: the binary runs (its --version), man page and completion as in doc/
 ? [ -x "$t/root/usr/bin/nsdump" ]
 ? cmp -s "$top/doc/nsdump.8" "$t/root/usr/share/man/man8/nsdump.8"
 ? cmp -s "$top/doc/nsdump.bash" "$t/root/usr/share/bash-completion/completions/nsdump"
+? cmp -s "$top/contrib/wireshark/netslice.lua" "$t/root/$lua"
 ? [ "$("$t/root/usr/bin/nsdump" --version | head -1)" = "nsdump version $want" ]
 = make install: PREFIX defaults to /usr/local
 make -s --no-print-directory -C "$top" install DESTDIR="$t/root2" >/dev/null 2>&1
