@@ -58,7 +58,7 @@ static inline void *vmalloc_user(size_t s)
 #define vfree free
 #define PAGE_MASK (~(unsigned long)(PAGE_SIZE - 1))
 #define SZ_1G 0x40000000UL
-typedef int64_t s64;
+typedef int64_t s64; typedef int64_t __s64;
 typedef long ssize_t;
 typedef struct { int v; } atomic_t;
 #define ATOMIC_INIT(i) { i }
