@@ -916,24 +916,29 @@ static __inline__ __u64 nsl_agg_bucket_low(__u32 i)
 }
 
 /*
- * Whether record @j of @b ran inside record @i: in the run after @i of
- * records deeper than it, and for a record of one interval (or a GAP)
- * inside its window too.  nsdump's ns_rec_inside() with whole false.
+ * The pairs nested inside record @i of @b's first @n: the records after
+ * it deeper than it (the run ends at the first that is not), closed and
+ * timed by macros, that started inside it -- for a record of one
+ * interval (or a GAP) inside its window too.  nsdump's
+ * ns_nested_pairs(), in one pass over the run.
  */
-static __inline__ int nsl_agg_inside(const struct nsl_block *b, __u32 i,
-				     __u32 j)
+static __inline__ __u64 nsl_agg_nested(const struct nsl_block *b, __u32 i,
+				       __u32 n)
 {
-	const struct nsl_record *o = &b->rec[i], *in = &b->rec[j];
-	__u32 k;
+	const struct nsl_record *o = &b->rec[i], *in;
+	int one = o->nmerged <= 1 || (o->flags & NSL_RF_GAP);
+	__u64 k = 0;
+	__u32 j;
 
-	for (k = i + 1; k <= j; k++)
-		if (b->rec[k].depth <= o->depth)
-			return 0;
-	if (in->start < o->start)
-		return 0;
-	if (o->nmerged > 1 && !(o->flags & NSL_RF_GAP))
-		return 1;
-	return in->start - o->start < o->ticks;
+	for (j = i + 1; j < n && b->rec[j].depth > o->depth; j++) {
+		in = &b->rec[j];
+		if ((in->flags & (NSL_RF_OPEN | NSL_RF_GAP)) ||
+		    in->start < o->start ||
+		    (one && in->start - o->start >= o->ticks))
+			continue;
+		k += in->nmerged ? in->nmerged : 1;
+	}
+	return k;
 }
 
 /*
@@ -954,8 +959,8 @@ static __inline__ __u32 nsl_agg_values(const struct nsl_block *b,
 	__u32 have = 0, gone = 0, n = b->nrec < NSL_MAX_RECORDS ?
 					  b->nrec : NSL_MAX_RECORDS;
 	__s64 first = 0, last = 0, s;
-	__u64 cost, k, t;
-	__u32 i, j, any = 0;
+	__u64 cost, t;
+	__u32 i, any = 0;
 
 	*open = 0;
 	for (i = 0; i < NSL_R_MAX; i++)
@@ -980,13 +985,8 @@ static __inline__ __u32 nsl_agg_values(const struct nsl_block *b,
 			continue;
 		t = r->ticks;
 		if (!(r->flags & NSL_RF_GAP)) {
-			for (k = 0, j = i + 1; j < n; j++)
-				if (!(b->rec[j].flags &
-				      (NSL_RF_OPEN | NSL_RF_GAP)) &&
-				    nsl_agg_inside(b, i, j))
-					k += b->rec[j].nmerged ?
-					     b->rec[j].nmerged : 1;
-			cost = (r->nmerged ? r->nmerged : 1) * tau_o + k * tau_b;
+			cost = (r->nmerged ? r->nmerged : 1) * tau_o +
+			       nsl_agg_nested(b, i, n) * tau_b;
 			t = cost < t ? t - cost : 0;
 		}
 		val[r->region] += t;
