@@ -743,7 +743,7 @@ NSFAKE_ABI=5 live $NSDUMP -q --sample 4 >"$t/out" 2>"$t/err"
 ? [ $rc -eq 1 ]
 ? [ "$(cat "$t/err")" = "nsdump: $t/raw: --sample 4: this netslice.ko speaks ABI 5 and cannot sample (NSIOCSSAMPLE: Inappropriate ioctl for device); sampling in the kernel needs ABI 6" ]
 = live --sample-flows 2, EINVAL from an ABI 6 module: exit 1, its ABI named
-NSFAKE_SAMPLE_ERR=22 live $NSDUMP -q --sample-flows 2 >"$t/out" 2>"$t/err"
+NSFAKE_ABI=6 NSFAKE_SAMPLE_ERR=22 live $NSDUMP -q --sample-flows 2 >"$t/out" 2>"$t/err"
 ? [ $rc -eq 1 ]
 ? [ "$(cat "$t/err")" = "nsdump: $t/raw: --sample-flows 2: this netslice.ko (ABI 6) refused it: NSIOCSSAMPLE: Invalid argument" ]
 END
@@ -1097,7 +1097,7 @@ NSFAKE_FILTER=1 DEV=$t/flowsraw live $NSDUMP -v -q 'udp and greater 100' >/dev/n
 ? grep -qx "nsdump: $t/flowsraw: the kernel filters before the ring: the expression reads lengths or TCP sequence numbers, which NSI does not know" "$t/err"
 = live, a module refusing the flag (EINVAL): the program again without it, the capture as before
 rm -f "$t/log"
-NSFAKE_FILTER=5 DEV=$t/flowsraw DROPS=0 live $NSDUMP -v -q 'udp and dst port 53' >/dev/null 2>"$t/err"
+NSFAKE_ABI=6 NSFAKE_FILTER=5 DEV=$t/flowsraw DROPS=0 live $NSDUMP -v -q 'udp and dst port 53' >/dev/null 2>"$t/err"
 ? [ "$(filters)" = "1|0|" ]
 ? grep -q "filters before the ring: this netslice.ko (ABI 6) cannot filter at NSI" "$t/err"
 ? [ "$(tail -1 "$t/err")" = "$(want_of 'udp and dst port 53') blocks captured, 100 received by filter, 0 dropped by kernel" ]
