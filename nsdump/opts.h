@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "netslice.h"
 #include "stage/by.h"
 #include "stage/filter.h"
 
@@ -28,6 +29,9 @@ struct ns_opts {
 	struct ns_filter filter;	/* expression, -i, -p, --dir */
 	/* --sample, --sample-flows: 1 in sample_rate (0: not asked for) */
 	uint32_t sample_rate, sample_flags;
+	const char *serve;	/* --serve [ADDR:]PORT */
+	/* --exemplars: what NSIOCSAGG asks for besides ON; flags 0: none */
+	struct nsl_agg exemplars;
 };
 
 /* What the bash completion (doc/nsdump.bash) offers for an argument. */
