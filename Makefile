@@ -26,9 +26,11 @@ DEB_PKGS := make gcc libc6-dev gcc-multilib patch perl python3 xz-utils \
 TOOL_PKGS := make gcc libc6-dev libpfm4-dev libjson-c-dev zlib1g-dev libisal-dev libpcap-dev
 # What the host tests add: the -m32 ABI test, python3 to parse --json
 # output, man-db and groff to check the man page, clang and its libFuzzer
-# for the fuzz targets' short fixed-seed runs (make -C tests/fuzz smoke).
+# for the fuzz targets' short fixed-seed runs (make -C tests/fuzz smoke),
+# Prometheus (and its promtool) and curl to scrape nsdump --serve
+# (tests/host/t_serve.sh).
 HOST_PKGS := $(TOOL_PKGS) gcc-multilib python3 man-db groff-base \
-	clang-14 libclang-rt-14-dev
+	clang-14 libclang-rt-14-dev prometheus curl
 # What the browser test of nsdump --html adds (tests/host/t_html.sh, which
 # runs `make deps-browser` and skips, saying why, when it cannot): a
 # headless Chromium to render the report, and a font for its text.

@@ -535,7 +535,7 @@ static int run_serve(struct run *run)
 	struct ns_serve serve;
 	int ret;
 
-	if (run->o->exemplars.flags) {
+	if (ns_opts_exemplars(run->o)) {
 		run->serve = &serve;
 		return run_device(run);
 	}

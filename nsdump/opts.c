@@ -531,7 +531,7 @@ static int check_serve(const struct ns_opts *o)
 {
 	const char *what = capture_option(o);
 
-	if (o->exemplars.flags && !o->serve) {
+	if (ns_opts_exemplars(o) && !o->serve) {
 		ns_error("--exemplars goes with --serve");
 		return -1;
 	}
@@ -540,7 +540,7 @@ static int check_serve(const struct ns_opts *o)
 			 o->rfile ? "-r" : "--calibrate");
 		return -1;
 	}
-	if (o->serve && !o->exemplars.flags && what) {
+	if (o->serve && !ns_opts_exemplars(o) && what) {
 		ns_error("%s with --serve applies to the exemplars' capture: add --exemplars",
 			 what);
 		return -1;

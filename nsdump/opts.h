@@ -81,6 +81,12 @@ struct ns_option {
 	const char *words;	/* NS_COMPLETE_WORDS: the words, ' ' between */
 };
 
+/* Whether --exemplars asked for any (a threshold alone has no flag). */
+static inline bool ns_opts_exemplars(const struct ns_opts *o)
+{
+	return o->exemplars.flags || o->exemplars.threshold_ns;
+}
+
 /* The options in --help's order. */
 extern const struct ns_option ns_options[];
 extern const unsigned int ns_noptions;

@@ -247,7 +247,7 @@ void ns_serve_close(struct ns_serve *s)
 	struct nsl_agg keep = { .flags = NSL_AGG_ON };
 
 	/* the histograms go on; the exemplars stop with their reader */
-	if (s->dev && s->dev->fd >= 0 && (s->conf.flags & ~NSL_AGG_ON))
+	if (s->dev && s->dev->fd >= 0)
 		ns_dev_agg(s->dev, &keep);
 	ns_http_close(&s->http);
 	ns_agg_free(&s->snap);

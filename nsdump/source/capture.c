@@ -273,7 +273,7 @@ ssize_t ns_dev_next(struct ns_dev *d, void *buf, size_t len,
 				 d->path);
 			return -1;
 		}
-		if (errno == EAGAIN && !idle_ms)
+		if ((errno == EAGAIN || errno == EINTR) && !idle_ms)
 			return 0;
 		if (errno != EINTR && errno != EAGAIN) {
 			snprintf(d->err, sizeof(d->err), "%s: read: %s",
