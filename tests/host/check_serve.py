@@ -191,6 +191,27 @@ def promtool(text):
     t.ok(r.returncode == 0, "promtool check metrics: the 0.0.4 text passes, lint included", r.stdout + r.stderr)
 
 
+def check_dashboard(prom):
+    """doc/grafana-netslice.json's queries, its variables as "all", run."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "doc", "grafana-netslice.json")
+    dash = json.load(open(path))
+    bad, n = [], 0
+    for panel in dash["panels"]:
+        for tg in panel["targets"]:
+            q = tg["expr"]
+            for var, val in (("$__rate_interval", "10s"), ("$region", "tcp"), ("$job", ".*"),
+                             ("$dev", ".*"), ("$dir", ".*")):
+                q = q.replace(var, val)
+            n += 1
+            try:
+                prom.query(q)   # refused: HTTP 400, raised
+                if not Prom.wait(lambda: prom.query(q), 5):
+                    bad.append("no data: " + q)
+            except Exception as e:  # noqa: BLE001 (a query Prometheus refuses)
+                bad.append("%s: %s" % (e, q))
+    t.ok(n > 5 and not bad, "grafana dashboard: its %d queries run and return data" % n, "\n".join(bad[:3]))
+
+
 def phase_snapshot(prom, port, known):
     up = prom.until('up{job="nsdump"}', 1.0, 15)
     t.ok(up, "prometheus: up{job=\"nsdump\"} 1", open(os.path.join(tmp, "prom.err")).read()[-2000:])
@@ -198,6 +219,7 @@ def phase_snapshot(prom, port, known):
     check_counts(prom, known)
     check_quantiles(prom, known)
     promtool(concurrent(port))
+    check_dashboard(prom)
 
 
 def phase_reload(prom, port, cur, err):
