@@ -63,14 +63,16 @@ static void lost(struct ns_serve *s, enum ns_agg_status st, const char *why)
 	ns_agg_free(&s->snap);
 	s->have = false;
 	s->seen = true;
-	s->load_id = 0;
 }
 
 /* A snapshot of another load: its counters start again. */
 static void new_load(struct ns_serve *s, const struct nsl_agg_head *h)
 {
-	if (s->have && h->load_id == s->load_id)
+	if (s->seen && h->load_id == s->load_id) {
+		if (!s->have)
+			ns_note("%s: readable again, the same load", s->path);
 		return;
+	}
 	if (s->seen)
 		ns_note("%s: a new load of the module (load id %" PRIx64 "): its counters start again",
 			s->path, (uint64_t)h->load_id);

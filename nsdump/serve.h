@@ -37,7 +37,7 @@ struct ns_serve {
 	struct ns_exemplars *ex;	/* --exemplars, or NULL */
 	struct ns_agg_snap snap;	/* the last read */
 	bool have;		/* snap holds one; false: netslice_up 0 */
-	bool seen;		/* load_id is one read */
+	bool seen;		/* a snapshot was tried; load_id: the last read */
 	uint64_t load_id;
 	uint64_t set_for;	/* the load NSIOCSAGG was last tried on */
 	int64_t next_read;	/* ms, CLOCK_MONOTONIC */

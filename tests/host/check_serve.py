@@ -238,13 +238,19 @@ def phase_reload(prom, port, cur, err):
 
 
 def phase_gone(prom, port, cur, err):
+    shutil.copy(cur, cur + ".kept")
     os.unlink(cur)
     down = prom.until('netslice_up{job="nsdump"}', 0.0, 10)
     text = get("http://127.0.0.1:%d/metrics" % port)
     t.ok(down and "netslice_up 0\n" in text and "netslice_blocks" not in text and
-         "netslice_up 0 until it is back" in open(err).read(),
+         open(err).read().count("netslice_up 0 until it is back") == 1,
          "gone: the file removed, netslice_up 0 (said once), still serving",
          open(err).read()[-500:])
+    os.rename(cur + ".kept", cur)
+    back = prom.until('netslice_up{job="nsdump"}', 1.0, 10)
+    said = open(err).read()
+    t.ok(back and "readable again, the same load" in said and said.count("a new load") == 1,
+         "back: the same load again, netslice_up 1, said as such (not as a new load)", said[-500:])
 
 
 def exemplar_lines(text):
