@@ -28,9 +28,10 @@ TOOL_PKGS := make gcc libc6-dev libpfm4-dev libjson-c-dev zlib1g-dev libisal-dev
 # output, man-db and groff to check the man page, clang and its libFuzzer
 # for the fuzz targets' short fixed-seed runs (make -C tests/fuzz smoke),
 # tshark (with editcap and mergecap) to read nsdump --export pcapng with
-# the Lua dissector (tests/host/t_pcapng.sh).
+# the Lua dissector (tests/host/t_pcapng.sh), Prometheus (and its promtool)
+# and curl to scrape nsdump --serve (tests/host/t_serve.sh).
 HOST_PKGS := $(TOOL_PKGS) gcc-multilib python3 man-db groff-base \
-	clang-14 libclang-rt-14-dev tshark
+	clang-14 libclang-rt-14-dev tshark prometheus curl
 # What the browser test of nsdump --html adds (tests/host/t_html.sh, which
 # runs `make deps-browser` and skips, saying why, when it cannot): a
 # headless Chromium to render the report, and a font for its text.

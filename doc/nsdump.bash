@@ -10,8 +10,8 @@ _nsdump()
 	local cur=${COMP_WORDS[COMP_CWORD]}
 	local prev=${COMP_WORDS[COMP_CWORD-1]}
 	local opts="-B -c -e -h -i -L -M -n -p -q -r -t -v -w
-		--addr --by --calibrate --cold --device --dir --export --help --html --json
-		--raw --rtt --sample --sample-flows --version"
+		--addr --by --calibrate --cold --device --dir --exemplars --export --help
+		--html --json --raw --rtt --sample --sample-flows --serve --version"
 
 	case $prev in
 	-r | -w | --html | chrome-trace | pcapng)
@@ -38,6 +38,10 @@ _nsdump()
 		COMPREPLY=($(compgen -W "conn cpu dir dev" -- "$cur"))
 		return
 		;;
+	--exemplars)
+		COMPREPLY=($(compgen -W "all span>p99" -- "$cur"))
+		return
+		;;
 	-e)
 		# the events this machine can count, as nsdump -L names them
 		local events
@@ -49,8 +53,8 @@ _nsdump()
 		fi
 		return
 		;;
-	-B | -c | -p | --sample | --sample-flows)
-		return	# a number, or lport.rport
+	-B | -c | -p | --sample | --sample-flows | --serve)
+		return	# a number, lport.rport, [addr:]port
 		;;
 	esac
 	COMPREPLY=($(compgen -W "$opts" -- "$cur"))

@@ -20,6 +20,7 @@
 #include "live.h"
 #include "msg.h"
 #include "opts.h"
+#include "serve.h"
 #include "source/calib.h"
 #include "source/capture.h"
 #include "source/decode.h"
@@ -28,6 +29,7 @@
 #include "source/source.h"
 #include "source/version.h"
 #include "source/writer.h"
+#include "stage/exemplar.h"
 #include "stage/pipeline.h"
 #include "stage/rtt.h"
 #include "view/chrome.h"
@@ -52,9 +54,13 @@ struct run {
 	struct ns_live *live;	/* the device's session; NULL: a file */
 	/* what the report and -w say of sampling: the kernel's or the file's */
 	const struct nsl_sample *sampled;
+	struct ns_serve *serve;	/* --serve --exemplars: the loop; or NULL */
+	struct ns_exemplars ex;	/* ... and the exemplars it serves */
 };
 
 static volatile sig_atomic_t stop_flag, usr1_flag;
+/* --serve: the device source's flags, never raised (serve.c stops) */
+static volatile sig_atomic_t serve_hold;
 
 static void on_stop(int sig)
 {
@@ -295,9 +301,11 @@ static enum ns_flow start_pipeline(struct run *run, const struct nsl_info *info)
 	}
 	if (add_file_views(run, info))
 		return NS_FLOW_FAIL;
+	if (run->serve)
+		ns_pipeline_add_view(&run->p, &run->ex.sink);
 	/* -w alone: the file keeps the raw values; nothing reads the rest. */
 	if (!out && !o->html && !o->chrome && !o->pcapng && !o->rtt && !o->magnet &&
-	    o->by == NS_BY_NONE)
+	    o->by == NS_BY_NONE && !run->serve)
 		ns_pipeline_record_only(&run->p);
 	return NS_FLOW_MORE;
 }
@@ -350,7 +358,10 @@ static int capture(struct run *run, struct ns_source *src,
 	src->shallow = ns_pipeline_shallow(&run->p);
 	if (run->live && ns_live_start(run->live))
 		return 1;	/* the file, if any, is closed whole */
-	flow = pump(run, src);
+	if (run->serve)
+		flow = ns_serve_loop(run->serve, src, &run->p, &stop_flag);
+	else
+		flow = pump(run, src);
 	if (run->live)
 		ns_live_records_off(run->live);
 	return finish_capture(run, flow);
@@ -473,6 +484,22 @@ static int run_file(struct run *run)
 	return ret;
 }
 
+/*
+ * --serve --exemplars: the serving loop reads the device; the device
+ * source never waits, and stops only when the loop does.
+ */
+static int serve_device(struct run *run, struct ns_device_source *device,
+			struct ns_live *live)
+{
+	ns_source_device(device, &live->dev, &serve_hold, &serve_hold);
+	device->idle_ms = 0;
+	ns_exemplars_init(&run->ex, run->o->wfile);
+	if (ns_serve_open(run->serve, run->o, &live->dev, &run->ex))
+		return 1;
+	return capture(run, &device->src, &live->dev.info,
+		       "no calibration from the kernel");
+}
+
 /* The device: --device, $NSDUMP_DEV or /dev/ns. */
 static int run_device(struct run *run)
 {
@@ -484,15 +511,44 @@ static int run_device(struct run *run)
 			  &run->calib_cold)) {
 		run->live = &live;
 		run->sampled = live.sampled;
-		ns_source_device(&device, &live.dev, &stop_flag, &usr1_flag);
-		ret = capture(run, &device.src, &live.dev.info,
-			      "no calibration from the kernel");
+		if (run->serve) {
+			ret = serve_device(run, &device, &live);
+		} else {
+			ns_source_device(&device, &live.dev, &stop_flag,
+					 &usr1_flag);
+			ret = capture(run, &device.src, &live.dev.info,
+				      "no calibration from the kernel");
+		}
 		ns_source_close(&device.src);
+	}
+	if (run->serve) {
+		/* aggregation goes on after nsdump, as without exemplars */
+		ns_live_records_off(&live);
+		ns_serve_close(run->serve);
+		ns_dev_release(&live.dev);
+		ns_exemplars_free(&run->ex);
 	}
 	stop_pipeline(run);
 	ns_calib_free(&run->calib);
 	ns_calib_free(&run->calib_cold);
 	ns_live_close(&live);
+	return ret;
+}
+
+/* --serve: without exemplars, the snapshots alone; with, a capture too. */
+static int run_serve(struct run *run)
+{
+	struct ns_serve serve;
+	int ret;
+
+	if (ns_opts_exemplars(run->o)) {
+		run->serve = &serve;
+		return run_device(run);
+	}
+	if (ns_serve_open(&serve, run->o, NULL, NULL))
+		return 1;
+	ret = ns_serve_loop(&serve, NULL, NULL, &stop_flag) == NS_FLOW_FAIL;
+	ns_serve_close(&serve);
 	return ret;
 }
 
@@ -521,6 +577,8 @@ static int run_opts(struct ns_opts *o)
 		return run_calibrate(&run);
 	if (o->rfile)
 		return run_file(&run);
+	if (o->serve)
+		return run_serve(&run);
 	return run_device(&run);
 }
 

@@ -17,7 +17,9 @@
 #include "netslice.h"
 #include "opts.h"
 #include "source/capture.h"
+#include "source/histograms.h"
 #include "stage/expr.h"
+#include "view/http.h"
 #include "view/tstamp.h"
 
 /*
@@ -47,7 +49,9 @@ static const char synopsis[] =
 	"              [--html file] [--export chrome-trace|pcapng file]... [expression]\n"
 	"       nsdump -L [--json]\n"
 	"       nsdump --version [--json]\n"
-	"       nsdump --calibrate [--json] [-e event[,event...]] [--cold] [--device path | -r file]\n";
+	"       nsdump --calibrate [--json] [-e event[,event...]] [--cold] [--device path | -r file]\n"
+	"       nsdump --serve [addr:]port [--device path]\n"
+	"              [--exemplars spec [-w file] [--html file] [capture options] [expression]]\n";
 
 uint64_t ns_parse_size(const char *s)
 {
@@ -194,6 +198,27 @@ static int parse_sample_flows(struct ns_opts *o, const char *arg)
 	return parse_sample(o, arg, NSL_SAMPLE_FLOWS);
 }
 
+static int parse_serve(struct ns_opts *o, const char *arg)
+{
+	char host[64], port[8];
+
+	o->serve = arg;
+	if (!ns_http_split(arg, host, sizeof(host), port, sizeof(port)))
+		return 0;
+	ns_error("--serve %s: expected [ADDR:]PORT, PORT 0..65535, an IPv6 ADDR in brackets",
+		 arg);
+	return -1;
+}
+
+static int parse_exemplars(struct ns_opts *o, const char *arg)
+{
+	if (!ns_agg_spec(arg, &o->exemplars))
+		return 0;
+	ns_error("--exemplars %s: expected all, REGION>p99 or REGION>TIME (50us, 2ms), REGION a region's name or span",
+		 arg);
+	return -1;
+}
+
 const struct ns_option ns_options[] = {
 	{ .arg = "expression", .kind = NS_OPT_OPERAND,
 	  .help = "a pcap-filter expression over each block's flow:\n"
@@ -266,6 +291,13 @@ const struct ns_option ns_options[] = {
 	  .help = "the capture as a file ('-' = stdout): chrome-trace for Perfetto\n"
 		  "or chrome://tracing, pcapng for Wireshark",
 	  WORDS("chrome-trace pcapng") },
+	{ .key = 'S', .name = "serve", .arg = "[addr:]port", PARSE(parse_serve),
+	  .help = "aggregate in the kernel and serve its histograms to Prometheus\n"
+		  "at http://addr:port/metrics (addr 127.0.0.1; ':port': all)" },
+	{ .key = 'E', .name = "exemplars", .arg = "spec", PARSE(parse_exemplars),
+	  .help = "--serve: blocks also captured whole, as exemplars: all,\n"
+		  "region>p99 or region>time (span>p99, queue>50us)",
+	  WORDS("all span>p99") },
 	{ .key = 'C', .name = "calibrate", SET(calibrate),
 	  .help = "print the macros' own cost on this machine (Table 2)" },
 	{ .key = 'K', .name = "cold", SET(cold),
@@ -488,6 +520,39 @@ static int check_together(const struct ns_opts *o)
 	return 0;
 }
 
+/* What the exemplars' capture takes, named, if given without them. */
+static const char *capture_option(const struct ns_opts *o)
+{
+	return o->wfile ? "-w" : o->html ? "--html" : o->chrome ? "--export" :
+	       ns_filter_active(&o->filter) ? "a filter" :
+	       o->sample_rate ? ns_sample_option(o->sample_flags) :
+	       o->events ? "-e" : o->magnet ? "-M" : o->rtt ? "--rtt" :
+	       o->by != NS_BY_NONE ? "--by" : o->count ? "-c" :
+	       o->rcvbuf ? "-B" : NULL;
+}
+
+/* --serve and --exemplars with the rest. */
+static int check_serve(const struct ns_opts *o)
+{
+	const char *what = capture_option(o);
+
+	if (ns_opts_exemplars(o) && !o->serve) {
+		ns_error("--exemplars goes with --serve");
+		return -1;
+	}
+	if (o->serve && (o->rfile || o->calibrate)) {
+		ns_error("--serve reads the device's histograms, not with %s",
+			 o->rfile ? "-r" : "--calibrate");
+		return -1;
+	}
+	if (o->serve && !ns_opts_exemplars(o) && what) {
+		ns_error("%s with --serve applies to the exemplars' capture: add --exemplars",
+			 what);
+		return -1;
+	}
+	return 0;
+}
+
 int ns_opts_parse(int argc, char **argv, struct ns_opts *o)
 {
 	int c;
@@ -520,7 +585,7 @@ int ns_opts_parse(int argc, char **argv, struct ns_opts *o)
 	}
 	if (optind < argc && compile_expression(o, argc, argv))
 		return -1;
-	return check_together(o);
+	return check_together(o) || check_serve(o) ? -1 : 0;
 }
 
 void ns_opts_free(struct ns_opts *o)

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "netslice.h"
 #include "stage/by.h"
 #include "stage/filter.h"
 
@@ -29,6 +30,9 @@ struct ns_opts {
 	struct ns_filter filter;	/* expression, -i, -p, --dir */
 	/* --sample, --sample-flows: 1 in sample_rate (0: not asked for) */
 	uint32_t sample_rate, sample_flags;
+	const char *serve;	/* --serve [ADDR:]PORT */
+	/* --exemplars: what NSIOCSAGG asks for besides ON; flags 0: none */
+	struct nsl_agg exemplars;
 };
 
 /* What the bash completion (doc/nsdump.bash) offers for an argument. */
@@ -77,6 +81,12 @@ struct ns_option {
 	enum ns_complete complete;
 	const char *words;	/* NS_COMPLETE_WORDS: the words, ' ' between */
 };
+
+/* Whether --exemplars asked for any (a threshold alone has no flag). */
+static inline bool ns_opts_exemplars(const struct ns_opts *o)
+{
+	return o->exemplars.flags || o->exemplars.threshold_ns;
+}
 
 /* The options in --help's order. */
 extern const struct ns_option ns_options[];

@@ -273,6 +273,8 @@ ssize_t ns_dev_next(struct ns_dev *d, void *buf, size_t len,
 				 d->path);
 			return -1;
 		}
+		if ((errno == EAGAIN || errno == EINTR) && !idle_ms)
+			return 0;
 		if (errno != EINTR && errno != EAGAIN) {
 			snprintf(d->err, sizeof(d->err), "%s: read: %s",
 				 d->path, strerror(errno));
@@ -353,14 +355,26 @@ int ns_dev_drops(struct ns_dev *d, uint64_t *drops)
 	return 0;
 }
 
-void ns_dev_close(struct ns_dev *d)
+int ns_dev_agg(struct ns_dev *d, const struct nsl_agg *a)
+{
+	struct nsl_agg conf = *a;
+
+	return ioctl(d->fd, NSIOCSAGG, &conf) ? errno : 0;
+}
+
+void ns_dev_release(struct ns_dev *d)
 {
 	if (d->map)
 		munmap(d->map, d->map_len);
 	d->map = NULL;
-	if (d->fd < 0)
-		return;
-	ns_dev_collect(d, false);
-	close(d->fd);
+	if (d->fd >= 0)
+		close(d->fd);
 	d->fd = -1;
+}
+
+void ns_dev_close(struct ns_dev *d)
+{
+	if (d->fd >= 0)
+		ns_dev_collect(d, false);
+	ns_dev_release(d);
 }

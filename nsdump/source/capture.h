@@ -57,7 +57,8 @@ int ns_dev_calib(struct ns_dev *d, uint32_t cpu, bool cold,
  * Wait for whole items and hand out the next run of them: in place in
  * the mapping, or read() into @buf (@len bytes); *@items points at them.
  * Returns their bytes, 0 if @stop or @wake was raised by a signal
- * meanwhile or nothing came for @idle_ms (-1: wait for ever), -1 on error
+ * meanwhile or nothing came for @idle_ms (-1: wait for ever; 0: look
+ * once, as --serve's loop, which polls the device itself), -1 on error
  * (d->err).  Call ns_dev_done() once done with the items: a mapped
  * ring's tail moves past them then, and the kernel may write over them.
  */
@@ -84,7 +85,11 @@ int ns_dev_sampled(struct ns_dev *d, struct nsl_sample *s);
 int ns_dev_filtered(struct ns_dev *d, uint64_t *n);
 /* NSIOCGINFO: blocks emitted and not made (no memory) since boot */
 int ns_dev_emitted(struct ns_dev *d, uint64_t *emitted, uint64_t *nomem);
+/* NSIOCSAGG (ABI 7): aggregate mode as @a says; 0 or the errno. */
+int ns_dev_agg(struct ns_dev *d, const struct nsl_agg *a);
 /* Switch collection off (the module leaves it as it is on close), close. */
 void ns_dev_close(struct ns_dev *d);
+/* Close, collection and aggregation left as they are (--serve). */
+void ns_dev_release(struct ns_dev *d);
 
 #endif /* _NS_CAPTURE_H */

@@ -162,7 +162,7 @@ static enum ns_source_status dev_next(struct ns_source *s, struct ns_item *it)
 			break;
 		case DEV_READ:
 			d->n = ns_dev_next(d->dev, d->buf, d->cap, &d->items,
-					   s->stop, s->stats, NS_IDLE_MS);
+					   s->stop, s->stats, d->idle_ms);
 			d->pos = 0;
 			d->phase = d->n > 0 ? DEV_ITEMS : DEV_AFTER;
 			break;
@@ -248,4 +248,5 @@ void ns_source_device(struct ns_device_source *d, struct ns_dev *dev,
 	};
 	d->dev = dev;
 	d->phase = DEV_START;
+	d->idle_ms = NS_IDLE_MS;
 }

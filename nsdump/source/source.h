@@ -91,6 +91,7 @@ struct ns_device_source {
 	bool draining;		/* stopped: what the kernel still delivers */
 	uint64_t emitted;	/* draining: the kernel's count, last seen */
 	int quiet;		/* draining: reads that brought nothing new */
+	int idle_ms;		/* NS_IDLE_MS; --serve: 0, never waits */
 };
 
 void ns_source_device(struct ns_device_source *d, struct ns_dev *dev,

@@ -1117,9 +1117,9 @@ cases <<'END'
 = --help: the synopsis, then each option of the table as before, byte for byte (data/help.txt)
 $NSDUMP --help >"$t/help"
 ? cmp -s "$t/help" "$here/data/help.txt"
-= --help: a line for each of the 29 options
+= --help: a line for each of the 31 options
 grep -E '^  -' "$t/help" | sed 's/^  //; s/  .*//; s/ [^-].*//; s/, /\n/' | sort >"$t/help.opts"
-? [ "$(wc -l <"$t/help.opts")" -eq 29 ]
+? [ "$(wc -l <"$t/help.opts")" -eq 31 ]
 = man -l nsdump.8: renders without a warning
 MANWIDTH=80 man --warnings -l "$top/doc/nsdump.8" >"$t/man" 2>"$t/manwarn"
 ? [ ! -s "$t/manwarn" ]
@@ -1325,6 +1325,78 @@ cp "$t/ten.ns" "$t/v3.ns"
 printf '\003' | dd of="$t/v3.ns" bs=1 seek=8 conv=notrunc 2>/dev/null
 $NSDUMP -q -r "$t/v3.ns" >"$t/out" 2>/dev/null
 ? [ "$(row "$t/out" write | cut -d' ' -f1-2)" = "10 5.500" ]
+END
+
+# ---- --serve: its options, its socket, the device set up and let go ----
+"$obj/mkagg" "$t/a.agg" >/dev/null || exit 1
+serve_bg() {	# serve_bg COMMAND...: in the background, stderr in $t/serr; $spid, $port
+	"$@" >/dev/null 2>"$t/serr" &
+	spid=$!
+	for i in $(seq 100); do
+		grep -q "serving http" "$t/serr" && break
+		kill -0 $spid 2>/dev/null || break
+		sleep 0.05
+	done
+	port=$(sed -n 's|.*serving http://.*:\([0-9]*\)/metrics.*|\1|p' "$t/serr")
+}
+serve_end() {	# SIGTERM to $spid; its status in $rc
+	kill -TERM $spid 2>/dev/null
+	wait $spid
+	rc=$?
+}
+cases <<'END'
+= --serve localhost:x: exit 2, the form said
+$NSDUMP --serve localhost:x >"$t/out" 2>"$t/err"
+? [ $rc -eq 2 ]
+? grep -q "^nsdump: --serve localhost:x: expected \[ADDR:\]PORT" "$t/err"
+= --serve ::1:9 (no brackets), 70000: exit 2
+$NSDUMP --serve ::1:9 2>/dev/null; a=$?; $NSDUMP --serve 70000 2>/dev/null
+? [ $a -eq 2 ] && [ $rc -eq 2 ]
+= --exemplars without --serve, a bad spec, -w without --exemplars, --serve -r: exit 2, each said
+$NSDUMP --exemplars all 2>"$t/e1"; a=$?
+$NSDUMP --serve 0 --exemplars 'foo>p99' 2>"$t/e2"; b=$?
+$NSDUMP --serve 0 -w "$t/x.ns" 2>"$t/e3"; c=$?
+$NSDUMP --serve 0 -r "$t/ten.ns" 2>"$t/e4"
+? [ $a$b$c$rc = 2222 ]
+? grep -q "exemplars goes with --serve" "$t/e1"
+? grep -q "expected all, REGION>p99 or REGION>TIME" "$t/e2"
+? grep -q "^nsdump: -w with --serve applies to the exemplars' capture: add --exemplars" "$t/e3"
+? grep -q "not with -r" "$t/e4"
+= --serve on a port in use: exit 1, the address and why
+serve_bg env NSDUMP_AGG="$t/a.agg" NSDUMP_DEV=/nonexistent $NSDUMP --serve 0
+NSDUMP_AGG="$t/a.agg" $NSDUMP --serve "127.0.0.1:$port" >"$t/out" 2>"$t/err"; busy=$?
+serve_end
+? [ -n "$port" ] && [ $busy -eq 1 ]
+? [ "$(cat "$t/err")" = "nsdump: --serve 127.0.0.1:$port: 127.0.0.1 port $port: Address already in use" ]
+? [ $rc -eq 0 ]
+= --serve on an address not of this host: exit 1
+NSDUMP_AGG="$t/a.agg" $NSDUMP --serve 192.0.2.1:0 >"$t/out" 2>"$t/err"
+? [ $rc -eq 1 ]
+? grep -q "192.0.2.1 port 0: Cannot assign requested address" "$t/err"
+= --serve without the module (no NSDUMP_AGG): exit 1, the device named
+NSDUMP_AGG= NSDUMP_DEV=$t/nodev $NSDUMP --serve 0 >"$t/out" 2>"$t/err"
+? [ $rc -eq 1 ]
+? grep -q "^nsdump: $t/nodev: no such device" "$t/err"
+= live --serve: NSIOCSAGG on, collection on and left on, the device let go; 404 elsewhere
+rm -f "$t/log"
+serve_bg env NSDUMP_AGG="$t/a.agg" NSDUMP_DEV=$t/raw NSFAKE_LOG=$t/log ASAN_OPTIONS=verify_asan_link_order=0 LD_PRELOAD=$(pwd)/$obj/fakedev.so $NSDUMP --serve 0
+code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/nothing")
+curl -s "http://127.0.0.1:$port/metrics" >"$t/out"
+serve_end
+? [ $rc -eq 0 ]
+? [ "$(grep -v '^calib' "$t/log" | tr '\n' '|')" = "agg 1 0 0|state 1|" ]
+? [ "$code" = 404 ]
+? grep -qx "netslice_up 1" "$t/out"
+= live --serve, an ABI 6 module: exit 1, aggregate mode needs ABI 7
+NSFAKE_ABI=6 NSDUMP_AGG= live $NSDUMP --serve 0 >"$t/out" 2>"$t/err"
+? [ $rc -eq 1 ]
+? grep -q "this netslice.ko speaks ABI 6: aggregate mode needs ABI 7" "$t/err"
+= live --serve --exemplars 'queue>50us' -w: NSIOCSAGG with them, the stream's 10 blocks in the file; at its end (SIGINT) exemplars off, collection left on
+rm -f "$t/log"
+NSDUMP_AGG="$t/a.agg" live $NSDUMP --serve 0 --exemplars 'queue>50us' -w "$t/ex.ns" >"$t/out" 2>"$t/err"
+? [ $rc -eq 0 ]
+? [ "$(grep '^agg\|^state' "$t/log" | tr '\n' '|')" = "agg 1 10 50000|state 1|agg 1 0 0|" ]
+? $NSDUMP -q -r "$t/ex.ns" 2>&1 | grep -q "^10 blocks captured"
 END
 
 exit $((failed > 0))

@@ -24,6 +24,8 @@
  * kernel does, or fails with the errno in NSFAKE_SAMPLE_ERR;
  * NSIOCGSAMPLE gives back the setting with NSFAKE_TAKEN and
  * NSFAKE_SKIPPED as its counts (default 0).
+ * NSIOCSAGG is logged ("agg <flags> <region> <threshold_ns>"), or fails
+ * with the errno in NSFAKE_AGG_ERR.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -207,6 +209,14 @@ int ioctl(int fd, unsigned long req, ...)
 		s->taken = env_u64("NSFAKE_TAKEN");
 		s->skipped = env_u64("NSFAKE_SKIPPED");
 		return 0;
+	}
+	case NSIOCSAGG: {
+		const struct nsl_agg *a = arg;
+
+		log_call("agg %llu", a->flags);
+		log_call(" %llu", a->region);
+		log_call(" %llu\n", a->threshold_ns);
+		return env_fails("NSFAKE_AGG_ERR") ? -1 : 0;
 	}
 	case NSIOCGDROPS:
 		((struct nsl_count *)arg)->count =

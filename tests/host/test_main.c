@@ -25,5 +25,6 @@ int main(void)
 	test_views();
 	test_capture();
 	test_opts();
+	test_metrics();
 	return tap_failed ? 1 : 0;
 }

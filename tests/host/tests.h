@@ -17,6 +17,7 @@ void test_expr(void);
 void test_views(void);
 void test_capture(void);
 void test_opts(void);
+void test_metrics(void);
 
 /* A memfd holding @len bytes of @p, offset 0. */
 int mem_fd(const void *p, size_t len);
