@@ -19,7 +19,7 @@ DEB_PKGS := make gcc libc6-dev gcc-multilib patch perl python3 xz-utils \
 	qemu-system-x86 busybox-static util-linux coreutils \
 	iproute2 iputils-ping iperf3 tcpdump ethtool libpfm4-dev \
 	libjson-c-dev zlib1g-dev libisal-dev libpcap-dev man-db groff-base \
-	clang-14 libclang-rt-14-dev tshark
+	clang-14 libclang-rt-14-dev tshark prometheus curl
 # What `make` alone (nsdump and the bench programs) needs.  nsdump builds
 # without libpfm4-dev too (no -e, no -L): it is installed for the full tool.
 # libpcap compiles the pcap-filter expressions.
