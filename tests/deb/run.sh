@@ -130,8 +130,8 @@ kernel/build-kernel.sh deb >"$OUT/deb-kernel.log" 2>&1
 rc=$?
 grep '^build-kernel:' "$OUT/deb-kernel.log" | comment
 ((rc == 0)) || tail -n 30 "$OUT/deb-kernel.log" | comment
-tap $rc "make deb-kernel: bindeb-pkg in build/linux-netslice ($((SECONDS - t0)) s)"
-krel=$(cat build/linux-netslice/include/config/kernel.release 2>/dev/null)
+tap $rc "make deb-kernel: bindeb-pkg in ${KOBJ:-build/linux-netslice} ($((SECONDS - t0)) s)"
+krel=$(cat "${KOBJ:-$REPO/build/linux-netslice}/include/config/kernel.release" 2>/dev/null)
 image=$(ls -t "$OUT/linux-image-${krel}_"*.deb 2>/dev/null | head -1)
 headers=$(ls -t "$OUT/linux-headers-${krel}_"*.deb 2>/dev/null | head -1)
 [[ -n $krel && -f $image && -f $headers ]] || { not_ok "linux-image and linux-headers of ${krel:-?} in $OUT" "missing"; tap_finish; }
