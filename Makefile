@@ -36,6 +36,15 @@ HOST_PKGS := $(TOOL_PKGS) gcc-multilib python3 man-db groff-base \
 # runs `make deps-browser` and skips, saying why, when it cannot): a
 # headless Chromium to render the report, and a font for its text.
 BROWSER_PKGS := chromium fonts-dejavu-core python3
+# What the Debian packages need (`make deb`, `make deb-kernel`, and the
+# tests/deb phase of `make check`): dpkg-buildpackage and debhelper with
+# its DKMS sequence for nsdump and netslice-dkms, the kernel's bindeb-pkg
+# (debhelper too), dkms to build the module from its package, lintian;
+# pahole (dwarves) for a configuration of yours with BTF.  Installed
+# without the recommended packages: dkms recommends this machine's kernel
+# headers, which nothing here uses.
+DEBPKG_PKGS := $(TOOL_PKGS) dpkg-dev debhelper dh-dkms dkms lintian man-db groff-base
+DEBKERNEL_PKGS := dwarves
 # What `make bench` adds: bpftrace for configuration V, the peer (the
 # guest runs the host's, its root being the host's /).
 BENCH_PKGS := bpftrace
@@ -46,7 +55,7 @@ export NSVM_CMD := $(value CMD)
 
 .NOTPARALLEL:
 .PHONY: all help deps deps-tools deps-browser kernel kernel-config module vm check checkpatch \
-	hosttest vmtest demo clean distclean install
+	hosttest vmtest demo clean distclean install deb deb-kernel debcheck
 
 all: deps-tools
 	@for d in $(USER_DIRS); do \
@@ -64,6 +73,11 @@ help:
 	@echo '                     KIMAGE=, VM_TIMEOUT=, VM_SCRATCH=, QEMU_EXTRA=, VM_APPEND='
 	@echo 'make install         install nsdump, its man page, completion, Wireshark dissector'
 	@echo '                     PREFIX=/usr/local, DESTDIR= (staging root)'
+	@echo 'make deb             nsdump and netslice-dkms Debian packages in build/deb/'
+	@echo 'make deb-kernel      linux-image and linux-headers packages of the NetSlice kernel'
+	@echo '                     in build/deb/: KCONFIG=/boot/config-$$(uname -r) from your'
+	@echo '                     configuration (in build/linux-deb), else the VM'"'"'s'
+	@echo 'make debcheck        build the packages and test them (lintian, DKMS build)'
 	@echo 'make check           build what is missing, run every test (TAP)'
 	@echo '                     TESTS=t_boot.sh (VM tests to run), V=1 (show all output)'
 	@echo 'make checkpatch      checkpatch.pl --strict on the kernel code and patches'
@@ -80,9 +94,10 @@ help:
 	@echo 'make fuzz            libFuzzer on the file reader, item decoder and option'
 	@echo '                     parsers, FUZZ_SECONDS=60 each; corpus in tests/fuzz/'
 
-# $(call apt_install,<target>,<packages>): installs the missing ones, or
-# says in one line what to install when not root.  Without dpkg (not
-# Debian) nothing is checked: the build says what is missing.
+# $(call apt_install,<target>,<packages>[,<apt-get options>]): installs
+# the missing ones, or says in one line what to install when not root.
+# Without dpkg (not Debian) nothing is checked: the build says what is
+# missing.
 define apt_install
 	@command -v dpkg >/dev/null || exit 0; \
 	missing=; for p in $(2); do \
@@ -91,15 +106,16 @@ define apt_install
 	done; \
 	if [ -z "$$missing" ]; then exit 0; fi; \
 	if [ "$$(id -u)" != 0 ]; then \
-		echo "make $(1): missing packages, run: sudo apt-get install -y$$missing" >&2; \
+		echo "make $(1): missing packages, run: sudo apt-get install -y $(3)$$missing" >&2; \
 		exit 1; \
 	fi; \
 	echo "make $(1): installing$$missing"; \
-	apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing
+	apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $(3) $$missing
 endef
 
 deps:
 	$(call apt_install,deps,$(DEB_PKGS))
+	$(call apt_install,deps,$(DEBPKG_PKGS),--no-install-recommends)
 
 deps-tools:
 	$(call apt_install,all,$(TOOL_PKGS))
@@ -122,6 +138,21 @@ module: deps
 # $(DESTDIR)$(PREFIX).
 install: deps-tools
 	$(MAKE) -C nsdump install
+
+# Debian packages (packaging/, doc/design.md#debian-packages).
+KCONFIG ?=
+deb: deps-tools
+	$(call apt_install,deb,$(DEBPKG_PKGS),--no-install-recommends)
+	@packaging/build-debs.sh
+
+# The kernel's own `make bindeb-pkg`; from KCONFIG in a tree of its own.
+deb-kernel: deps
+	$(call apt_install,deb-kernel,$(DEBKERNEL_PKGS),--no-install-recommends)
+	@$(if $(KCONFIG),KOBJ=$(if $(filter command line,$(origin KOBJ)),$(KOBJ),$(CURDIR)/build/linux-deb) \
+		KCONFIG=$(abspath $(KCONFIG))) kernel/build-kernel.sh deb
+
+debcheck: deps
+	@tests/run-tests.sh deb
 
 vm:
 	@tests/vm/run-vm.sh $(if $(value CMD),"$$NSVM_CMD")

@@ -7,11 +7,14 @@
 # the config, build.  Every step is incremental: re-running with nothing
 # changed touches nothing.
 #
-# Usage: kernel/build-kernel.sh [install|config|build|module] (default: build)
+# Usage: kernel/build-kernel.sh [install|config|build|module|deb] (default: build)
 #   install  only unpack the source and install ns_core into it
 #   config   install + write and verify .config
 #   build    config + make (vmlinux, bzImage, in-tree modules)
 #   module   build + kernel/ns_module (netslice.ko) with M=
+#   deb      config + `make bindeb-pkg`, which builds: linux-image and
+#            linux-headers packages in $DEB_OUT; with KCONFIG=, from that
+#            configuration (see configure_user) instead of the VM's
 # Flavours build side by side; two runs for one KOBJ queue (locks below).
 #
 # Environment (the top-level Makefile sets these):
@@ -23,6 +26,12 @@
 #   CCACHE_BASEDIR, CCACHE_NOHASHDIR  default the clone and 1 (see below)
 #   JOBS       parallel jobs (default nproc)
 #   LINUX_TARBALL  default /usr/src/linux-source-6.12.tar.xz
+#   KCONFIG    (config, deb) a kernel configuration to start from, e.g.
+#              /boot/config-$(uname -r) (.gz and .xz are read too); KOBJ
+#              should then be a tree of its own (make deb-kernel: build/linux-deb)
+#   DEB_OUT    (deb) where the packages go (default build/deb)
+#   KDEB_COMPRESS  (deb) dpkg-deb's compressor (default gzip: xz took
+#              twice as long for the VM's kernel)
 
 set -euo pipefail
 
@@ -309,6 +318,83 @@ configure() {
 	say "config verified: every line of the fragment is in $KOBJ/.config"
 }
 
+# ----------------------------------------------- a configuration of yours
+# KCONFIG (a distribution's or your running kernel's configuration) with
+# the NetSlice options of the VM's fragment, its CONFIG_NETSLICE lines, and
+# -netslice for a local version, through olddefconfig.  The fragment's
+# other lines are the test VM's (built-in virtio and e1000, a panic on oops,
+# no MEI, no SIT): they are not forced onto a machine's kernel.  Fails,
+# naming the option, if one of them, or what the module needs (modules
+# that unload), does not survive olddefconfig.
+user_fragment() {
+	grep -E '^(# )?CONFIG_NETSLICE[A-Z0-9_]*[= ]' "$CONFIG_DIR/netslice.config"
+	echo "CONFIG_MODULES=y"
+	echo "CONFIG_MODULE_UNLOAD=y"
+	echo 'CONFIG_LOCALVERSION="-netslice"'
+	echo "# CONFIG_LOCALVERSION_AUTO is not set"
+}
+
+configure_user() {
+	local frag=$KOBJ/netslice-wanted.config stamp cat=cat key val
+	[[ -f $KCONFIG ]] || die "KCONFIG=$KCONFIG: no such file"
+	core_present || die "the NetSlice series is not installed in $SRC (no CONFIG_NETSLICE to turn on)"
+	case $KCONFIG in
+	*.gz) cat=zcat ;;
+	*.xz) cat=xzcat ;;
+	esac
+	mkdir -p "$KOBJ"
+	user_fragment >"$frag"
+	stamp=$( { "$cat" "$KCONFIG"; cat "$frag" "$SRC/net/netslice/Kconfig"; echo "$KCC"
+		sha256sum "$SRC/Makefile"; } | sha256sum | cut -d' ' -f1)
+	if [[ -f $KOBJ/.config && $(cat "$KOBJ/.netslice-config-stamp" 2>/dev/null) == "$stamp" ]]; then
+		say "config from $KCONFIG unchanged"
+		return
+	fi
+	rm -f "$KOBJ/.netslice-config-stamp"
+	say "configuring $KOBJ from $KCONFIG + the NetSlice options"
+	"$cat" "$KCONFIG" >"$KOBJ/.config"
+	"$SRC/scripts/kconfig/merge_config.sh" -m -O "$KOBJ" "$KOBJ/.config" "$frag" >"$KOBJ/merge_config.log" 2>&1 ||
+		{ cat "$KOBJ/merge_config.log" >&2; die "merge_config.sh failed"; }
+	# A distribution's configuration names the certificates its kernels
+	# trust (Debian: debian/certs/...), which this tree does not have:
+	# the build would stop there.  Modules are still signed, with a key
+	# the build makes.
+	for key in SYSTEM_TRUSTED_KEYS SYSTEM_REVOCATION_KEYS; do
+		val=$(sed -n "s/^CONFIG_$key=\"\(.*\)\"\$/\1/p" "$KOBJ/.config")
+		[[ -n $val && ! -e $SRC/$val && ! -e $val ]] || continue
+		say "CONFIG_$key=\"$val\": no such file here, set to \"\""
+		"$SRC/scripts/config" --file "$KOBJ/.config" --set-str "$key" ""
+	done
+	"${KMAKE[@]}" -s olddefconfig
+	verify_config "$frag" "$KOBJ/.config" ||
+		die "$KCONFIG cannot carry NetSlice: olddefconfig dropped the options above (net/netslice/Kconfig: CONFIG_NETSLICE depends on INET && X86_64)"
+	echo "$stamp" >"$KOBJ/.netslice-config-stamp"
+	say "config verified: $(grep -c . "$frag") NetSlice options kept in $KOBJ/.config"
+}
+
+# `make bindeb-pkg` in KOBJ; dpkg-buildpackage writes the packages beside
+# KOBJ, from where they move to DEB_OUT.  linux-libc-dev, the user-space
+# headers, is left out: it would replace the system's.
+deb_pkg() {
+	local out=${DEB_OUT:-$REPO/build/deb} up t0=$SECONDS kver f
+	up=$(dirname "$KOBJ")
+	kver=$("${KMAKE[@]}" -s kernelrelease)
+	mkdir -p "$out"
+	rm -f "$up"/linux-*.deb "$up"/linux-upstream_*.buildinfo "$up"/linux-upstream_*.changes
+	say "make bindeb-pkg in $KOBJ ($kver)"
+	"${KMAKE[@]}" -j"$JOBS" KDEB_COMPRESS="${KDEB_COMPRESS:-gzip}" \
+		KDEB_CHANGELOG_DIST="${KDEB_CHANGELOG_DIST:-unstable}" bindeb-pkg
+	rm -f "$out/linux-image-$kver"_*.deb "$out/linux-headers-$kver"_*.deb \
+		"$out"/linux-upstream_*.buildinfo "$out"/linux-upstream_*.changes
+	rm -f "$up"/linux-libc-dev_*.deb
+	for f in "$up/linux-image-$kver"_*.deb "$up/linux-headers-$kver"_*.deb; do
+		[[ -f $f ]] || die "bindeb-pkg made no ${f##*/}"
+		mv "$f" "$out/"
+	done
+	mv "$up"/linux-upstream_*.buildinfo "$up"/linux-upstream_*.changes "$out/" 2>/dev/null || true
+	say "packages ready ($((SECONDS - t0)) s): $(cd "$out" && ls "linux-image-$kver"_*.deb "linux-headers-$kver"_*.deb | tr '\n' ' ')in $out"
+}
+
 build() {
 	say "building in $KOBJ with CC=\"$KCC\" -j$JOBS"
 	local t0=$SECONDS
@@ -329,9 +415,15 @@ build_module() {
 
 step=${1:-build}
 case $step in
-install|config|build|module) ;;
-*) die "unknown step '$step' (install, config, build or module)" ;;
+install|config|build|module|deb) ;;
+*) die "unknown step '$step' (install, config, build, module or deb)" ;;
 esac
+KCONFIG=${KCONFIG:-}
+if [[ -n $KCONFIG ]]; then
+	[[ $step == deb || $step == config ]] || die "KCONFIG= is for the config and deb steps"
+	[[ $FLAVOUR == netslice ]] || die "KCONFIG= builds the netslice flavour, not $FLAVOUR"
+	KCONFIG=$(realpath "$KCONFIG")
+fi
 
 # `install` with nothing to do does not wait for a build holding the lock.
 if [[ $step == install && -f $SRC/Makefile &&
@@ -368,12 +460,17 @@ mkdir -p "$KOBJ"
 exec 8>"$KOBJ/.netslice-build.lock"
 wait_lock 8
 case $step in
-config) configure ;;
+config) if [[ -n $KCONFIG ]]; then configure_user; else configure; fi ;;
 build) configure; build ;;
 module)
 	configure; build
 	exec 7>"$REPO/build/.module-build.lock"
 	wait_lock 7
 	build_module
+	;;
+deb)
+	# bindeb-pkg builds what is out of date itself (debian/rules)
+	if [[ -n $KCONFIG ]]; then configure_user; else configure; fi
+	deb_pkg
 	;;
 esac

@@ -4,7 +4,7 @@
 # The `make check` aggregator: builds, host tests, ABI test, checkpatch and
 # the in-VM tests, as one TAP stream ending in "N passed, N failed, N skipped".
 #
-#   tests/run-tests.sh [build] [host] [checkpatch] [vm] [debug]  (default: all)
+#   tests/run-tests.sh [build] [host] [checkpatch] [deb] [vm] [debug]  (default: all)
 #
 # Environment:
 #   TESTS=t_boot.sh,t_x.sh   only these VM tests (default every tests/vm/t_*.sh)
@@ -248,6 +248,18 @@ phase_checkpatch() {
 	((any)) || missing "checkpatch: kernel/ns_module" "no module sources yet"
 }
 
+# The Debian packages, built into build/tests/deb and checked there
+# (tests/deb/run.sh): nsdump's and netslice-dkms' with lintian, the
+# kernel's from build/linux-netslice, the module built by dkms against its
+# headers package, which t_dkms.sh then loads in the VM.  lintian's
+# warnings are printed whatever the result.
+phase_deb() {
+	run_logged "deb: make deb, lintian, make deb-kernel, dkms build (tests/deb/run.sh)" \
+		"$LOGS/deb.log" tests/deb/run.sh
+	[[ $V == 1 ]] || grep '^# lintian:' "$LOGS/deb.log"
+	return 0
+}
+
 phase_vm() {
 	local kimage=${KIMAGE:-$REPO/build/linux-${FLAVOUR:-netslice}/arch/x86/boot/bzImage}
 	local tests=() t
@@ -464,16 +476,16 @@ summary() {
 }
 
 phases=("$@")
-((${#phases[@]})) || phases=(build host checkpatch vm debug)
+((${#phases[@]})) || phases=(build host checkpatch deb vm debug)
 phase_times=()
 for ph in "${phases[@]}"; do
 	case $ph in
-	build|host|checkpatch|vm|debug)
+	build|host|checkpatch|deb|vm|debug)
 		t0=$SECONDS
 		"phase_$ph"
 		phase_times+=("$ph $((SECONDS - t0)) s")
 		;;
-	*) echo "run-tests: unknown phase '$ph' (build host checkpatch vm debug)" >&2; exit 2 ;;
+	*) echo "run-tests: unknown phase '$ph' (build host checkpatch deb vm debug)" >&2; exit 2 ;;
 	esac
 done
 echo "# time per phase: $(IFS=,; echo "${phase_times[*]}" | sed 's/,/, /g'); in all $SECONDS s"
