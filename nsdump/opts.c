@@ -43,7 +43,7 @@ static const char synopsis[] =
 	"usage: nsdump [-Mnqtv] [--json] [--raw] [--rtt] [--cold] [--addr] [-B size] [-c count]\n"
 	"              [-e event[,event...]] [-i interface] [-p lport.rport]...\n"
 	"              [--dir tx|rx] [--by conn|cpu|dir|dev] [--sample n | --sample-flows n]\n"
-	"              [--device path | -r file] [-w file]\n"
+	"              [--device path | -r file [-r file]] [-w file]\n"
 	"              [--html file] [--export chrome-trace|pcapng file]... [expression]\n"
 	"       nsdump -L [--json]\n"
 	"       nsdump --version [--json]\n"
@@ -136,6 +136,22 @@ static int parse_by(struct ns_opts *o, const char *arg)
 	return -1;
 }
 
+/* -r FILE, once or twice (two hosts' files, joined). */
+static int parse_rfile(struct ns_opts *o, const char *arg)
+{
+	if (!o->rfile) {
+		o->rfile = arg;
+		return 0;
+	}
+	if (!o->rfile2 && strcmp(arg, "-") && strcmp(o->rfile, "-")) {
+		o->rfile2 = arg;
+		return 0;
+	}
+	ns_error(o->rfile2 ? "-r: at most two files (two hosts, joined)" :
+		 "-r -: standard input cannot be one of two files joined");
+	return -1;
+}
+
 /* --export FORMAT FILE: the file is the next argument. */
 static int parse_export(struct ns_opts *o, const char *format)
 {
@@ -220,8 +236,9 @@ const struct ns_option ns_options[] = {
 	{ .key = 'd', .name = "device", .arg = "path", STRING(dev),
 	  .help = "device to read (default $NSDUMP_DEV or /dev/ns)",
 	  .complete = NS_COMPLETE_DEVICE },
-	{ .letter = 'r', .arg = "file", STRING(rfile),
-	  .help = "read a trace file ('-' = stdin)",
+	{ .letter = 'r', .arg = "file", PARSE(parse_rfile),
+	  .help = "read a trace file ('-' = stdin); twice: two hosts' files,\n"
+		  "each send joined with its receive block on the other host",
 	  .complete = NS_COMPLETE_FILE },
 	{ .letter = 'w', .arg = "file", STRING(wfile),
 	  .help = "write a trace file ('-' = stdout) of what passed the filter;\n"
@@ -479,6 +496,10 @@ static int check_together(const struct ns_opts *o)
 	}
 	if (o->rfile && o->events) {
 		ns_error("-e applies to a device; a file's events are those it was written with");
+		return -1;
+	}
+	if (o->rfile2 && (o->wfile || o->rtt || o->magnet || o->calibrate)) {
+		ns_error("-r twice (a join) writes no trace file and has no --rtt, -M or --calibrate");
 		return -1;
 	}
 	if (ns_outputs_on_stdout(o) > 1) {

@@ -866,7 +866,7 @@ $NSDUMP --json -q -r "$t/cutjson.ns" >"$t/out" 2>"$t/err"
 ? [ $rc -eq 1 ]
 ? [ "$(jl "$t/out" '[o.get("type") or " cut at offset '$((size - 200))': " in o["error"] for o in L] + [T("table")[0]["blocks"]]')" = '[true, "table", 9]' ]
 = --json -w -: stdout is the trace, so the error goes to stderr, as JSON
-$NSDUMP --json -r "$t/ten.ns" -w - -r "$bad" >"$t/out" 2>"$t/err"
+$NSDUMP --json -w - -r "$bad" >"$t/out" 2>"$t/err"
 ? [ $rc -eq 1 ]
 ? [ ! -s "$t/out" ]
 ? [ "$(jl "$t/err" 'len(L)')" = 1 ]
