@@ -11,7 +11,7 @@ _nsdump()
 	local prev=${COMP_WORDS[COMP_CWORD-1]}
 	local opts="-B -c -e -h -i -L -M -n -p -q -r -t -v -w
 		--addr --by --calibrate --cold --device --dir --export --help --html --json
-		--raw --rtt --sample --sample-flows --version"
+		--join-window --raw --rtt --sample --sample-flows --version"
 
 	case $prev in
 	-r | -w | --html | chrome-trace | pcapng)
@@ -49,7 +49,7 @@ _nsdump()
 		fi
 		return
 		;;
-	-B | -c | -p | --sample | --sample-flows)
+	-B | -c | -p | --sample | --sample-flows | --join-window)
 		return	# a number, or lport.rport
 		;;
 	esac

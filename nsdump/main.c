@@ -493,7 +493,9 @@ static int run_join(struct run *run)
 	char why[512];
 	int ret = 1;
 
-	if (ns_join_open(&in, path, run->o->raw, &stop_flag, why, sizeof(why))) {
+	if (ns_join_open(&in, path, run->o->raw,
+			 (double)run->o->join_window_us * 1e3, &stop_flag, why,
+			 sizeof(why))) {
 		ns_error("%s", why);
 		goto out;
 	}

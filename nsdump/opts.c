@@ -43,7 +43,7 @@ static const char synopsis[] =
 	"usage: nsdump [-Mnqtv] [--json] [--raw] [--rtt] [--cold] [--addr] [-B size] [-c count]\n"
 	"              [-e event[,event...]] [-i interface] [-p lport.rport]...\n"
 	"              [--dir tx|rx] [--by conn|cpu|dir|dev] [--sample n | --sample-flows n]\n"
-	"              [--device path | -r file [-r file]] [-w file]\n"
+	"              [--device path | -r file [-r file [--join-window ms]]] [-w file]\n"
 	"              [--html file] [--export chrome-trace|pcapng file]... [expression]\n"
 	"       nsdump -L [--json]\n"
 	"       nsdump --version [--json]\n"
@@ -149,6 +149,23 @@ static int parse_rfile(struct ns_opts *o, const char *arg)
 	}
 	ns_error(o->rfile2 ? "-r: at most two files (two hosts, joined)" :
 		 "-r -: standard input cannot be one of two files joined");
+	return -1;
+}
+
+/* --join-window MS: the longest a packet may take on the wire. */
+static int parse_join_window(struct ns_opts *o, const char *arg)
+{
+	double ms;
+	char *end;
+
+	errno = 0;
+	ms = strtod(arg, &end);
+	if (!errno && isdigit((unsigned char)*arg) && !*end && ms > 0 &&
+	    ms <= 3600e3) {
+		o->join_window_us = (uint64_t)(ms * 1000);
+		return 0;
+	}
+	ns_error("--join-window %s: expected a time in ms, more than 0", arg);
 	return -1;
 }
 
@@ -268,6 +285,10 @@ const struct ns_option ns_options[] = {
 	{ .key = 'b', .name = "by", .arg = "what", PARSE(parse_by),
 	  .help = "per conn, cpu, dir or dev too: n, mean, p50..p99.9, max",
 	  WORDS("conn cpu dir dev") },
+	{ .key = 'W', .name = "join-window", .arg = "ms", PARSE(parse_join_window),
+	  .help = "with -r twice: a datagram is joined to the one send of its flow\n"
+		  "and length within ms before it (default: the longest wire\n"
+		  "time of the segments matched exactly)" },
 	{ .key = 'j', .name = "json", SET(json),
 	  .help = "JSON lines instead of text" },
 	{ .key = 'R', .name = "raw", SET(raw),
@@ -496,6 +517,10 @@ static int check_together(const struct ns_opts *o)
 	}
 	if (o->rfile && o->events) {
 		ns_error("-e applies to a device; a file's events are those it was written with");
+		return -1;
+	}
+	if (o->join_window_us && !o->rfile2) {
+		ns_error("--join-window applies to a join (-r twice)");
 		return -1;
 	}
 	if (o->rfile2 && (o->wfile || o->rtt || o->magnet || o->calibrate)) {

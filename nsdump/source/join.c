@@ -105,12 +105,14 @@ static int list_joined(struct ns_join_input *in)
 }
 
 int ns_join_open(struct ns_join_input *in, const char *const path[2],
-		 bool raw, volatile sig_atomic_t *stop, char *why, size_t len)
+		 bool raw, double window_ns, volatile sig_atomic_t *stop,
+		 char *why, size_t len)
 {
 	static volatile sig_atomic_t no_stats;
 
 	memset(in, 0, sizeof(*in));
 	ns_join_init(&in->join);
+	in->join.window_ns = window_ns;
 	for (unsigned int h = 0; h < 2; h++) {
 		in->join.host[h].name = path[h];
 		if (ns_source_file(&in->file[h], path[h], stop, &no_stats)) {

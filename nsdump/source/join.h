@@ -33,11 +33,13 @@ struct ns_join_input {
 };
 
 /*
- * Reads @path[0] and @path[1] whole and joins them; @raw: no correction.
- * 0, or -1 with @why set.
+ * Reads @path[0] and @path[1] whole and joins them; @raw: no correction;
+ * @window_ns: the longest wire time (0: the join's own).  0, or -1 with
+ * @why set.
  */
 int ns_join_open(struct ns_join_input *in, const char *const path[2],
-		 bool raw, volatile sig_atomic_t *stop, char *why, size_t len);
+		 bool raw, double window_ns, volatile sig_atomic_t *stop,
+		 char *why, size_t len);
 /* The next joined block, corrected; NULL after the last. */
 const struct ns_citem *ns_join_next(struct ns_join_input *in);
 /* Host 0's INFO, as the pipeline's clock takes it. */

@@ -301,14 +301,20 @@ static void pass_exact(struct ns_join *j, const struct flow *f, size_t *tmp)
 	}
 }
 
-/* The window a wire time must fall in, ns, per sending host. */
+/*
+ * The window a wire time must fall in, ns, per sending host; a
+ * datagram's up to @udp_hi instead, if set (--join-window).
+ */
 struct window {
-	double lo, hi[2];
+	double lo, hi[2], udp_hi;
 	bool known[2];
 };
 
-static bool in_window(const struct window *w, unsigned int host, double x)
+static bool in_window(const struct window *w, unsigned int host, bool tcp,
+		      double x)
 {
+	if (!tcp && w->udp_hi > 0)
+		return x >= w->lo && x <= w->udp_hi;
 	return w->known[host] && x >= w->lo && x <= w->hi[host];
 }
 
@@ -323,7 +329,8 @@ static size_t first_candidate(const struct ns_join *j, const struct flow *f,
 		return lower(j, f->tx, f->ntx, true, r->b.tcp_seq >= f->pmax ?
 			     r->b.tcp_seq - f->pmax + 1 : 0);
 	/* the send's time on its own host: r's less the widest wire */
-	at = (h ? r->t + off : r->t - off) - w->hi[h] - 1000;
+	at = (h ? r->t + off : r->t - off) -
+	     (w->udp_hi > 0 ? w->udp_hi : w->hi[h]) - 1000;
 	return lower(j, f->tx, f->ntx, false, at);
 }
 
@@ -344,7 +351,7 @@ static size_t candidate(const struct ns_join *j, const struct flow *f,
 		x = wire_ns(j, t, r);
 		if (!f->tcp && x < w->lo)
 			break;	/* later sends: later still */
-		if (!in_window(w, t->host, x))
+		if (!in_window(w, t->host, f->tcp, x))
 			continue;
 		if (found != SIZE_MAX)
 			return SIZE_MAX - 1;
@@ -534,6 +541,7 @@ static void window_of(const struct ns_join *j, struct scratch *s,
 {
 	memset(w, 0, sizeof(*w));
 	w->lo = -j->clock.uncert_ns - 1;
+	w->udp_hi = j->window_ns;
 	for (unsigned int h = 0; h < 2; h++) {
 		size_t n = 0;
 

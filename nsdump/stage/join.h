@@ -29,7 +29,9 @@
  * of its segment (or flow and length) whose wire time lies in [-U, W +
  * U] (U the uncertainty, W the largest wire time of the pairs joined
  * without the clock in that direction), if it is the only one there and
- * no other receive block picks it; one send block picked by several
+ * no other receive block picks it (a datagram with --join-window: in
+ * [-U, window] instead);
+ * one send block picked by several
  * copies is joined to the first, the others are duplicates.
  */
 #ifndef _NS_JOIN_H
@@ -114,6 +116,7 @@ struct ns_join {
 	struct ns_jblock *b;	/* both hosts' blocks */
 	size_t n, cap;
 	bool by_addr;		/* flows compared with their addresses */
+	double window_ns;	/* a datagram's longest wire time; 0: W + U */
 	struct ns_jclock clock;
 	uint64_t why[2][2][NS_JW_MAX];	/* [host][tx][why] */
 	uint64_t joined[2];	/* joined blocks (receive side), by sender */

@@ -1117,9 +1117,9 @@ cases <<'END'
 = --help: the synopsis, then each option of the table as before, byte for byte (data/help.txt)
 $NSDUMP --help >"$t/help"
 ? cmp -s "$t/help" "$here/data/help.txt"
-= --help: a line for each of the 29 options
+= --help: a line for each of the 30 options
 grep -E '^  -' "$t/help" | sed 's/^  //; s/  .*//; s/ [^-].*//; s/, /\n/' | sort >"$t/help.opts"
-? [ "$(wc -l <"$t/help.opts")" -eq 29 ]
+? [ "$(wc -l <"$t/help.opts")" -eq 30 ]
 = man -l nsdump.8: renders without a warning
 MANWIDTH=80 man --warnings -l "$top/doc/nsdump.8" >"$t/man" 2>"$t/manwarn"
 ? [ ! -s "$t/manwarn" ]
