@@ -11,7 +11,8 @@ _nsdump()
 	local prev=${COMP_WORDS[COMP_CWORD-1]}
 	local opts="-B -c -e -h -i -L -M -n -p -q -r -t -v -w
 		--addr --by --calibrate --cold --device --dir --exemplars --export --help
-		--html --json --raw --rtt --sample --sample-flows --serve --version"
+		--html --join-window --json --raw --rtt --sample --sample-flows --serve
+		--version"
 
 	case $prev in
 	-r | -w | --html | chrome-trace | pcapng)
@@ -53,7 +54,7 @@ _nsdump()
 		fi
 		return
 		;;
-	-B | -c | -p | --sample | --sample-flows | --serve)
+	-B | -c | -p | --sample | --sample-flows | --serve | --join-window)
 		return	# a number, lport.rport, [addr:]port
 		;;
 	esac

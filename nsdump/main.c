@@ -26,6 +26,7 @@
 #include "source/decode.h"
 #include "source/counters.h"
 #include "source/file.h"
+#include "source/join.h"
 #include "source/source.h"
 #include "source/version.h"
 #include "source/writer.h"
@@ -56,6 +57,8 @@ struct run {
 	const struct nsl_sample *sampled;
 	struct ns_serve *serve;	/* --serve --exemplars: the loop; or NULL */
 	struct ns_exemplars ex;	/* ... and the exemplars it serves */
+	struct ns_join_input *join;	/* -r twice */
+	struct ns_joinrep joinrep;
 };
 
 static volatile sig_atomic_t stop_flag, usr1_flag;
@@ -297,6 +300,11 @@ static enum ns_flow start_pipeline(struct run *run, const struct nsl_info *info)
 		run->rep.live = !o->rfile;
 		run->rep.sample = run->sampled;
 		ns_tstamp_init(&run->rep.ts, o->tstamp);
+		if (run->join) {
+			ns_joinrep_init(&run->joinrep, &run->join->join,
+					run->join->lost, &run->p.acc);
+			run->rep.join = &run->joinrep;
+		}
 		ns_pipeline_add_view(&run->p, &run->rep.sink);
 	}
 	if (add_file_views(run, info))
@@ -339,6 +347,8 @@ static void stop_pipeline(struct run *run)
 	if (run->o->rtt)
 		ns_rtt_free(&run->rtt);
 	ns_by_free(&run->by);
+	if (run->rep.join)
+		ns_joinrep_free(&run->joinrep);
 	run->piped = false;
 }
 
@@ -500,6 +510,38 @@ static int serve_device(struct run *run, struct ns_device_source *device,
 		       "no calibration from the kernel");
 }
 
+/* -r twice: two hosts' files, joined (source/join.h). */
+static int run_join(struct run *run)
+{
+	const char *const path[2] = { run->o->rfile, run->o->rfile2 };
+	const struct ns_citem *ci;
+	struct ns_join_input in;
+	enum ns_flow flow;
+	char why[512];
+	int ret = 1;
+
+	if (ns_join_open(&in, path, run->o->raw,
+			 (double)run->o->join_window_us * 1e3, &stop_flag, why,
+			 sizeof(why))) {
+		ns_error("%s", why);
+		goto out;
+	}
+	take_trace_header(run, &in.file[0].reader);
+	run->join = &in;
+	snprintf(why, sizeof(why), "%s: no calibration in the file", path[0]);
+	use_calibration(run, why);
+	flow = start_pipeline(run, ns_join_info(&in));
+	while (flow == NS_FLOW_MORE && !stop_flag && (ci = ns_join_next(&in))) {
+		run->p.captured++;
+		flow = ns_pipeline_push_corrected(&run->p, ci);
+	}
+	ret = finish_capture(run, flow);
+out:
+	stop_pipeline(run);
+	ns_join_close(&in);
+	return ret;
+}
+
 /* The device: --device, $NSDUMP_DEV or /dev/ns. */
 static int run_device(struct run *run)
 {
@@ -575,6 +617,8 @@ static int run_opts(struct ns_opts *o)
 	set_signals();
 	if (o->calibrate)
 		return run_calibrate(&run);
+	if (o->rfile2)
+		return run_join(&run);
 	if (o->rfile)
 		return run_file(&run);
 	if (o->serve)

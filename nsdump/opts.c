@@ -45,7 +45,7 @@ static const char synopsis[] =
 	"usage: nsdump [-Mnqtv] [--json] [--raw] [--rtt] [--cold] [--addr] [-B size] [-c count]\n"
 	"              [-e event[,event...]] [-i interface] [-p lport.rport]...\n"
 	"              [--dir tx|rx] [--by conn|cpu|dir|dev] [--sample n | --sample-flows n]\n"
-	"              [--device path | -r file] [-w file]\n"
+	"              [--device path | -r file [-r file [--join-window ms]]] [-w file]\n"
 	"              [--html file] [--export chrome-trace|pcapng file]... [expression]\n"
 	"       nsdump -L [--json]\n"
 	"       nsdump --version [--json]\n"
@@ -137,6 +137,39 @@ static int parse_by(struct ns_opts *o, const char *arg)
 	if (!ns_by_parse(arg, &o->by))
 		return 0;
 	ns_error("--by %s: expected conn, cpu, dir or dev", arg);
+	return -1;
+}
+
+/* -r FILE, once or twice (two hosts' files, joined). */
+static int parse_rfile(struct ns_opts *o, const char *arg)
+{
+	if (!o->rfile) {
+		o->rfile = arg;
+		return 0;
+	}
+	if (!o->rfile2 && strcmp(arg, "-") && strcmp(o->rfile, "-")) {
+		o->rfile2 = arg;
+		return 0;
+	}
+	ns_error(o->rfile2 ? "-r: at most two files (two hosts, joined)" :
+		 "-r -: standard input cannot be one of two files joined");
+	return -1;
+}
+
+/* --join-window MS: the longest a packet may take on the wire. */
+static int parse_join_window(struct ns_opts *o, const char *arg)
+{
+	double ms;
+	char *end;
+
+	errno = 0;
+	ms = strtod(arg, &end);
+	if (!errno && isdigit((unsigned char)*arg) && !*end && ms > 0 &&
+	    ms <= 3600e3) {
+		o->join_window_us = (uint64_t)(ms * 1000);
+		return 0;
+	}
+	ns_error("--join-window %s: expected a time in ms, more than 0", arg);
 	return -1;
 }
 
@@ -245,8 +278,9 @@ const struct ns_option ns_options[] = {
 	{ .key = 'd', .name = "device", .arg = "path", STRING(dev),
 	  .help = "device to read (default $NSDUMP_DEV or /dev/ns)",
 	  .complete = NS_COMPLETE_DEVICE },
-	{ .letter = 'r', .arg = "file", STRING(rfile),
-	  .help = "read a trace file ('-' = stdin)",
+	{ .letter = 'r', .arg = "file", PARSE(parse_rfile),
+	  .help = "read a trace file ('-' = stdin); twice: two hosts' files,\n"
+		  "each send joined with its receive block on the other host",
 	  .complete = NS_COMPLETE_FILE },
 	{ .letter = 'w', .arg = "file", STRING(wfile),
 	  .help = "write a trace file ('-' = stdout) of what passed the filter;\n"
@@ -276,6 +310,10 @@ const struct ns_option ns_options[] = {
 	{ .key = 'b', .name = "by", .arg = "what", PARSE(parse_by),
 	  .help = "per conn, cpu, dir or dev too: n, mean, p50..p99.9, max",
 	  WORDS("conn cpu dir dev") },
+	{ .key = 'W', .name = "join-window", .arg = "ms", PARSE(parse_join_window),
+	  .help = "with -r twice: a datagram is joined to the one send of its flow\n"
+		  "and length within ms before it (default: the longest wire\n"
+		  "time of the segments matched exactly)" },
 	{ .key = 'j', .name = "json", SET(json),
 	  .help = "JSON lines instead of text" },
 	{ .key = 'R', .name = "raw", SET(raw),
@@ -511,6 +549,14 @@ static int check_together(const struct ns_opts *o)
 	}
 	if (o->rfile && o->events) {
 		ns_error("-e applies to a device; a file's events are those it was written with");
+		return -1;
+	}
+	if (o->join_window_us && !o->rfile2) {
+		ns_error("--join-window applies to a join (-r twice)");
+		return -1;
+	}
+	if (o->rfile2 && (o->wfile || o->rtt || o->magnet || o->calibrate)) {
+		ns_error("-r twice (a join) writes no trace file and has no --rtt, -M or --calibrate");
 		return -1;
 	}
 	if (ns_outputs_on_stdout(o) > 1) {

@@ -18,6 +18,8 @@
 
 struct ns_opts {
 	const char *dev, *rfile, *wfile, *events;
+	const char *rfile2;	/* a second -r: two hosts' files joined */
+	uint64_t join_window_us;	/* --join-window: 0, the join's own */
 	const char *html;	/* --html */
 	const char *chrome, *pcapng;	/* --export chrome-trace, pcapng */
 	uint64_t count, rcvbuf;	/* 0: unlimited / leave as is */

@@ -16,12 +16,12 @@
 # The counters' names come from pfm.c or nopfm.c (source/), which each
 # Makefile picks.
 NS_SOURCE := $(addprefix source/,source capture file writer decode layout crc32 \
-	     calib counters version histograms)
+	     calib counters version histograms join)
 NS_STAGE  := $(addprefix stage/,pipeline correct filter expr tuple \
-	     magnet accum stats hist by rtt exemplar)
+	     magnet accum stats hist by rtt exemplar join align)
 NS_VIEW   := $(addprefix view/,report json html chart waterfall chrome \
 	     markup flags shortlist jsonv utf8 nest evorder tstamp \
-	     pcapng pcapopt metrics http)
+	     pcapng pcapopt metrics http joinrep)
 NS_LIB    := $(addprefix lib/,clock devname)
 NS_UNITS  := $(NS_SOURCE) $(NS_STAGE) $(NS_VIEW) $(NS_LIB)
 NS_OPTS   := opts msg

@@ -5,7 +5,7 @@
 
 #define BLOCK_FIXED	NSL_BLOCK_SIZE(0)
 
-static const char *const region_names[NSL_R_MAX] = {
+static const char *const region_names[NS_R_MAX] = {
 	[NSL_R_WRITE]	= "write",
 	[NSL_R_TCP]	= "tcp",
 	[NSL_R_IP]	= "ip",
@@ -23,11 +23,12 @@ static const char *const region_names[NSL_R_MAX] = {
 	[NSL_R_SK_BACKLOG] = "sk-backlog",
 	[NSL_R_UDP]	= "udp",
 	[NSL_R_RX_UDP]	= "rx-udp",
+	[NS_R_WIRE]	= "wire",
 };
 
 const char *ns_region_name(unsigned int region)
 {
-	return region < NSL_R_MAX ? region_names[region] : NULL;
+	return region < NS_R_MAX ? region_names[region] : NULL;
 }
 
 static const char *const event_type_names[NSL_EV_MAX] = {

@@ -100,7 +100,15 @@ bool ns_block_compacts(const struct nsl_block *b);
 void ns_decode_describe(enum ns_decode_error err, const struct ns_item *it,
 			char *msg, size_t msglen);
 
-/* "write", "tcp", ... or NULL for an id outside the ABI. */
+/*
+ * Regions nsdump adds to the ABI's, never in an item from the kernel or
+ * a file: wire, the time between two hosts that a join (source/join.h)
+ * puts in a joined block.  Tables over regions run up to NS_R_MAX.
+ */
+#define NS_R_WIRE	NSL_R_MAX
+#define NS_R_MAX	(NSL_R_MAX + 1)
+
+/* "write", "tcp", ..., "wire", or NULL for an id outside them. */
 const char *ns_region_name(unsigned int region);
 /* "MAGNET_SOCK_SEND", ... or NULL for a type outside the ABI. */
 const char *ns_event_type_name(unsigned int type);

@@ -8,7 +8,7 @@ void ns_acc_init(struct ns_acc *a, uint32_t tsc_khz)
 	memset(a, 0, sizeof(*a));
 	a->tsc_khz = tsc_khz;
 	a->ev_cycles = a->ev_instr = -1;
-	for (int i = 0; i < NSL_R_MAX; i++) {
+	for (int i = 0; i < NS_R_MAX; i++) {
 		ns_stats_init(&a->region[i].ticks, 0);
 		for (int e = 0; e < NSL_MAX_EVENTS; e++)
 			ns_stats_init(&a->region[i].ev[e], NS_EV_STATS_LIMIT);
@@ -17,7 +17,7 @@ void ns_acc_init(struct ns_acc *a, uint32_t tsc_khz)
 
 void ns_acc_free(struct ns_acc *a)
 {
-	for (int i = 0; i < NSL_R_MAX; i++) {
+	for (int i = 0; i < NS_R_MAX; i++) {
 		ns_stats_free(&a->region[i].ticks);
 		for (int e = 0; e < NSL_MAX_EVENTS; e++)
 			ns_stats_free(&a->region[i].ev[e]);
@@ -71,9 +71,9 @@ static uint64_t self_ticks(const struct nsl_block *b,
 
 /* One block's sums per region, before they go into the statistics. */
 struct block_sums {
-	uint64_t sum[NSL_R_MAX], raw[NSL_R_MAX], self[NSL_R_MAX];
-	uint64_t ev[NSL_R_MAX][NSL_MAX_EVENTS];
-	bool seen[NSL_R_MAX], open[NSL_R_MAX], ev_bad[NSL_R_MAX];
+	uint64_t sum[NS_R_MAX], raw[NS_R_MAX], self[NS_R_MAX];
+	uint64_t ev[NS_R_MAX][NSL_MAX_EVENTS];
+	bool seen[NS_R_MAX], open[NS_R_MAX], ev_bad[NS_R_MAX];
 };
 
 /* What a record gave its region's sums. */
@@ -161,7 +161,7 @@ static bool region_valued(const struct block_sums *s, unsigned int id,
 static void by_add_sums(struct ns_acc *a, uint64_t key,
 			const struct nsl_block *b, const struct block_sums *s)
 {
-	for (unsigned int id = 0; id < NSL_R_MAX; id++)
+	for (unsigned int id = 0; id < NS_R_MAX; id++)
 		if (region_valued(s, id, b->flags & NSL_BF_ABSORBED))
 			ns_by_add(a->by, key, id, s->sum[id]);
 }
@@ -227,7 +227,7 @@ static void accumulate(struct ns_acc *a, const struct nsl_block *b,
 	struct block_sums s;
 
 	sum_records(a, b, corr, &s);
-	for (unsigned int id = 0; id < NSL_R_MAX; id++) {
+	for (unsigned int id = 0; id < NS_R_MAX; id++) {
 		struct ns_region_acc *acc = &a->region[id];
 
 		if (!region_valued(&s, id, absorbed)) {

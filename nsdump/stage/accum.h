@@ -59,7 +59,7 @@ struct ns_acc {
 	uint64_t coalesced;	/* segments whose data joined another skb */
 	uint64_t clamped_ticks;	/* corrected durations clamped to 0 */
 	uint64_t clamped_counts;	/* corrected counter values clamped */
-	struct ns_region_acc region[NSL_R_MAX];
+	struct ns_region_acc region[NS_R_MAX];
 };
 
 void ns_acc_init(struct ns_acc *a, uint32_t tsc_khz);

@@ -35,7 +35,7 @@ void ns_by_init(struct ns_by *by, enum ns_by_what what)
 void ns_by_free(struct ns_by *by)
 {
 	for (size_t i = 0; i < by->n; i++) {
-		for (int r = 0; r < NSL_R_MAX; r++)
+		for (int r = 0; r < NS_R_MAX; r++)
 			ns_stats_free(&by->keys[i]->region[r]);
 		free(by->keys[i]);
 	}
@@ -97,7 +97,7 @@ static struct ns_by_key *get(struct ns_by *by, uint64_t key)
 		return NULL;
 	k->key = key;
 	/* a store of one value: past it the histogram alone */
-	for (int r = 0; r < NSL_R_MAX; r++)
+	for (int r = 0; r < NS_R_MAX; r++)
 		ns_stats_init(&k->region[r], 1);
 	memmove(by->keys + at + 1, by->keys + at,
 		(by->n - at) * sizeof(by->keys[0]));
@@ -111,7 +111,7 @@ void ns_by_add(struct ns_by *by, uint64_t key, unsigned int region,
 {
 	struct ns_by_key *k = get(by, key);
 
-	if (!k || region >= NSL_R_MAX) {
+	if (!k || region >= NS_R_MAX) {
 		by->oom = true;
 		return;
 	}

@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "netslice.h"
+#include "source/decode.h"
 #include "stage/stats.h"
 
 enum ns_by_what {
@@ -29,7 +30,7 @@ enum ns_by_what {
 
 struct ns_by_key {
 	uint64_t key;
-	struct ns_stats region[NSL_R_MAX];
+	struct ns_stats region[NS_R_MAX];
 };
 
 struct ns_by {

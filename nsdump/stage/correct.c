@@ -122,6 +122,7 @@ void ns_correct_item(const struct ns_calib_set *cs, const struct ns_item *it,
 		     struct ns_citem *ci)
 {
 	ci->it = it;
+	ci->join = NULL;
 	ci->overhead = 0;
 	if (it->type != NS_ITEM_BLOCK)
 		return;

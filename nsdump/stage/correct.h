@@ -59,8 +59,12 @@ uint64_t ns_block_overhead(const struct ns_calib_set *cs,
  * An item on its way, with what the calibration says of it, worked out
  * once here so that no later stage goes back to the calibration.
  */
+struct ns_joined;
+
 struct ns_citem {
 	const struct ns_item *it;
+	/* a block of two hosts' (stage/join.h), corrected already; or NULL */
+	const struct ns_joined *join;
 	struct ns_rec_corr corr[NSL_MAX_RECORDS];	/* blocks: per record */
 	uint64_t overhead;	/* blocks: ns_block_overhead(), for --rtt */
 };

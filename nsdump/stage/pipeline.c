@@ -93,10 +93,19 @@ enum ns_flow ns_pipeline_push(struct ns_pipeline *p, const struct ns_item *it)
 		ns_correct_item(p->calib, it, &ci);
 	} else {
 		ci.it = it;
+		ci.join = NULL;
 		ci.overhead = 0;
 	}
-	to_sinks(p, p->taps, &ci);
-	ns_filter_item(p->filter, &ci, passed, p);
+	return ns_pipeline_push_corrected(p, &ci);
+}
+
+enum ns_flow ns_pipeline_push_corrected(struct ns_pipeline *p,
+					const struct ns_citem *ci)
+{
+	if (count_reached(p))
+		return NS_FLOW_DONE;
+	to_sinks(p, p->taps, ci);
+	ns_filter_item(p->filter, ci, passed, p);
 	if (p->flow == NS_FLOW_MORE && count_reached(p))
 		return NS_FLOW_DONE;
 	return p->flow;

@@ -78,6 +78,12 @@ void ns_pipeline_add_tap(struct ns_pipeline *p, struct ns_sink *s);
 void ns_pipeline_add_view(struct ns_pipeline *p, struct ns_sink *s);
 /* One decoded item through every stage. */
 enum ns_flow ns_pipeline_push(struct ns_pipeline *p, const struct ns_item *it);
+/*
+ * An item corrected already (a join's block: source/join.h), counted as
+ * captured by the caller, through the stages after correct.
+ */
+enum ns_flow ns_pipeline_push_corrected(struct ns_pipeline *p,
+					const struct ns_citem *ci);
 /* The source went quiet. */
 void ns_pipeline_idle(struct ns_pipeline *p);
 /*

@@ -4,6 +4,7 @@
 #include "lib/devname.h"
 #include "source/decode.h"
 #include "source/version.h"
+#include "stage/join.h"
 #include "view/chrome.h"
 #include "view/flags.h"
 #include "view/jsonv.h"
@@ -59,6 +60,7 @@ struct chrome {
 	uint64_t events, flows, ordinal;
 	uint64_t left_out;	/* parts with no free track */
 	bool oom;
+	bool joined;		/* -r twice: a process per host, not per path */
 };
 
 static const struct ns_sink_ops chrome_ops;
@@ -342,6 +344,28 @@ static int64_t mid(const struct chrome *c, const struct nsl_block *b,
 	return from + (ns_at(c, b->tsc0 + s->end) - from) / 2;
 }
 
+/*
+ * Whether record @k is drawn as a slice: not OPEN, and not a join's
+ * wire, which is no host's (the arrow from the sender to the receiver
+ * stands for it).
+ */
+static bool drawn(const struct nsl_block *b, const struct ns_nest *n,
+		  unsigned int k)
+{
+	return !n->span[k].open && b->rec[k].region != NS_R_WIRE;
+}
+
+/*
+ * The track set a part goes on: its path's (send 0, receive 1), or in
+ * a join its host's (the sender's or the receiver's).
+ */
+static bool side_of(const struct ns_citem *ci, const struct ns_part *part)
+{
+	if (ci->join)
+		return part->receive ? ci->join->to : ci->join->from;
+	return part->receive;
+}
+
 /* Part @i of @n on a track, its slices written; false if not drawn. */
 static bool draw_part(struct chrome *c, const struct ns_citem *ci,
 		      const struct ns_nest *n, unsigned int i,
@@ -349,11 +373,13 @@ static bool draw_part(struct chrome *c, const struct ns_citem *ci,
 {
 	const struct nsl_block *b = &ci->it->block;
 	const struct ns_part *part = &n->part[i];
-	int pid = part->receive ? PID_RECEIVE : PID_SEND, tid, first = -1, last = -1;
+	bool side = side_of(ci, part);
+	int pid = side ? PID_RECEIVE : PID_SEND, tid, first = -1, last = -1;
 	uint64_t from = UINT64_MAX, to = 0;
 
+	c->joined |= ci->join != NULL;
 	for (unsigned int k = part->first; k < part->end; k++) {
-		if (n->span[k].open || n->span[k].level)
+		if (!drawn(b, n, k) || n->span[k].level)
 			continue;
 		first = first < 0 ? (int)k : first;
 		last = (int)k;
@@ -362,14 +388,14 @@ static bool draw_part(struct chrome *c, const struct ns_citem *ci,
 	}
 	if (first < 0)
 		return false;	/* OPEN records only: no slice */
-	tid = place(c, part->receive, b->rec[part->first].cpu,
+	tid = place(c, side, b->rec[part->first].cpu,
 		    ns_at(c, b->tsc0 + from), ns_at(c, b->tsc0 + to));
 	if (tid < 0) {
 		c->left_out++;
 		return false;
 	}
 	for (unsigned int k = part->first; k < part->end; k++)
-		if (!n->span[k].open)
+		if (drawn(b, n, k))
 			slice(c, ci, n, k, pid, tid);
 	pl->first = (struct anchor){ pid, tid, mid(c, b, &n->span[first]) };
 	pl->last = (struct anchor){ pid, tid, mid(c, b, &n->span[last]) };
@@ -489,8 +515,10 @@ static void name_side(struct chrome *c, bool receive)
 	for (unsigned int cpu = 0; cpu < s->ncpu; cpu++) {
 		for (unsigned int i = 0; s->cpu[cpu] && i < s->cpu[cpu]->n; i++) {
 			if (!named)
-				name_process(c, pid, receive ?
-					     "receive path (rx regions)" :
+				name_process(c, pid, c->joined ? (receive ?
+					     "host 1 (the second file)" :
+					     "host 0 (the first file)") :
+					     receive ? "receive path (rx regions)" :
 					     "send path (tx regions)");
 			named = true;
 			if (i)

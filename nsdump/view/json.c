@@ -21,6 +21,7 @@
 #include "source/decode.h"
 #include "source/sample.h"
 #include "source/version.h"
+#include "stage/join.h"
 #include "stage/tuple.h"
 #include "view/flags.h"
 #include "view/json.h"
@@ -175,6 +176,38 @@ static json *jdevices(struct ns_report *r, const struct nsl_block *b)
 	return a;
 }
 
+/* A block of a join, as its own file has it: its CPU, seq and tsc0. */
+static json *jside(const struct ns_jblock *k)
+{
+	json *o = jobj(NULL);
+
+	jset(o, "host", ju64(k->host));
+	jset(o, "cpu", ju64(k->b.hdr.cpu));
+	jset(o, "seq", ju64(k->b.seq));
+	jset(o, "tsc0", ju64(k->b.tsc0));
+	return o;
+}
+
+/* A joined block's hosts and wire: "join": {...}. */
+static json *jjoined(const struct ns_report *r, const struct ns_joined *x)
+{
+	json *o = jobj(NULL);
+
+	if (r->join) {
+		jset(o, "tx", jside(&r->join->join->b[x->tx]));
+		jset(o, "rx", jside(&r->join->join->b[x->rx]));
+	}
+	jset(o, "from", ju64(x->from));
+	jset(o, "to", ju64(x->to));
+	jset(o, "wire_us", jfix(x->wire_ns / 1e3, 3));
+	jset(o, "uncertainty_us", jfix(x->uncert_ns / 1e3, 3));
+	jset(o, "wire_record", ju64(x->wire));
+	jset(o, "rx_first", ju64(x->rx_first));
+	jset(o, "part", ju64(x->part));
+	jset(o, "parts", ju64(x->parts));
+	return o;
+}
+
 static void json_block(struct ns_report *r, const struct ns_citem *ci)
 {
 	const struct nsl_block *b = &ci->it->block;
@@ -205,6 +238,8 @@ static void json_block(struct ns_report *r, const struct ns_citem *ci)
 	for (unsigned int i = 0; i < b->nrec; i++)
 		jpush(recs, jrecord(r, b, ci->corr, i));
 	jset(o, "records", recs);
+	if (ci->join)
+		jset(o, "join", jjoined(r, ci->join));
 	jput(r->out, o);
 }
 
@@ -322,6 +357,15 @@ static void json_rtt(struct ns_report *r)
 	jput(r->out, o);
 }
 
+/* A join's table is of one direction: "from" and "to" name its files. */
+static void jjourney(json *o, const struct ns_report *r)
+{
+	if (!r->journey[0])
+		return;
+	jset(o, "from", jstr(r->journey[0]));
+	jset(o, "to", jstr(r->journey[1]));
+}
+
 /*
  * --by dev: "key" as the text report names the device, its "ifindex",
  * "netns" (null: a block of an older module, namespace unknown) and
@@ -346,6 +390,7 @@ static void json_by_key(struct ns_report *r, struct ns_by_key *k)
 	const struct ns_by *by = r->acc->by;
 	json *o = jobj("by"), *regions = json_object_new_array();
 
+	jjourney(o, r);
 	jset(o, "by", jstr(ns_by_name(by->what)));
 	if (by->what == NS_BY_DIR)
 		jset(o, "key", jstr(k->key == NSL_DIR_RX ? "rx" : "tx"));
@@ -353,7 +398,7 @@ static void json_by_key(struct ns_report *r, struct ns_by_key *k)
 		jby_dev(o, by, k->key);
 	else
 		jset(o, "key", ju64(k->key));
-	for (unsigned int id = 1; id < NSL_R_MAX; id++) {
+	for (unsigned int id = 1; id < NS_R_MAX; id++) {
 		struct ns_summary s;
 		json *g;
 
@@ -396,6 +441,7 @@ static void json_table(struct ns_report *r)
 	char lbl[16], how[192];
 
 	jset(o, "unit", jstr("us"));
+	jjourney(o, r);
 	jset(o, "corrected", jbool(ns_acc_corrected(a)));
 	if (ns_acc_corrected(a)) {
 		ns_calib_summary(a->calib, how, sizeof(how));
@@ -419,7 +465,7 @@ static void json_table(struct ns_report *r)
 		jpush(names, jstr(ns_acc_event_label(a, e, lbl, sizeof(lbl))));
 	jset(o, "events", names);
 	regions = json_object_new_array();
-	for (unsigned int id = 1; id < NSL_R_MAX; id++)
+	for (unsigned int id = 1; id < NS_R_MAX; id++)
 		if (a->region[id].records)
 			jpush(regions, jregion(r, id));
 	jset(o, "regions", regions);
@@ -575,6 +621,96 @@ static void json_conns(struct ns_report *r)
 			json_conn(r, &r->mag->conn[i]);
 }
 
+/* ---- a join ---- */
+
+static json *jclock(const struct ns_join *j)
+{
+	const struct ns_jclock *c = &j->clock;
+	json *o = jobj(NULL), *pairs = json_object_new_array();
+
+	jset(o, "aligned", jbool(c->known));
+	jpush(pairs, ju64(c->pairs[0]));
+	jpush(pairs, ju64(c->pairs[1]));
+	jset(o, "pairs", pairs);
+	jset(o, "tsc_offset_guess", json_object_new_int64(ns_join_tsc_offset(j, 0)));
+	if (!c->known)
+		return o;
+	jset(o, "offset_us", jfix(c->offset_ns / 1e3, 3));
+	jset(o, "uncertainty_us", jfix(c->uncert_ns / 1e3, 3));
+	jset(o, "tsc_offset", json_object_new_int64(ns_join_tsc_offset(j, c->offset_ns)));
+	jset(o, "span_s", jfix((double)c->span_ns / 1e9, 6));
+	jset(o, "drift_fitted", jbool(c->drift));
+	jset(o, "drift_ppm", jfix(c->drift_ppm, 4));
+	jset(o, "drift_uncertainty_ppm", jfix(c->drift_uncert_ppm, 4));
+	return o;
+}
+
+static json *jhost(const struct ns_joinrep *jr, unsigned int h)
+{
+	const struct ns_jhost *x = &jr->join->host[h];
+	json *o = jobj(NULL);
+
+	jset(o, "file", jstr(x->name));
+	jset(o, "tsc_khz", ju64(x->clock.tsc_khz));
+	jset(o, "blocks", ju64(x->blocks));
+	jset(o, "lost", ju64(jr->lost[h]));
+	jset(o, "joined_sent", ju64(jr->join->joined[h]));
+	jset(o, "tso_sends", ju64(jr->join->tso[h]));
+	return o;
+}
+
+static json *junmatched(const struct ns_jblock *k)
+{
+	json *o = jobj(NULL);
+	char fl[128];
+
+	jset(o, "host", ju64(k->host));
+	jset(o, "dir", jstr(k->tx ? "tx" : "rx"));
+	jset(o, "reason", jstr(ns_join_why_name(k->why)));
+	jset(o, "tsc0", ju64(k->b.tsc0));
+	jset(o, "len", ju64(k->b.len));
+	jset(o, "tcp_seq", ju64(k->b.tcp_seq));
+	jset(o, "proto", ju64(k->b.proto));
+	jflow(o, &k->b);
+	ns_block_flags(k->b.flags, fl, sizeof(fl));
+	jset(o, "flags", jflags(fl));
+	return o;
+}
+
+/* {"type": "join", ...}: the hosts, the clock, the counts by reason. */
+static void json_join(struct ns_report *r)
+{
+	const struct ns_join *j = r->join->join;
+	json *o = jobj("join"), *hosts = json_object_new_array();
+	json *counts = json_object_new_array(), *blocks = json_object_new_array();
+
+	jpush(hosts, jhost(r->join, 0));
+	jpush(hosts, jhost(r->join, 1));
+	jset(o, "hosts", hosts);
+	jset(o, "by_addr", jbool(j->by_addr));
+	jset(o, "clock", jclock(j));
+	for (unsigned int h = 0; h < 2; h++)
+		for (int tx = 1; tx >= 0; tx--)
+			for (unsigned int w = 0; w < NS_JW_MAX; w++) {
+				json *c;
+
+				if (!j->why[h][tx][w])
+					continue;
+				c = jobj(NULL);
+				jset(c, "host", ju64(h));
+				jset(c, "dir", jstr(tx ? "tx" : "rx"));
+				jset(c, "reason", jstr(ns_join_why_name(w)));
+				jset(c, "n", ju64(j->why[h][tx][w]));
+				jpush(counts, c);
+			}
+	jset(o, "counts", counts);
+	for (size_t i = 0; i < j->n; i++)
+		if (j->b[i].why > NS_JW_NO_WIRE)
+			jpush(blocks, junmatched(&j->b[i]));
+	jset(o, "unmatched", blocks);
+	jput(r->out, o);
+}
+
 const struct ns_printer ns_json_printer = {
 	.stamps	= false,
 	.block	= json_block,
@@ -583,6 +719,7 @@ const struct ns_printer ns_json_printer = {
 	.event	= json_event,
 	.sysinfo = json_sysinfo,
 	.conns	= json_conns,
+	.join	= json_join,
 };
 
 /* ---- outside the item pipeline ---- */

@@ -18,16 +18,16 @@ bool ns_region_is_receive(unsigned int region)
 	}
 }
 
-const unsigned char ns_region_path_order[NSL_R_MAX - 1] = {
+const unsigned char ns_region_path_order[NS_R_MAX - 1] = {
 	NSL_R_WRITE, NSL_R_SNDQ, NSL_R_TCP, NSL_R_UDP, NSL_R_IP, NSL_R_LINK,
-	NSL_R_QDISC, NSL_R_NIC, NSL_R_RX_NIC, NSL_R_RX_LINK, NSL_R_BACKLOG,
+	NSL_R_QDISC, NSL_R_NIC, NS_R_WIRE, NSL_R_RX_NIC, NSL_R_RX_LINK, NSL_R_BACKLOG,
 	NSL_R_RX_IP, NSL_R_RX_TCP, NSL_R_RX_UDP, NSL_R_SK_BACKLOG, NSL_R_QUEUE,
 	NSL_R_COPY,
 };
 
 static const struct {
 	const char *layer, *colour;
-} style[NSL_R_MAX] = {
+} style[NS_R_MAX] = {
 	[NSL_R_WRITE]	= { "socket", "#2f6db5" },
 	[NSL_R_QUEUE]	= { "socket", "#b3cdee" },
 	[NSL_R_COPY]	= { "socket", "#6f9fd8" },
@@ -45,17 +45,18 @@ static const struct {
 	[NSL_R_QDISC]	= { "wait", "#978b7e" },
 	[NSL_R_BACKLOG]	= { "wait", "#b9ada0" },
 	[NSL_R_SK_BACKLOG] = { "wait", "#d6cdc2" },
+	[NS_R_WIRE]	= { "wire", "#222222" },
 };
 
 const char *ns_region_layer(unsigned int region)
 {
-	return region < NSL_R_MAX && style[region].layer ?
+	return region < NS_R_MAX && style[region].layer ?
 	       style[region].layer : "";
 }
 
 const char *ns_region_colour(unsigned int region)
 {
-	return region < NSL_R_MAX && style[region].colour ?
+	return region < NS_R_MAX && style[region].colour ?
 	       style[region].colour : "#999999";
 }
 

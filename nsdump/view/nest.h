@@ -26,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "netslice.h"
+#include "source/decode.h"
 
 struct ns_span {
 	uint64_t start, end;	/* ticks from the block's tsc0; end >= start */
@@ -54,7 +55,7 @@ void ns_nest_block(const struct nsl_block *b, struct ns_nest *n);
 bool ns_region_is_receive(unsigned int region);
 
 /* The regions in the order a packet meets them, send path first. */
-extern const unsigned char ns_region_path_order[NSL_R_MAX - 1];
+extern const unsigned char ns_region_path_order[NS_R_MAX - 1];
 
 /*
  * What the drawings colour a region by: its layer ("socket", "tcp/udp",

@@ -151,6 +151,8 @@ static enum ns_flow report_item(struct ns_sink *sink, const struct ns_citem *ci)
 	struct ns_report *r = (struct ns_report *)sink;
 	enum ns_item_type type = ci->it->type;
 
+	if (r->join && type == NS_ITEM_BLOCK)
+		ns_joinrep_item(r->join, ci);
 	if (r->quiet)
 		return NS_FLOW_MORE;
 	if (type == NS_ITEM_BLOCK || type == NS_ITEM_LOSS ||
@@ -165,6 +167,22 @@ static void report_idle(struct ns_sink *sink)
 	print_due_lines((struct ns_report *)sink, true);
 }
 
+/* A join's tables: one per direction, over the blocks its host sent. */
+static void join_tables(struct ns_report *r)
+{
+	struct ns_acc *all = r->acc;
+
+	for (unsigned int h = 0; h < 2; h++) {
+		r->journey[0] = ns_joinrep_host(r->join, h);
+		r->journey[1] = ns_joinrep_host(r->join, !h);
+		r->acc = &r->join->acc[h];
+		r->pr->table(r);
+	}
+	r->acc = all;
+	r->journey[0] = r->journey[1] = NULL;
+	r->pr->join(r);
+}
+
 /* The tables, then whether all of it was written (EPIPE is no error). */
 static int report_finish(struct ns_sink *sink, char *why, size_t len)
 {
@@ -172,7 +190,10 @@ static int report_finish(struct ns_sink *sink, char *why, size_t len)
 	int err;
 
 	print_due_lines(r, true);
-	r->pr->table(r);
+	if (r->join)
+		join_tables(r);
+	else
+		r->pr->table(r);
 	if (r->mag)
 		r->pr->conns(r);
 	/* After a failed write glibc drops the buffer: the first error wins. */
@@ -380,7 +401,7 @@ static void plain_dist(struct ns_report *r)
 	fprintf(f, "# distribution, µs: nearest-rank percentiles of the values above\n");
 	fprintf(f, "# %-3s %-8s %10s %11s %10s  %10s  %10s  %10s  %11s\n", "",
 		"region", "n", "mean", "p50", "p90", "p99", "p99.9", "max");
-	for (unsigned int id = 1; id < NSL_R_MAX; id++) {
+	for (unsigned int id = 1; id < NS_R_MAX; id++) {
 		struct ns_summary s;
 
 		if (!ns_acc_summary(r->acc, id, &s))
@@ -405,11 +426,13 @@ static void plain_by(struct ns_report *r)
 		char key[32];
 
 		ns_by_key_text(by, by->keys[i]->key, key, sizeof(key));
-		for (unsigned int id = 1; id < NSL_R_MAX; id++) {
+		for (unsigned int id = 1; id < NS_R_MAX; id++) {
 			struct ns_summary s;
 
 			if (!ns_stats_summary(&by->keys[i]->region[id], scale, &s))
 				continue;
+			if (r->journey[0])
+				fprintf(f, "%s>%s ", r->journey[0], r->journey[1]);
 			fprintf(f, "by %s %-18s %-8s", ns_by_name(by->what), key,
 				ns_region_name(id));
 			plain_percentiles(f, &s);
@@ -446,6 +469,9 @@ static void plain_table(struct ns_report *r)
 	char lbl[16], how[192];
 
 	plain_sampled(r);
+	if (r->journey[0])
+		fprintf(f, "# %s > %s: the joined blocks it sent, on the first file's TSC; wire from the sender's hand-off to its driver (nic start) to the receiver's rx-nic start\n",
+			r->journey[0], r->journey[1]);
 	ns_acc_correction(r->acc, how, sizeof(how));
 	fprintf(f, "# per-layer latency, µs, over %llu blocks (%llu lost): %s\n",
 		(unsigned long long)r->acc->blocks, (unsigned long long)r->acc->lost, how);
@@ -463,7 +489,7 @@ static void plain_table(struct ns_report *r)
 		fprintf(f, " %6s", "IPC");
 	fputc('\n', f);
 
-	for (unsigned int id = 1; id < NSL_R_MAX; id++) {
+	for (unsigned int id = 1; id < NS_R_MAX; id++) {
 		struct ns_region_acc *acc = &r->acc->region[id];
 		struct ns_summary s;
 
@@ -631,6 +657,11 @@ static void plain_conns(struct ns_report *r)
 		fprintf(f, "# OUT OF MEMORY: some event records are missing from the spacing\n");
 }
 
+static void plain_join(struct ns_report *r)
+{
+	ns_joinrep_plain(r->join, r->out, r->verbose);
+}
+
 const struct ns_printer ns_plain_printer = {
 	.stamps	= true,
 	.block	= plain_block,
@@ -639,4 +670,5 @@ const struct ns_printer ns_plain_printer = {
 	.event	= plain_event,
 	.sysinfo = plain_sysinfo,
 	.conns	= plain_conns,
+	.join	= plain_join,
 };

@@ -19,6 +19,7 @@
 #include "stage/magnet.h"
 #include "stage/sink.h"
 #include "view/evorder.h"
+#include "view/joinrep.h"
 #include "view/tstamp.h"
 
 struct ns_report;
@@ -40,6 +41,7 @@ struct ns_printer {
 	void (*sysinfo)(struct ns_report *r, const struct nsl_sysinfo *s,
 			const char *when);
 	void (*conns)(struct ns_report *r);	/* Table III */
+	void (*join)(struct ns_report *r);	/* the join's clock, unmatched */
 };
 
 extern const struct ns_printer ns_plain_printer;
@@ -59,6 +61,9 @@ struct ns_report {
 	struct ns_tstamper ts;	/* -t ...: set after ns_report_init() */
 	struct ns_evorder lines;	/* lines waiting to print in time order */
 	int err;		/* errno of the first failed write, or 0 */
+	/* -r twice: a table per direction (journey: its hosts), the join */
+	struct ns_joinrep *join;
+	const char *journey[2];
 };
 
 /* A sink printing to @out (not NULL) what @acc holds and the items. */
