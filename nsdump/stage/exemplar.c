@@ -108,9 +108,8 @@ void ns_exemplars_add(struct ns_exemplars *e, const struct nsl_block *b,
 	}
 }
 
-const struct ns_exemplar *ns_exemplars_find(const struct ns_exemplars *e,
-					    const struct nsl_agg_hist *h,
-					    unsigned int bucket)
+const struct ns_exemplar *ns_exemplars_of(const struct ns_exemplars *e,
+					  const struct nsl_agg_hist *h)
 {
 	struct ns_ex_key k = {
 		.region = h->region, .dir = h->dir, .family = h->family,
@@ -118,9 +117,18 @@ const struct ns_exemplar *ns_exemplars_find(const struct ns_exemplars *e,
 	};
 	const struct ns_ex_series *s = lookup(e, &k);
 
-	if (!s || bucket >= NSL_AGG_BUCKETS || !s->at[bucket].time)
+	return s ? s->at : NULL;
+}
+
+const struct ns_exemplar *ns_exemplars_find(const struct ns_exemplars *e,
+					    const struct nsl_agg_hist *h,
+					    unsigned int bucket)
+{
+	const struct ns_exemplar *at = ns_exemplars_of(e, h);
+
+	if (!at || bucket >= NSL_AGG_BUCKETS || !at[bucket].time)
 		return NULL;
-	return &s->at[bucket];
+	return &at[bucket];
 }
 
 static enum ns_flow exemplar_item(struct ns_sink *sink,

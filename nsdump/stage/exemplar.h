@@ -58,6 +58,9 @@ void ns_exemplars_free(struct ns_exemplars *e);
 void ns_exemplars_add(struct ns_exemplars *e, const struct nsl_block *b,
 		      double now);
 /* Bucket @bucket's exemplar in histogram @h, or NULL. */
+/* The exemplars of @h's series by bucket (time 0: none), or NULL. */
+const struct ns_exemplar *ns_exemplars_of(const struct ns_exemplars *e,
+					  const struct nsl_agg_hist *h);
 const struct ns_exemplar *ns_exemplars_find(const struct ns_exemplars *e,
 					    const struct nsl_agg_hist *h,
 					    unsigned int bucket);

@@ -126,6 +126,9 @@ struct out {
 	enum ns_metrics_format fmt;
 	const struct ns_metrics_in *in;
 	double hz;		/* TSC ticks per second */
+	/* The buckets every series shows, and their le: bucket_range(). */
+	unsigned int first, last;
+	char le[NSL_AGG_BUCKETS][32];
 };
 
 enum kind { GAUGE, COUNTER, INFO, HISTOGRAM };
@@ -220,6 +223,7 @@ static void gauges(struct out *o, const struct nsl_agg_head *h)
 /* One histogram of the snapshot, with its labels as written. */
 struct series {
 	const struct nsl_agg_hist *h;
+	const struct ns_exemplar *ex;	/* by bucket; NULL: none */
 	char labels[LABELS_MAX];
 };
 
@@ -275,15 +279,14 @@ static int series_order(const void *a, const void *b)
 }
 
 /* The latest exemplar of bucket @i among the @n histograms of @s. */
-static const struct ns_exemplar *latest(const struct out *o,
-					const struct series *s,
+static const struct ns_exemplar *latest(const struct series *s,
 					unsigned int n, unsigned int i)
 {
 	const struct ns_exemplar *best = NULL, *e;
 
-	for (unsigned int k = 0; o->in->ex && k < n; k++) {
-		e = ns_exemplars_find(o->in->ex, s[k].h, i);
-		if (e && (!best || e->time > best->time))
+	for (unsigned int k = 0; k < n; k++) {
+		e = s[k].ex ? &s[k].ex[i] : NULL;
+		if (e && e->time && (!best || e->time > best->time))
 			best = e;
 	}
 	return best;
@@ -299,7 +302,7 @@ static void exemplar(const struct out *o, const struct series *s,
 	const struct ns_exemplar *e;
 	char num[32];
 
-	if (o->fmt != NS_METRICS_OPENMETRICS || !(e = latest(o, s, n, i)))
+	if (o->fmt != NS_METRICS_OPENMETRICS || !(e = latest(s, n, i)))
 		return;
 	ns_metrics_number(e->ticks / o->hz, num, sizeof(num));
 	fprintf(o->f, " # {trace_id=\"cpu%u:seq%llu\"", e->cpu,
@@ -318,14 +321,14 @@ static void bucket_line(const struct out *o, const struct series *s,
 
 /*
  * The @n histograms of @s (the same labels: merged) as one: each bucket
- * from the first not empty to the last, "le" its bound (bucket i holds
+ * of the range all series show, "le" its bound (bucket i holds
  * [low(i), low(i + 1)) ticks), the last bucket's only under +Inf.
  */
 static void histogram(const struct out *o, const struct series *s,
 		      unsigned int n)
 {
 	uint64_t b[NSL_AGG_BUCKETS] = { 0 }, sum = 0, count = 0, cum = 0;
-	unsigned int first = NSL_AGG_BUCKETS, last = 0, i;
+	unsigned int i;
 	char num[32];
 
 	for (unsigned int k = 0; k < n; k++) {
@@ -333,16 +336,13 @@ static void histogram(const struct out *o, const struct series *s,
 		for (i = 0; i < NSL_AGG_BUCKETS; i++)
 			b[i] += s[k].h->bucket[i];
 	}
-	for (i = 0; i < NSL_AGG_BUCKETS; i++) {
+	for (i = 0; i < NSL_AGG_BUCKETS; i++)
 		count += b[i];
-		first = b[i] && first == NSL_AGG_BUCKETS ? i : first;
-		last = b[i] ? i : last;
-	}
-	for (i = first; i <= last && i < NSL_AGG_BUCKETS - 1; i++) {
+	for (i = 0; i < o->first; i++)
 		cum += b[i];
-		ns_metrics_number(nsl_agg_bucket_low(i + 1) / o->hz, num,
-				  sizeof(num));
-		bucket_line(o, s, num, cum);
+	for (i = o->first; i <= o->last && i < NSL_AGG_BUCKETS - 1; i++) {
+		cum += b[i];
+		bucket_line(o, s, o->le[i], cum);
 		exemplar(o, s, n, i);
 		fputc('\n', o->f);
 	}
@@ -354,17 +354,44 @@ static void histogram(const struct out *o, const struct series *s,
 		(unsigned long long)count);
 }
 
+/*
+ * The buckets from the first any histogram holds a value in to the last:
+ * one set of "le" for every series, so that a sum by (le) across series
+ * adds like with like (a series that stopped short would drop out of
+ * the larger bounds' sums).  Counts only grow within a load, so the set
+ * only grows too.
+ */
+static void bucket_range(struct out *o, const struct ns_agg_snap *snap)
+{
+	o->first = NSL_AGG_BUCKETS;
+	o->last = 0;
+	for (unsigned int k = 0; k < snap->head.nhist; k++)
+		for (unsigned int i = 0; i < NSL_AGG_BUCKETS; i++) {
+			if (!snap->hist[k].bucket[i])
+				continue;
+			o->first = i < o->first ? i : o->first;
+			o->last = i > o->last ? i : o->last;
+		}
+	/* Each bound written once, not once a series: the shortest form
+	 * that reads back exactly takes up to 17 tries. */
+	for (unsigned int i = o->first; i <= o->last && i < NSL_AGG_BUCKETS - 1; i++)
+		ns_metrics_number(nsl_agg_bucket_low(i + 1) / o->hz, o->le[i],
+				  sizeof(o->le[i]));
+}
+
 static void histograms(struct out *o, const struct ns_agg_snap *snap)
 {
 	unsigned int n = snap->head.nhist, i, j;
 	struct series *s = calloc(n ? n : 1, sizeof(*s));
 
+	bucket_range(o, snap);
 	family(o, NAME_LATENCY, HISTOGRAM, "seconds",
 	       "Time a packet spent in a region of the stack (span: the whole block), as the kernel folded it");
 	if (!s)
 		return;
 	for (i = 0; i < n; i++) {
 		s[i].h = &snap->hist[i];
+		s[i].ex = o->in->ex ? ns_exemplars_of(o->in->ex, s[i].h) : NULL;
 		series_labels(o, &s[i]);
 	}
 	qsort(s, n, sizeof(*s), series_order);
