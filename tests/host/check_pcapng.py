@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """check_pcapng.py DIR LUA: the checks of t_pcapng.sh on what it left in
 DIR (v.pcapng and v.jsonl: nsdump --export pcapng and --json -M of the
-same file; dev.*: blocks with devices, raw values; f.*: after an
+same file; dev.*: blocks with devices, raw values; vm.*: a capture the
+NetSlice kernel made in the VM (data/vm.nst); f.*: after an
 expression; edit.pcapng and merged.pcapng: editcap's and mergecap's
 rewrites; the option errors' exit statuses and messages), read by tshark
 with the dissector LUA.  Each failure names the term that differs.  TAP."""
@@ -167,6 +168,7 @@ def check_blocks(name, pcapng, jsonl):
 
 blocks = check_blocks("views capture", "v.pcapng", "v.jsonl")
 check_blocks("devices, raw", "dev.pcapng", "dev.jsonl")
+check_blocks("a capture of the VM's kernel", "vm.pcapng", "vm.jsonl")
 check_blocks("after nsdump's expression", "f.pcapng", "f.jsonl")
 
 # ---- the files ----

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # nsdump --export pcapng read back by Debian's tshark with the Lua
 # dissector (contrib/wireshark/netslice.lua), against nsdump --json of the
-# same file: a frame per block, its fields the block's (regions, flags,
+# same file (generated traces, and one the VM's kernel made): a frame per
+# block, its fields the block's (regions, flags,
 # devices, flow, length, counters, time within 1 us), event records and
 # losses; display filters on the dissector's fields and on the made-up
 # headers select what nsdump's own values and filter say; editcap and
@@ -32,6 +33,10 @@ stat -Lc %i /proc/self/ns/net >"$t/netns"
 "$obj/mkblocks" -n 30 -o 7 -f -W "$(cat "$t/netns")" "$t/dev.ns" || exit 1
 "$ns" -r "$t/dev.ns" --raw --export pcapng "$t/dev.pcapng" 2>/dev/null || exit 1
 "$ns" -r "$t/dev.ns" --raw --json >"$t/dev.jsonl" 2>/dev/null || exit 1
+# a capture of the NetSlice kernel in the VM (data/vm.nst: lat_tcp over
+# loopback, iperf3 and UDP through the e1000 to the peer, --addr)
+"$ns" -r "$here/data/vm.nst" --export pcapng "$t/vm.pcapng" 2>/dev/null || exit 1
+"$ns" -r "$here/data/vm.nst" --json >"$t/vm.jsonl" 2>/dev/null || exit 1
 # after nsdump's filter: what its --json keeps under the same expression
 "$ns" -r "$t/v.ns" --export pcapng "$t/f.pcapng" udp or tcp port 7000 2>/dev/null || exit 1
 "$ns" -r "$t/v.ns" --json udp or tcp port 7000 >"$t/f.jsonl" 2>/dev/null || exit 1
