@@ -5,6 +5,7 @@
 #include <string.h>
 #include "live.h"
 #include "msg.h"
+#include "source/histograms.h"
 #include "source/sample.h"
 #include "stage/expr.h"
 
@@ -315,6 +316,36 @@ static int open_device(struct ns_live *l, const struct ns_opts *o,
 	return -1;
 }
 
+/*
+ * Aggregation outlives the --serve that turned it on: a capture then gets
+ * only the exemplars, and says so rather than look like a quiet link.
+ */
+static void say_aggregating(const struct ns_live *l)
+{
+	const struct nsl_agg *c;
+	struct ns_agg_snap snap;
+	char why[256], what[128];
+	const char *region;
+
+	if (l->o->serve ||
+	    ns_agg_read(ns_agg_path(), &snap, why, sizeof(why)) != NS_AGG_OK)
+		return;
+	c = &snap.head.conf;
+	region = c->region ? ns_region_name(c->region) : "span";
+	if (c->flags & NSL_AGG_P99)
+		snprintf(what, sizeof(what), "only the blocks over the running p99 of %s",
+			 region);
+	else if (c->threshold_ns)
+		snprintf(what, sizeof(what), "only the blocks over %" PRIu64 " ns of %s",
+			 (uint64_t)c->threshold_ns, region);
+	else
+		snprintf(what, sizeof(what), "no block");
+	if (c->flags & NSL_AGG_ON && !(c->flags & NSL_AGG_ALL))
+		ns_note("%s: aggregate mode is on (nsdump --serve): the kernel folds every block into its histograms, and this capture gets %s",
+			l->dev.path, what);
+	ns_agg_free(&snap);
+}
+
 int ns_live_open(struct ns_live *l, const struct ns_opts *o,
 		 const struct ns_counters *sel, struct ns_calib_set *calib,
 		 struct ns_calib_set *cold)
@@ -324,6 +355,7 @@ int ns_live_open(struct ns_live *l, const struct ns_opts *o,
 	    (o->cold && calibrate_set(&l->dev, cold, true)) ||
 	    records_on(l) || kernel_filter_on(l) || sample_on(l))
 		return -1;
+	say_aggregating(l);
 	return 0;
 }
 

@@ -1329,6 +1329,7 @@ END
 
 # ---- --serve: its options, its socket, the device set up and let go ----
 "$obj/mkagg" "$t/a.agg" >/dev/null || exit 1
+"$obj/mkagg" -z "$t/none.agg" >/dev/null || exit 1
 serve_bg() {	# serve_bg COMMAND...: in the background, stderr in $t/serr; $spid, $port
 	"$@" >/dev/null 2>"$t/serr" &
 	spid=$!
@@ -1344,6 +1345,16 @@ serve_end() {	# SIGTERM to $spid; its status in $rc
 	wait $spid
 	rc=$?
 }
+cases <<'END'
+= live while the kernel aggregates (a --serve before): the capture says it gets only exemplars
+NSDUMP_AGG="$t/a.agg" live $NSDUMP -q >/dev/null 2>"$t/err"
+? [ $rc -eq 0 ]
+? grep -qx "nsdump: $t/raw: aggregate mode is on (nsdump --serve): the kernel folds every block into its histograms, and this capture gets no block" "$t/err"
+= live, the kernel not aggregating: not a word of it
+NSDUMP_AGG="$t/none.agg" live $NSDUMP -q >/dev/null 2>"$t/err"
+? ! grep -q "aggregate mode" "$t/err"
+END
+
 cases <<'END'
 = --serve localhost:x: exit 2, the form said
 $NSDUMP --serve localhost:x >"$t/out" 2>"$t/err"
