@@ -26,31 +26,32 @@
 #define NSL_NOW		0
 
 /*
- * Opens @r at @now (NSL_NOW: the TSC read now), or in count mode (@nev,
- * the block's nevents, not 0) at the TSC read next to the counters.
- * Bookkeeping first: what follows the time read is inside the interval.
+ * @region's record at index @n was opened: the block's count of open
+ * records, the region's hint and count (nsl_open_record()).
+ */
+static __always_inline void nsl_note_open(struct nsl_skb_block *b, int region,
+					  unsigned int n)
+{
+	b->nopen++;
+	b->open_hint[region] = n + 1;
+	/* Saturates: a count too high only costs a search. */
+	if (b->open_cnt[region] != 0xff)
+		b->open_cnt[region]++;
+}
+
+/*
+ * A START's time: @now, or NSL_NOW for the TSC read now, or in count mode
+ * (@nev, the block's nevents, not 0) the TSC read next to the counters.
  * @nev is passed, not read here, so that a caller that knows it is 0
  * inlines a path without the counters' call: a leaf, with no registers
  * to save.
  */
-static __always_inline void nsl_rec_open(struct nsl_skb_block *b,
-					 struct nsl_record *r, u64 now, u8 nev)
+static __always_inline u64 nsl_start_time(struct nsl_skb_block *b,
+					  struct nsl_record *r, u64 now, u8 nev)
 {
-	bool first = !(r->flags & NSL_RF_MERGED);
-
-	r->flags |= NSL_RF_OPEN;
-	b->nopen++;
-	b->open_hint[r->region] = r - b->blk.rec + 1;
-	/* Saturates: a count too high only costs a search. */
-	if (b->open_cnt[r->region] != 0xff)
-		b->open_cnt[r->region]++;
 	if (nev)
-		now = nsl_counters_start(r, nev, b->gen);
-	else if (now == NSL_NOW)
-		now = nsl_now();
-	r->ticks -= now;
-	if (first)
-		r->start = now - b->blk.tsc0;
+		return nsl_counters_start(r, nev, b->gen);
+	return now == NSL_NOW ? nsl_now() : now;
 }
 
 /* Closes @r at @now; in count mode (@nev not 0) next to the counters. */
@@ -73,64 +74,68 @@ static __always_inline void nsl_rec_end(struct nsl_skb_block *b,
 }
 
 /*
- * The record a START of @region opens: the last record, when it is the
- * same region, closed, in this phase (back-to-back intervals of a region
- * are summed); else a new one.  NULL when the block is full.
+ * START of @region at @now (NSL_NOW: the TSC read now, as NSS does), in
+ * count mode with @nev counters.  The record it opens is the last one,
+ * when that is the same region, closed, in this phase (back-to-back
+ * intervals of a region are summed); else a new one, unless the block is
+ * full.  Bookkeeping first: what follows the time read is inside the
+ * interval.  A new record's counts are zeroed only in count mode: nothing
+ * reads a count past the block's nevents.
  */
-static inline struct nsl_record *nsl_start_rec(struct nsl_skb_block *b,
-					       int region)
+static __always_inline void nsl_start_at(struct nsl_skb_block *b, int region,
+					 u64 now, u8 nev)
 {
 	struct nsl_block *blk = &b->blk;
+	unsigned int n = blk->nrec;
 	struct nsl_record *r;
 
-	if (blk->nrec && !b->sealed) {
-		r = &blk->rec[blk->nrec - 1];
+	if (n && !b->sealed) {
+		r = &blk->rec[n - 1];
 		if (r->region == region &&
 		    !(r->flags & (NSL_RF_OPEN | NSL_RF_SHARED))) {
-			r->flags |= NSL_RF_MERGED;
+			r->flags |= NSL_RF_MERGED | NSL_RF_OPEN;
 			r->nmerged++;
 			/* STOP compares with the first START's CPU only. */
 			if (unlikely(r->cpu != raw_smp_processor_id()))
 				r->flags |= NSL_RF_MIGRATED |
-					(blk->nevents ? NSL_RF_INVALID : 0);
-			return r;
+					(nev ? NSL_RF_INVALID : 0);
+			nsl_note_open(b, region, n - 1);
+			r->ticks -= nsl_start_time(b, r, now, nev);
+			return;
 		}
 	}
-	if (unlikely(blk->nrec >= NET_SLICE_CONF)) {
+	if (unlikely(n >= NET_SLICE_CONF)) {
 		blk->flags |= NSL_BF_TRUNC;
-		return NULL;
+		return;
 	}
-	r = &blk->rec[blk->nrec++];
+	r = &blk->rec[n];
+	blk->nrec = n + 1;
 	r->region = region;
 	r->depth = b->nopen;
-	r->flags = 0;
+	r->flags = NSL_RF_OPEN;
 	r->nmerged = 1;
 	r->cpu = raw_smp_processor_id();
-	r->ticks = 0;
-	memset(r->count, 0, sizeof(r->count));
+	if (nev)
+		memset(r->count, 0, sizeof(r->count));
 	b->sealed = false;
-	return r;
+	nsl_note_open(b, region, n);
+	now = nsl_start_time(b, r, now, nev);
+	r->ticks = -now;
+	r->start = now - blk->tsc0;
 }
 
 /* START of @region at @now, or NSL_NOW as NSS does. */
 static inline void nsl_start_block(struct nsl_skb_block *b, int region,
 				   u64 now)
 {
-	u8 nev = b->blk.nevents;
-	struct nsl_record *r = nsl_start_rec(b, region);
-
-	if (r)
-		nsl_rec_open(b, r, now, nev);
+	nsl_start_at(b, region, now, b->blk.nevents);
 }
 
 /* The same for a block in duration mode (nevents 0): no call. */
 static __always_inline void nsl_start_duration(struct nsl_skb_block *b,
 					       int region)
 {
-	struct nsl_record *r = nsl_start_rec(b, region);
-
-	if (r)
-		nsl_rec_open(b, r, NSL_NOW, 0);
+	nsl_start_at(b, region, NSL_NOW, 0);
 }
 
 /*

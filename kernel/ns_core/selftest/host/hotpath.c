@@ -373,13 +373,9 @@ static inline void nss_tsc_first(struct fake_ext *ext, int region)
 {
 	u64 now = nsl_now();
 	struct nsl_skb_block *b = fake_find(ext, EXT_ID);
-	struct nsl_record *r;
 
-	if (!b)
-		return;
-	r = nsl_start_rec(b, region);
-	if (r)
-		nsl_rec_open(b, r, now, b->blk.nevents);
+	if (b)
+		nsl_start_block(b, region, now);
 }
 
 static void flush(const void *p, size_t len)
