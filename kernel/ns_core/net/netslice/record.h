@@ -54,16 +54,20 @@ static __always_inline u64 nsl_start_time(struct nsl_skb_block *b,
 	return now == NSL_NOW ? nsl_now() : now;
 }
 
-/* Closes @r at @now; in count mode (@nev not 0) next to the counters. */
+/*
+ * Closes @r, an open record of @region, at @now; in count mode (@nev not
+ * 0) next to the counters.  The region's open count is not 0: it counts
+ * @r.
+ */
 static __always_inline void nsl_rec_end(struct nsl_skb_block *b,
-					struct nsl_record *r, u64 now, u8 nev)
+					struct nsl_record *r, int region,
+					u64 now, u8 nev)
 {
 	if (nev)
 		now = nsl_counters_stop(r, nev, b->gen);
 	r->ticks += now;
 	r->flags &= ~NSL_RF_OPEN;
-	if (b->open_cnt[r->region])
-		b->open_cnt[r->region]--;
+	b->open_cnt[region]--;
 	if (unlikely(r->cpu != raw_smp_processor_id())) {
 		r->flags |= NSL_RF_MIGRATED;
 		if (nev)
@@ -139,34 +143,55 @@ static __always_inline void nsl_start_duration(struct nsl_skb_block *b,
 }
 
 /*
- * The latest open record of @region.  The hint names the record the
- * region's last START opened: every open record was opened by a START
- * (records copied in are closed), and a later START of the region would
- * have moved the hint, so a hint that still names an open record of the
- * region names the latest.  Otherwise (closed since, or the records were
- * reset) the records are searched from the last.
+ * The latest open record of @region, searched from the last record: where
+ * the hint below does not name it.
  */
-static inline struct nsl_record *nsl_open_record(struct nsl_skb_block *b,
+static inline struct nsl_record *nsl_search_open(struct nsl_skb_block *b,
 						 int region)
 {
-	unsigned int hint = b->open_hint[region];
 	struct nsl_record *r;
 	int i;
 
-	/* Most lookups (NSE ends every region it might) find none open. */
-	if (!b->open_cnt[region])
-		return NULL;
-	if (likely(hint && hint <= b->blk.nrec)) {
-		r = &b->blk.rec[hint - 1];
-		if (r->region == region && (r->flags & NSL_RF_OPEN))
-			return r;
-	}
 	for (i = b->blk.nrec - 1; i >= 0; i--) {
 		r = &b->blk.rec[i];
 		if (r->region == region && (r->flags & NSL_RF_OPEN))
 			return r;
 	}
 	return NULL;
+}
+
+/*
+ * The record the region's last START opened, if it is still an open
+ * record of the region: then it is the latest.  Every open record was
+ * opened by a START (records copied in are closed), and a later START of
+ * the region would have moved the hint.  NULL if the hint is stale
+ * (closed since, or the records were reset).
+ */
+static __always_inline struct nsl_record *
+nsl_hinted_open(struct nsl_skb_block *b, int region)
+{
+	unsigned int hint = b->open_hint[region];
+	struct nsl_record *r;
+
+	if (unlikely(!hint || hint > b->blk.nrec))
+		return NULL;
+	r = &b->blk.rec[hint - 1];
+	if (unlikely(r->region != region || !(r->flags & NSL_RF_OPEN)))
+		return NULL;
+	return r;
+}
+
+/* The latest open record of @region, or NULL. */
+static inline struct nsl_record *nsl_open_record(struct nsl_skb_block *b,
+						 int region)
+{
+	struct nsl_record *r;
+
+	/* Most lookups (NSE ends every region it might) find none open. */
+	if (!b->open_cnt[region])
+		return NULL;
+	r = nsl_hinted_open(b, region);
+	return r ? r : nsl_search_open(b, region);
 }
 
 /*
@@ -186,23 +211,36 @@ static inline void nsl_recount_open(struct nsl_skb_block *b)
 			b->open_cnt[b->blk.rec[i].region]++;
 }
 
+/*
+ * STOP of @region at @now, in count mode with @nev counters: closes the
+ * region's latest open record, if any.
+ */
+static __always_inline void nsl_stop_at(struct nsl_skb_block *b, int region,
+					u64 now, u8 nev)
+{
+	struct nsl_record *r;
+
+	if (!b->open_cnt[region])
+		return;
+	r = nsl_hinted_open(b, region);
+	if (unlikely(!r)) {
+		r = nsl_search_open(b, region);
+		if (!r)
+			return;
+	}
+	nsl_rec_end(b, r, region, now, nev);
+}
+
 static inline void nsl_stop_block(struct nsl_skb_block *b, int region, u64 now)
 {
-	u8 nev = b->blk.nevents;
-	struct nsl_record *r = nsl_open_record(b, region);
-
-	if (r)
-		nsl_rec_end(b, r, now, nev);
+	nsl_stop_at(b, region, now, b->blk.nevents);
 }
 
 /* The same for a block in duration mode (nevents 0): no call. */
 static __always_inline void nsl_stop_duration(struct nsl_skb_block *b,
 					      int region, u64 now)
 {
-	struct nsl_record *r = nsl_open_record(b, region);
-
-	if (r)
-		nsl_rec_end(b, r, now, 0);
+	nsl_stop_at(b, region, now, 0);
 }
 
 #endif /* _NSL_RECORD_H */
