@@ -335,6 +335,55 @@ static __inline__ __u16 nsl_cblock_rcpu(const struct nsl_block *b,
 }
 
 /*
+ * Writes @b's first @nrec records, compact, at @p as carried with @rcpu by
+ * @hcpu's ring, and returns where they end.  *@third is set when a record
+ * started on neither CPU.
+ */
+static __inline__ unsigned char *nsl_crecs_put(const struct nsl_block *b,
+					       unsigned int nrec,
+					       unsigned int nev, __u16 rcpu,
+					       __u32 hcpu, unsigned char *p,
+					       int *third)
+{
+	struct nsl_crec_ext x;
+	struct nsl_crec cr;
+	unsigned int i, j;
+
+	for (i = 0; i < nrec; i++) {
+		const struct nsl_record *r = &b->rec[i];
+
+		cr.region = r->region;
+		cr.flags = r->flags & ~(NSL_RF_EXT | NSL_RF_HCPU);
+		cr.start = (__u32)r->start;
+		cr.ticks = (__u32)r->ticks;
+		if (nsl_crec_needs_ext(r, rcpu, hcpu)) {
+			*third |= r->cpu != rcpu && r->cpu != hcpu;
+			cr.flags |= NSL_RF_EXT;
+			cr.dm = r->depth;
+		} else {
+			if (r->cpu != rcpu)
+				cr.flags |= NSL_RF_HCPU;
+			cr.dm = (__u8)NSL_CREC_DM(r->depth, r->nmerged);
+		}
+		__builtin_memcpy(p, &cr, sizeof(cr));
+		p += sizeof(cr);
+		if (cr.flags & NSL_RF_EXT) {
+			x.nmerged = r->nmerged;
+			x.cpu = r->cpu;
+			x.start_hi = (__u32)(r->start >> 32);
+			x.ticks_hi = (__u32)(r->ticks >> 32);
+			__builtin_memcpy(p, &x, sizeof(x));
+			p += sizeof(x);
+		}
+		for (j = 0; j < nev; j++) {
+			__builtin_memcpy(p, &r->count[j], 8);
+			p += 8;
+		}
+	}
+	return p;
+}
+
+/*
  * Writes @b compact to @out (NSL_CBLOCK_MAX bytes of room, 8-aligned),
  * as carried by @hcpu's ring; returns its size, which is also out's
  * hdr.size.  Shared by the kernel, which emits blocks so, and readers,
@@ -344,15 +393,30 @@ static __inline__ __u32 nsl_cblock_encode_on(const struct nsl_block *b,
 					     __u32 hcpu, void *out)
 {
 	struct nsl_cblock *c = (struct nsl_cblock *)out;
-	unsigned char *p = (unsigned char *)out + sizeof(*c);
-	__u16 rcpu = nsl_cblock_rcpu(b, hcpu);
-	unsigned int i, j, addr = 0, ndev, nrec, nev;
-	struct nsl_crec_ext x;
-	struct nsl_crec cr;
+	unsigned char *p = (unsigned char *)out + sizeof(*c), *end;
+	unsigned int i, addr = 0, ndev, nrec, nev;
+	__u16 rcpu = (__u16)hcpu;
 	struct nsl_cdev cd;
+	int third = 0;
 	__u32 size;
 
-	/* Eight bytes at a time: this runs for every block the kernel emits. */
+	/* Bounds read once: the stores through p may alias the block. */
+	nrec = b->nrec < NSL_MAX_RECORDS ? b->nrec : NSL_MAX_RECORDS;
+	nev = b->nevents < NSL_MAX_EVENTS ? b->nevents : NSL_MAX_EVENTS;
+	/*
+	 * rcpu is the first record's CPU that is not @hcpu: what
+	 * nsl_cblock_rcpu() answers when the records take at most one CPU
+	 * besides @hcpu, as nearly all blocks' do.  A third CPU, seen as
+	 * the records are written, asks for the count, and for the records
+	 * again if it disagrees.  This runs for every block the kernel emits.
+	 */
+	for (i = 0; i < nrec; i++) {
+		if (b->rec[i].cpu != hcpu) {
+			rcpu = b->rec[i].cpu;
+			break;
+		}
+	}
+	/* Eight bytes at a time. */
 	for (i = 0; i < 16; i += 8) {
 		__u64 s8, d8;
 
@@ -373,7 +437,6 @@ static __inline__ __u32 nsl_cblock_encode_on(const struct nsl_block *b,
 	c->nhlen = b->nhlen;
 	c->sport = b->sport;
 	c->dport = b->dport;
-	c->rcpu = rcpu;
 	c->proto = (__u8)b->proto;
 	c->thlen = (__u8)b->thlen;
 	c->family = (__u8)b->family;
@@ -398,43 +461,16 @@ static __inline__ __u32 nsl_cblock_encode_on(const struct nsl_block *b,
 		__builtin_memcpy(p, &cd, sizeof(cd));
 		p += sizeof(cd);
 	}
-	/* Bounds read once: the stores through p may alias the block. */
-	nrec = b->nrec < NSL_MAX_RECORDS ? b->nrec : NSL_MAX_RECORDS;
-	nev = b->nevents < NSL_MAX_EVENTS ? b->nevents : NSL_MAX_EVENTS;
-	for (i = 0; i < nrec; i++) {
-		const struct nsl_record *r = &b->rec[i];
-
-		cr.region = r->region;
-		cr.flags = r->flags & ~(NSL_RF_EXT | NSL_RF_HCPU);
-		cr.start = (__u32)r->start;
-		cr.ticks = (__u32)r->ticks;
-		if (nsl_crec_needs_ext(r, rcpu, hcpu)) {
-			cr.flags |= NSL_RF_EXT;
-			cr.dm = r->depth;
-		} else {
-			if (r->cpu != rcpu)
-				cr.flags |= NSL_RF_HCPU;
-			cr.dm = (__u8)NSL_CREC_DM(r->depth, r->nmerged);
-		}
-		__builtin_memcpy(p, &cr, sizeof(cr));
-		p += sizeof(cr);
-		if (cr.flags & NSL_RF_EXT) {
-			x.nmerged = r->nmerged;
-			x.cpu = r->cpu;
-			x.start_hi = (__u32)(r->start >> 32);
-			x.ticks_hi = (__u32)(r->ticks >> 32);
-			__builtin_memcpy(p, &x, sizeof(x));
-			p += sizeof(x);
-		}
-		for (j = 0; j < nev; j++) {
-			__builtin_memcpy(p, &r->count[j], 8);
-			p += 8;
-		}
+	end = nsl_crecs_put(b, nrec, nev, rcpu, hcpu, p, &third);
+	if (third && nsl_cblock_rcpu(b, hcpu) != rcpu) {
+		rcpu = nsl_cblock_rcpu(b, hcpu);
+		end = nsl_crecs_put(b, nrec, nev, rcpu, hcpu, p, &third);
 	}
-	size = (__u32)(p - (unsigned char *)out);
+	c->rcpu = rcpu;
+	size = (__u32)(end - (unsigned char *)out);
 	/* Parts end on 4-byte boundaries: at most one word of padding. */
 	if (size % 8) {
-		__builtin_memset(p, 0, 4);
+		__builtin_memset(end, 0, 4);
 		size += 4;
 	}
 	c->hdr.size = (__u16)size;
