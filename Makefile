@@ -185,13 +185,14 @@ clean:
 distclean: clean
 	rm -rf build
 
-# Every guest instruction of lat_tcp's round trips and tcp_stream's bulk
+# Every guest instruction of lat_tcp's round trips (over loopback and
+# through the e1000 path, lat_nic) and tcp_stream's bulk
 # counted by a QEMU TCG plugin (bench/insn/insncount.so; TCG with
 # thread=single, so the counts are exact), per configuration and per
 # function (bench/insnprof.sh in the VM, bench/insnprof.py on the host).
 # INSN_ARGS: insnprof.sh's options; INSN_DIFF="A B": one comparison.
 .PHONY: insnprof
-INSN_ARGS ?= -R 3 -N 2000 -T 2 -w 'lat_tcp tcp_stream'
+INSN_ARGS ?= -R 3 -N 2000 -T 2 -w 'lat_tcp lat_nic tcp_stream'
 INSN_DIFF ?=
 insnprof: deps kernel all
 	@if [ -f $(MODULE_DIR)/Kbuild ]; then $(MAKE) -s module || exit 1; fi

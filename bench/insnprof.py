@@ -33,7 +33,7 @@ import subprocess
 import sys
 
 KERNEL_START = 0xffff800000000000
-UNITS = {"lat_tcp": "round trip", "tcp_stream": "MiB"}
+UNITS = {"lat_tcp": "round trip", "lat_nic": "round trip", "tcp_stream": "MiB"}
 SLACK = 1.02
 
 

@@ -14,6 +14,9 @@
 # Workloads (-w):
 #   lat_tcp     4 B messages over loopback, per round trip
 #   tcp_stream  bulk over loopback, per MiB received
+#   lat_nic     lat_tcp through the e1000 path: the client here, its server
+#               in the peer namespace behind the other e1000 (the two NICs
+#               share a QEMU hub), both stacks in the count; per round trip
 # Configurations (-c), interleaved for R rounds in one boot:
 #   II       the module loaded, nothing collecting
 #   none .. records   III with each block's life cut short at a stage
@@ -81,14 +84,19 @@ mark() {
 	marked
 }
 
+# Where the workload's server listens.
+server_ip() {
+	[[ $WL == lat_nic ]] && echo "$NS_PEER_IP" || echo 127.0.0.1
+}
+
 # The workload's client; the window's first snapshot in $BEGIN.  lat_tcp
 # marks after its warm-up, so that the window counts its round trips and
 # not its start; tcp_stream's start is a small part of seconds of bulk.
 client() {
 	local port=$1
 	case $WL in
-	lat_tcp)
-		"$REPO/bench/lat_tcp" -c 127.0.0.1 -p "$port" --insn-mark \
+	lat_tcp|lat_nic)
+		"$REPO/bench/lat_tcp" -c "$(server_ip)" -p "$port" --insn-mark \
 			-W "$WARMUP" -N "$ITERS" >/dev/null || die "lat_tcp client"
 		marked
 		BEGIN=$SNAP ;;
@@ -103,7 +111,7 @@ client() {
 # The window's units of work, read after it closed.
 units() {
 	case $WL in
-	lat_tcp) echo "$ITERS" ;;
+	lat_tcp|lat_nic) echo "$ITERS" ;;
 	tcp_stream)
 		python3 -c 'import json,sys
 print(json.loads(open(sys.argv[1]).read().splitlines()[-1])["bytes_received_by_server"] / 1048576)' \
@@ -118,8 +126,13 @@ window() {
 	shift 2
 	rm -f "$pf" "$W/t.nst"
 	[[ $stage == - || $stage == agg ]] || echo "$stage" >"$STAGE"
-	"$REPO/bench/$WL" -s -n -b 127.0.0.1 -p 0 --port-file "$pf" \
-		>/dev/null 2>&1 &
+	if [[ $WL == lat_nic ]]; then
+		ip netns exec "$NS_PEER_NS" "$REPO/bench/lat_tcp" -s -n \
+			-b "$NS_PEER_IP" -p 0 --port-file "$pf" >/dev/null 2>&1 &
+	else
+		"$REPO/bench/$WL" -s -n -b 127.0.0.1 -p 0 --port-file "$pf" \
+			>/dev/null 2>&1 &
+	fi
 	srv=$!
 	while [[ ! -s $pf ]]; do
 		kill -0 $srv 2>/dev/null || die "$WL server died"
@@ -162,7 +175,17 @@ mkdir -p "$INSN_DIR"
 rm -f "$INSN_DIR"/windows
 cat /proc/kallsyms >"$INSN_DIR/kallsyms"
 for WL in $WORKLOADS; do
-	[[ -x $REPO/bench/$WL ]] || die "no workload $WL"
+	case $WL in
+	lat_tcp|tcp_stream) [[ -x $REPO/bench/$WL ]] || die "no workload $WL" ;;
+	lat_nic)
+		[[ -x $REPO/bench/lat_tcp ]] || die "no workload lat_tcp"
+		[[ -n ${NS_PEER_NS:-} && -n ${NS_PEER_IP:-} ]] ||
+			die "lat_nic: no peer namespace (NS_PEER_NS, NS_PEER_IP; tests/vm/run-vm.sh sets them)"
+		# ARP resolved before any window: no neighbour work in one.
+		ping -q -c 2 -i 0.2 "$NS_PEER_IP" >/dev/null ||
+			die "lat_nic: no answer from $NS_PEER_IP" ;;
+	*) die "unknown workload $WL" ;;
+	esac
 	window - - >/dev/null
 	for ((r = 1; r <= ROUNDS; r++)); do
 		for cfg in $CONFIGS; do
