@@ -148,6 +148,9 @@ static enum ns_flow pump(struct run *run, struct ns_source *src)
 		case NS_SOURCE_ITEM:
 			flow = ns_pipeline_push(&run->p, &it);
 			break;
+		case NS_SOURCE_RUN:
+			flow = ns_pipeline_push_run(&run->p, &src->run);
+			break;
 		case NS_SOURCE_IDLE:
 			/* the event lines held for time order are due */
 			ns_pipeline_idle(&run->p);
@@ -366,6 +369,7 @@ static int capture(struct run *run, struct ns_source *src,
 	if (flow != NS_FLOW_MORE)
 		return flow == NS_FLOW_FAIL;
 	src->shallow = ns_pipeline_shallow(&run->p);
+	src->runs = ns_pipeline_runs(&run->p);
 	if (run->live && ns_live_start(run->live))
 		return 1;	/* the file, if any, is closed whole */
 	if (run->serve)
