@@ -190,6 +190,9 @@ static enum ns_flow drain(struct ns_source *src, struct ns_pipeline *p)
 		case NS_SOURCE_ITEM:
 			flow = ns_pipeline_push(p, &it);
 			break;
+		case NS_SOURCE_RUN:
+			flow = ns_pipeline_push_run(p, &src->run);
+			break;
 		case NS_SOURCE_IDLE:
 			ns_pipeline_idle(p);
 			return NS_FLOW_MORE;

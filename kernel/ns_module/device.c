@@ -261,6 +261,7 @@ static int nslm_vm_mremap(struct vm_area_struct *vma)
 static const struct vm_operations_struct nslm_vm_ops = {
 	.open		= nslm_vm_open,
 	.close		= nslm_vm_close,
+	.fault		= nslm_rings_fault,
 	.may_split	= nslm_vm_may_split,
 	.mremap		= nslm_vm_mremap,
 };

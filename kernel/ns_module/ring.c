@@ -774,11 +774,13 @@ void nslm_rings_totals(struct nslm_totals *t)
 /*
  * The whole area into @vma, shared; the mapping then excludes a resize
  * until nslm_rings_unmapped().  EBUSY if mapped already (or resizing).
+ * Its pages come as the reader touches them (nslm_rings_fault()): a
+ * capture that takes little unmaps little at its exit, where mapping
+ * the whole area (2 MB by default) up front made the exit unmap it all.
  */
 int nslm_rings_mmap(struct vm_area_struct *vma)
 {
 	size_t len = vma->vm_end - vma->vm_start;
-	int ret;
 
 	if (vma->vm_pgoff || !(vma->vm_flags & VM_MAYSHARE) ||
 	    len != nr_cpu_ids * ring_stride(READ_ONCE(ring_size)))
@@ -786,16 +788,29 @@ int nslm_rings_mmap(struct vm_area_struct *vma)
 	if (atomic_cmpxchg(&map_state, RING_UNMAPPED, 1) != RING_UNMAPPED)
 		return -EBUSY;
 	/* A resize may have finished in between. */
-	if (len != nr_cpu_ids * ring_stride(READ_ONCE(ring_size)))
-		ret = -EINVAL;
-	else
-		ret = remap_vmalloc_range(vma, ring_area, 0);
-	if (ret) {
+	if (len != nr_cpu_ids * ring_stride(READ_ONCE(ring_size))) {
 		atomic_dec(&map_state);
-		return ret;
+		return -EINVAL;
 	}
 	/* Not inherited: a child's stale view must not pin the rings. */
-	vm_flags_set(vma, VM_DONTCOPY);
+	vm_flags_set(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP);
+	return 0;
+}
+
+/*
+ * A page of the area, at the offset the mapping faulted at (vm_ops->fault).
+ * The mapping is whole and at offset 0 (mmap, may_split and mremap see to
+ * it), and ring_area stays while it is there.
+ */
+vm_fault_t nslm_rings_fault(struct vm_fault *vmf)
+{
+	struct page *page;
+
+	page = vmalloc_to_page(ring_area + (vmf->pgoff << PAGE_SHIFT));
+	if (!page)
+		return VM_FAULT_SIGBUS;
+	get_page(page);
+	vmf->page = page;
 	return 0;
 }
 

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include "source/decode.h"
@@ -341,6 +342,63 @@ enum ns_decode_error ns_decode_shallow(const void *buf, size_t len,
 	it->type = NS_ITEM_BLOCK;
 	it->shallow = true;
 	return NS_DEC_OK;
+}
+
+/*
+ * The counts in locals, the header's fields read one by one: the output
+ * through a pointer and the items as bytes would alias.
+ */
+void ns_decode_run(const void *buf, size_t len, struct ns_run *r)
+{
+	uint64_t blocks = 0, lost = 0, loss_items = 0, absorbed = 0;
+	uint64_t coalesced = 0, tsc0 = 0, x;
+	const unsigned char *p = buf;
+	unsigned int nevents = 0;
+	struct nsl_item_hdr h;
+	size_t off = 0;
+
+	while (len - off >= sizeof(h)) {
+		const unsigned char *q = p + off;
+		uint32_t flags;
+		uint8_t cflags, nrec, nev;
+
+		memcpy(&h, q, sizeof(h));
+		if (h.size < sizeof(h) || h.size % 8 || h.size > len - off)
+			break;
+		if (h.kind == NSL_ITEM_LOSS) {
+			if (h.size != sizeof(struct nsl_loss))
+				break;
+			memcpy(&x, q + offsetof(struct nsl_loss, lost), 8);
+			lost += x;
+			loss_items++;
+			off += h.size;
+			continue;
+		}
+		/* what ns_decode_shallow() checks; no item a writer cannot hold */
+		if (h.kind != NSL_ITEM_CBLOCK ||
+		    h.size < sizeof(struct nsl_cblock) || h.size > NSL_CBLOCK_MAX)
+			break;
+		cflags = q[offsetof(struct nsl_cblock, cflags)];
+		nrec = q[offsetof(struct nsl_cblock, nrec)];
+		nev = q[offsetof(struct nsl_cblock, nevents)];
+		if ((cflags & ~NSL_CB_KNOWN) || nrec > NSL_MAX_RECORDS ||
+		    nev > NSL_MAX_EVENTS || NSL_CB_NDEV(cflags) > NSL_MAX_DEVS)
+			break;
+		if (!blocks)
+			memcpy(&tsc0, q + offsetof(struct nsl_cblock, tsc0), 8);
+		memcpy(&flags, q + offsetof(struct nsl_cblock, flags), 4);
+		blocks++;
+		absorbed += !!(flags & NSL_BF_ABSORBED);
+		coalesced += !!(flags & NSL_BF_COALESCED);
+		if (nev > nevents)
+			nevents = nev;
+		off += h.size;
+	}
+	*r = (struct ns_run){
+		.buf = buf, .len = off, .blocks = blocks, .lost = lost,
+		.loss_items = loss_items, .absorbed = absorbed,
+		.coalesced = coalesced, .tsc0 = tsc0, .nevents = nevents,
+	};
 }
 
 enum ns_decode_error ns_decode_item(const void *buf, size_t len,

@@ -88,6 +88,29 @@ enum ns_decode_error ns_decode_shallow(const void *buf, size_t len,
 				       struct ns_item *it);
 
 /*
+ * A run of items as the device hands them out, for a recorder that
+ * copies them whole (-w alone: ns_pipeline_runs()): compact blocks and
+ * loss items, and what the stages count of them.
+ */
+struct ns_run {
+	const unsigned char *buf;
+	size_t len;		/* bytes of whole items; 0: none */
+	uint64_t blocks, lost, loss_items;
+	uint64_t absorbed, coalesced;	/* blocks with NSL_BF_ABSORBED, ... */
+	uint64_t tsc0;		/* the first block's, if any */
+	unsigned int nevents;	/* the largest of the blocks' */
+};
+
+/*
+ * The longest run of items at @buf (@len bytes) that are compact blocks
+ * (of at most NSL_CBLOCK_MAX bytes) or loss items, each checked as
+ * ns_decode_shallow() checks it, into @r: each item's header read, no
+ * more.  r->len 0: the first item is of another kind, or malformed, and
+ * is for ns_decode_shallow() to take or to say what is wrong with it.
+ */
+void ns_decode_run(const void *buf, size_t len, struct ns_run *r);
+
+/*
  * Whether nsl_cblock_encode() keeps every byte of @b: the fields that are
  * narrower in the compact form fit, the padding, the counts past nevents
  * and the devices past ndev are zero, no record flag is NSL_RF_EXT.  A

@@ -396,6 +396,53 @@ int nsf_write_item(struct nsf_writer *w, const struct ns_item *it)
 	return 0;
 }
 
+_Static_assert(NSL_CBLOCK_MAX <= NSF_DATA_TARGET, "a run's items fit in DATA");
+
+int nsf_write_run(struct nsf_writer *w, const struct ns_run *r)
+{
+	const unsigned char *p = r->buf;
+	uint64_t blocks = 0, lost = 0, loss_items = 0;
+	size_t left = r->len;
+
+	if (w->err)
+		return -1;
+	/* A DATA record ends where the next item would not fit, as above. */
+	while (w->used + left > NSF_DATA_TARGET) {
+		struct nsl_item_hdr h;
+		struct nsl_loss l;
+		size_t n = 0;
+
+		for (;;) {
+			memcpy(&h, p + n, sizeof(h));
+			if (w->used + n + h.size > NSF_DATA_TARGET)
+				break;
+			if (h.kind == NSL_ITEM_LOSS) {
+				memcpy(&l, p + n, sizeof(l));
+				w->pending_lost += l.lost;
+				w->pending_loss_items++;
+				lost += l.lost;
+				loss_items++;
+			} else {
+				w->pending_blocks++;
+				blocks++;
+			}
+			n += h.size;
+		}
+		memcpy(w->buf + HDR + w->used, p, n);
+		w->used += n;
+		if (nsf_writer_flush(w))
+			return -1;
+		p += n;
+		left -= n;
+	}
+	memcpy(w->buf + HDR + w->used, p, left);
+	w->used += left;
+	w->pending_blocks += r->blocks - blocks;
+	w->pending_lost += r->lost - lost;
+	w->pending_loss_items += r->loss_items - loss_items;
+	return 0;
+}
+
 int nsf_writer_close(struct nsf_writer *w)
 {
 	struct nsf_value v[7];

@@ -142,6 +142,12 @@ int nsf_writer_open_sampled(struct nsf_writer *w, int fd, const char *name,
 			    const struct nsl_sample *sample);
 /* Append one decoded item (written in this build's layout). */
 int nsf_write_item(struct nsf_writer *w, const struct ns_item *it);
+/*
+ * Append a run of compact blocks and loss items (ns_decode_run()) as
+ * they are: the same bytes in the same DATA records as nsf_write_item()
+ * item by item, the run's counts taken from @r.
+ */
+int nsf_write_run(struct nsf_writer *w, const struct ns_run *r);
 /* EVENTS and CALIB: after nsf_writer_open(), before any item. */
 int nsf_write_events(struct nsf_writer *w, const struct ns_counters *sel);
 int nsf_write_calib(struct nsf_writer *w, const struct ns_calib_set *cs);

@@ -2,13 +2,47 @@
 /*
  * Counter events by name through libpfm4 (a build with libpfm4-dev):
  * -e's names to encodings, close-name suggestions, -L's list.
+ *
+ * libpfm4 is opened when an event is first named, not linked: its event
+ * tables are a megabyte of relocations that the loader wrote into every
+ * nsdump, -e or not, and that its exit freed page by page.
  */
 #include <ctype.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include "source/counters.h"
+
+#define LIBPFM4	"libpfm.so.4"
+
+static struct {
+	__typeof__(pfm_initialize) *initialize;
+	__typeof__(pfm_strerror) *strerror;
+	__typeof__(pfm_get_os_event_encoding) *get_os_event_encoding;
+	__typeof__(pfm_get_pmu_info) *get_pmu_info;
+	__typeof__(pfm_get_event_info) *get_event_info;
+	__typeof__(pfm_get_event_next) *get_event_next;
+} pfm;
+
+/* pfm.f from libpfm4's pfm_f, as POSIX's dlsym() says to */
+#define PFM_SYM(lib, f)	(*(void **)&pfm.f = dlsym(lib, "pfm_" #f))
+
+/* The functions of libpfm4 that this file calls: 0, or -1. */
+static int pfm_load(char *err, size_t errlen)
+{
+	void *lib = dlopen(LIBPFM4, RTLD_NOW | RTLD_LOCAL);
+
+	if (lib && PFM_SYM(lib, initialize) && PFM_SYM(lib, strerror) &&
+	    PFM_SYM(lib, get_os_event_encoding) &&
+	    PFM_SYM(lib, get_pmu_info) && PFM_SYM(lib, get_event_info) &&
+	    PFM_SYM(lib, get_event_next))
+		return 0;
+	snprintf(err, errlen, "libpfm4, which names counter events, failed to load: %s",
+		 dlerror());
+	return -1;
+}
 
 
 /*
@@ -94,13 +128,18 @@ static const struct perf_alias {
 
 int ns_counters_init(char *err, size_t errlen)
 {
+	static char why[256];	/* why libpfm4 did not load */
 	static int ret = 1;
 
-	if (ret == 1)
-		ret = pfm_initialize();
+	if (ret == 1 && !why[0] && !pfm_load(why, sizeof(why)))
+		ret = pfm.initialize();
+	if (why[0]) {
+		snprintf(err, errlen, "%s", why);
+		return -1;
+	}
 	if (ret != PFM_SUCCESS) {
 		snprintf(err, errlen, "libpfm4 failed to initialise: %s",
-			 pfm_strerror(ret));
+			 pfm.strerror(ret));
 		return -1;
 	}
 	return 0;
@@ -128,7 +167,7 @@ static int pfm_encode(const char *name, struct perf_event_attr *attr,
 	arg.size = sizeof(arg);
 	arg.attr = attr;
 	arg.fstr = &fstr;
-	ret = pfm_get_os_event_encoding(name, PFM_PLM0, PFM_OS_PERF_EVENT_EXT,
+	ret = pfm.get_os_event_encoding(name, PFM_PLM0, PFM_OS_PERF_EVENT_EXT,
 					&arg);
 	if (ret == PFM_SUCCESS && canon)
 		snprintf(canon, canonlen, "%s", fstr ? fstr : name);
@@ -175,14 +214,14 @@ static bool pmu_present(pfm_pmu_t p, pfm_pmu_info_t *pinfo)
 {
 	memset(pinfo, 0, sizeof(*pinfo));
 	pinfo->size = sizeof(*pinfo);
-	return pfm_get_pmu_info(p, pinfo) == PFM_SUCCESS && pinfo->is_present;
+	return pfm.get_pmu_info(p, pinfo) == PFM_SUCCESS && pinfo->is_present;
 }
 
 static bool event_info(int i, pfm_event_info_t *ei)
 {
 	memset(ei, 0, sizeof(*ei));
 	ei->size = sizeof(*ei);
-	return pfm_get_event_info(i, PFM_OS_NONE, ei) == PFM_SUCCESS;
+	return pfm.get_event_info(i, PFM_OS_NONE, ei) == PFM_SUCCESS;
 }
 
 struct suggestions {
@@ -234,7 +273,7 @@ void ns_counter_suggest(const char *name, char *buf, size_t len)
 	pfm_for_all_pmus(p) {
 		if (!pmu_present(p, &pinfo))
 			continue;
-		for (int i = pinfo.first_event; i != -1; i = pfm_get_event_next(i)) {
+		for (int i = pinfo.first_event; i != -1; i = pfm.get_event_next(i)) {
 			pfm_event_info_t ei;
 
 			if (event_info(i, &ei))
@@ -291,10 +330,10 @@ int ns_counter_encode(const char *name, struct perf_event_attr *attr,
 	case PFM_ERR_ATTR_SET:
 	case PFM_ERR_FEATCOMB:
 		snprintf(err, errlen, "%s: %s (see nsdump -L for the events)",
-			 name, pfm_strerror(ret));
+			 name, pfm.strerror(ret));
 		return -1;
 	default:
-		snprintf(err, errlen, "%s: libpfm4: %s", name, pfm_strerror(ret));
+		snprintf(err, errlen, "%s: libpfm4: %s", name, pfm.strerror(ret));
 		return -1;
 	}
 	if (attr->exclude_kernel) {
@@ -415,7 +454,7 @@ static unsigned int list_pmus(const struct ns_counter_lister *l)
 		snprintf(title, sizeof(title), "Hardware events, %s (%s; NAME or NAME:UMASK)",
 			 pinfo.desc, pinfo.name);
 		l->section(l->ctx, "hardware", pinfo.name, title);
-		for (int i = pinfo.first_event; i != -1; i = pfm_get_event_next(i)) {
+		for (int i = pinfo.first_event; i != -1; i = pfm.get_event_next(i)) {
 			pfm_event_info_t ei;
 
 			if (event_info(i, &ei))

@@ -116,13 +116,23 @@ static enum ns_source_status dev_end(struct ns_device_source *d,
 	return status;
 }
 
-/* The run's next item: each length checked, a malformed one an error. */
+/*
+ * The run's next item: each length checked, a malformed one an error.
+ * With runs, as many items as ns_decode_run() takes, whole.
+ */
 static enum ns_source_status dev_item(struct ns_device_source *d,
 				      struct ns_item *it)
 {
 	enum ns_decode_error err;
 	char why[128];
 
+	if (d->src.runs) {
+		ns_decode_run(d->items + d->pos, d->n - d->pos, &d->src.run);
+		if (d->src.run.len) {
+			d->pos += d->src.run.len;
+			return NS_SOURCE_RUN;
+		}
+	}
 	if (d->src.shallow)
 		err = ns_decode_shallow(d->items + d->pos, d->n - d->pos, it);
 	else

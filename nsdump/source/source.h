@@ -24,6 +24,7 @@
 
 enum ns_source_status {
 	NS_SOURCE_ITEM,		/* an item, valid until the next call */
+	NS_SOURCE_RUN,		/* items whole in run, valid as long */
 	NS_SOURCE_IDLE,		/* nothing came for a while */
 	NS_SOURCE_STATS,	/* the statistics were asked for */
 	NS_SOURCE_END,		/* no more items */
@@ -49,6 +50,12 @@ struct ns_source {
 	 * nothing reads further (ns_pipeline_shallow()): the device's do.
 	 */
 	bool shallow;
+	/*
+	 * Runs of items may come whole, when the pipeline takes them so
+	 * (ns_pipeline_runs()): the device's do, in @run.
+	 */
+	bool runs;
+	struct ns_run run;
 };
 
 static inline enum ns_source_status ns_source_next(struct ns_source *s,

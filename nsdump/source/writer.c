@@ -67,6 +67,13 @@ static enum ns_flow writer_item(struct ns_sink *sink, const struct ns_citem *ci)
 	return nsf_write_item(&nw->w, ci->it) ? NS_FLOW_DONE : NS_FLOW_MORE;
 }
 
+static enum ns_flow writer_run(struct ns_sink *sink, const struct ns_run *r)
+{
+	struct ns_writer *nw = (struct ns_writer *)sink;
+
+	return nsf_write_run(&nw->w, r) ? NS_FLOW_DONE : NS_FLOW_MORE;
+}
+
 static int writer_finish(struct ns_sink *sink, char *why, size_t len)
 {
 	struct ns_writer *nw = (struct ns_writer *)sink;
@@ -94,6 +101,7 @@ static void writer_free(struct ns_sink *sink)
 
 static const struct ns_sink_ops writer_ops = {
 	.item	= writer_item,
+	.run	= writer_run,
 	.finish	= writer_finish,
 	.free	= writer_free,
 };

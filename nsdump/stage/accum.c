@@ -298,6 +298,21 @@ void ns_acc_item(struct ns_acc *a, const struct ns_citem *ci)
 	}
 }
 
+void ns_acc_run(struct ns_acc *a, const struct ns_run *r)
+{
+	if (r->blocks && !a->have_t0) {
+		a->t0 = r->tsc0;
+		a->have_t0 = true;
+	}
+	if (r->nevents > a->nevents)
+		a->nevents = r->nevents;
+	a->blocks += r->blocks;
+	a->absorbed += r->absorbed;
+	a->coalesced += r->coalesced;
+	a->lost += r->lost;
+	a->loss_items += r->loss_items;
+}
+
 void ns_acc_finish(struct ns_acc *a)
 {
 	if (a->rtt)

@@ -68,6 +68,8 @@ void ns_acc_free(struct ns_acc *a);
 void ns_acc_set_counters(struct ns_acc *a, const struct ns_counters *sel);
 /* The stage: one item that passed the filter. */
 void ns_acc_item(struct ns_acc *a, const struct ns_citem *ci);
+/* A run of compact blocks and losses (ns_decode_run()), counts only. */
+void ns_acc_run(struct ns_acc *a, const struct ns_run *r);
 /* End of input: what needs every item first (--rtt). */
 void ns_acc_finish(struct ns_acc *a);
 

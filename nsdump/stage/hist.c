@@ -8,19 +8,25 @@ void ns_hist_init(struct ns_hist *h)
 	memset(h, 0, sizeof(*h));
 }
 
-void ns_hist_free(struct ns_hist *h)
-{
-	for (int b = 0; b < NS_HIST_BUCKETS; b++)
-		free(h->bucket[b]);
-	ns_hist_init(h);
-}
-
 /* Bucket b of @v: bucket 0 below 2^k, else v's top bit less k - 1. */
 static unsigned int bucket_of(uint64_t v)
 {
 	if (v < NS_HIST_SUB)
 		return 0;
 	return 64 - __builtin_clzll(v) - NS_HIST_BITS;
+}
+
+/*
+ * Only the buckets from min's to max's can hold a value: a recorder's
+ * dozens of empty histograms cost next to nothing at the exit.
+ */
+void ns_hist_free(struct ns_hist *h)
+{
+	if (!h->n)
+		return;		/* as ns_hist_init() left it */
+	for (unsigned int b = bucket_of(h->min); b <= bucket_of(h->max); b++)
+		free(h->bucket[b]);
+	ns_hist_init(h);
 }
 
 /* Counters of bucket @b: 2^k in bucket 0, for sub-indexes 0 .. 2^k - 1;

@@ -32,6 +32,14 @@ bool ns_pipeline_shallow(const struct ns_pipeline *p)
 	return !p->values && !p->taps && !ns_filter_active(p->filter);
 }
 
+bool ns_pipeline_runs(const struct ns_pipeline *p)
+{
+	const struct ns_sink *v = p->views;
+
+	return ns_pipeline_shallow(p) && !p->count && v && !v->next &&
+	       v->ops->run;
+}
+
 static void append(struct ns_sink **list, struct ns_sink *s)
 {
 	while (*list)
@@ -108,6 +116,19 @@ enum ns_flow ns_pipeline_push_corrected(struct ns_pipeline *p,
 	ns_filter_item(p->filter, ci, passed, p);
 	if (p->flow == NS_FLOW_MORE && count_reached(p))
 		return NS_FLOW_DONE;
+	return p->flow;
+}
+
+/* What ns_pipeline_push() does to each of the run's items, at once. */
+enum ns_flow ns_pipeline_push_run(struct ns_pipeline *p,
+				  const struct ns_run *r)
+{
+	struct ns_sink *s = p->views;
+
+	p->captured += r->blocks;
+	p->passed += r->blocks;
+	ns_acc_run(&p->acc, r);
+	p->flow = ns_flow_worst(p->flow, s->ops->run(s, r));
 	return p->flow;
 }
 

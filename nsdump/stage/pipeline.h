@@ -15,6 +15,10 @@
  *               view/json.c, ...   finish; the HTML page, the Chrome
  *               source/writer.c    trace; the trace file (-w)
  *
+ * A recorder (-w alone: no filter, no -c) skips them: the source hands
+ * its runs of compact blocks out whole, counted from their headers
+ * (ns_decode_run()), and the trace file copies their bytes.
+ *
  * Sinks (sink.h) are added at the end; a new view is one more sink.  A
  * trace file holds what passed the filter, as tcpdump -w does: its
  * trailer counts the blocks it holds.  -c counts the blocks that passed.
@@ -74,10 +78,18 @@ void ns_pipeline_record_only(struct ns_pipeline *p);
  * (ns_decode_shallow()), the trace file copying their bytes.
  */
 bool ns_pipeline_shallow(const struct ns_pipeline *p);
+/*
+ * Whether the source may hand out runs of items whole (ns_decode_run()):
+ * shallow, no -c, and one view, which takes runs (the trace file).
+ */
+bool ns_pipeline_runs(const struct ns_pipeline *p);
 void ns_pipeline_add_tap(struct ns_pipeline *p, struct ns_sink *s);
 void ns_pipeline_add_view(struct ns_pipeline *p, struct ns_sink *s);
 /* One decoded item through every stage. */
 enum ns_flow ns_pipeline_push(struct ns_pipeline *p, const struct ns_item *it);
+/* A run of items (ns_pipeline_runs()), counted as they are one by one. */
+enum ns_flow ns_pipeline_push_run(struct ns_pipeline *p,
+				  const struct ns_run *r);
 /*
  * An item corrected already (a join's block: source/join.h), counted as
  * captured by the caller, through the stages after correct.

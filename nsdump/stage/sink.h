@@ -10,6 +10,7 @@
 #define _NS_SINK_H
 
 #include <stddef.h>
+#include "source/decode.h"
 #include "stage/correct.h"
 
 /* Whether to go on reading, from any stage or sink. */
@@ -29,6 +30,12 @@ struct ns_sink;
 struct ns_sink_ops {
 	/* One item (corrected, and for views filtered and accumulated). */
 	enum ns_flow (*item)(struct ns_sink *s, const struct ns_citem *ci);
+	/*
+	 * Optional: a run of items taken whole (ns_decode_run()), instead
+	 * of them one by one, by a pipeline's only view when nothing else
+	 * reads them (ns_pipeline_runs()).
+	 */
+	enum ns_flow (*run)(struct ns_sink *s, const struct ns_run *r);
 	/* The input went quiet: print what is held for order.  Optional. */
 	void (*idle)(struct ns_sink *s);
 	/* End of input: 0, or -1 with one line in @why. */

@@ -13,6 +13,8 @@ void ns_stats_init(struct ns_stats *s, size_t limit)
 
 void ns_stats_free(struct ns_stats *s)
 {
+	if (!s->n)
+		return;		/* nothing added: as ns_stats_init() left it */
 	free(s->v);
 	ns_hist_free(&s->hist);
 	ns_stats_init(s, s->limit);

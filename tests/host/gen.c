@@ -549,6 +549,29 @@ static int to_file(void *ctx, const void *item, size_t size)
 	return nsf_write_item(ctx, &it);
 }
 
+size_t gen_compact(unsigned char *p, size_t len)
+{
+	size_t in = 0, out = 0;
+	struct ns_item it;
+
+	while (in < len && !ns_decode_item(p + in, len - in, &it)) {
+		size_t size = it.hdr.size;
+
+		if (it.type == NS_ITEM_BLOCK) {
+			uint64_t c[NSL_CBLOCK_MAX / 8];
+			size_t n = nsl_cblock_encode(&it.block, c);
+
+			memcpy(p + out, c, n);
+			out += n;
+		} else {
+			memmove(p + out, p + in, size);
+			out += size;
+		}
+		in += size;
+	}
+	return out;
+}
+
 unsigned char *gen_magnet_stream(const struct gen_magnet *m, size_t *len)
 {
 	return collect(magnet_walk, m, len);

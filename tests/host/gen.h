@@ -182,6 +182,8 @@ unsigned char *gen_stream(const struct gen_opts *g, size_t *len);
  */
 bool gen_same_item(const void *want, size_t left, const struct ns_item *got,
 		   size_t *taken);
+/* @p's blocks compact, as an ABI 4 module sends them: the new length. */
+size_t gen_compact(unsigned char *p, size_t len);
 /* A trace file; 0 or -1. */
 int gen_file(const struct gen_opts *g, int fd);
 

@@ -49,30 +49,6 @@ static void list_flow(const struct gen_opts *g, unsigned int i, FILE *f)
 		(unsigned long long)b.conn);
 }
 
-/* -K: @p's blocks compact, as an ABI 4 module sends them; the new length. */
-static size_t compact_stream(unsigned char *p, size_t len)
-{
-	size_t in = 0, out = 0;
-	struct ns_item it;
-
-	while (in < len && !ns_decode_item(p + in, len - in, &it)) {
-		size_t size = it.hdr.size;
-
-		if (it.type == NS_ITEM_BLOCK) {
-			uint64_t c[NSL_CBLOCK_MAX / 8];
-			size_t n = nsl_cblock_encode(&it.block, c);
-
-			memcpy(p + out, c, n);
-			out += n;
-		} else {
-			memmove(p + out, p + in, size);
-			out += size;
-		}
-		in += size;
-	}
-	return out;
-}
-
 int main(int argc, char **argv)
 {
 	struct gen_opts g = { .n = 10 };
@@ -140,7 +116,7 @@ int main(int argc, char **argv)
 					    gen_stream(&g, &len);
 
 		if (p && compact)
-			len = compact_stream(p, len);
+			len = gen_compact(p, len);
 		if (!p || write(fd, p, len) != (ssize_t)len) {
 			perror("mkblocks");
 			return 1;

@@ -680,6 +680,52 @@ static void devices(void)
 	TAP_EQ(it.block.dev[0].dir, NSL_DIR_RX, "decode: ... read back");
 }
 
+/* Where a recorder's run (ns_decode_run()) ends, and what it counts. */
+static void runs(void)
+{
+	uint64_t buf[4 * NSL_CBLOCK_MAX / 8];
+	unsigned char *p = (unsigned char *)buf;
+	struct nsl_block b;
+	struct nsl_cblock c;
+	struct nsl_loss l = {
+		.hdr = { .kind = NSL_ITEM_LOSS, .size = sizeof(l) }, .lost = 5,
+	};
+	struct ns_item it;
+	struct ns_run r;
+	size_t n, len = 0;
+
+	random_block(&b, 7);
+	b.flags = NSL_BF_ABSORBED;
+	n = nsl_cblock_encode(&b, p);
+	len += n;
+	memcpy(p + len, &l, sizeof(l));
+	len += sizeof(l);
+	memcpy(p + len, p, n);
+	len += n;
+	ns_decode_run(p, len, &r);
+	tap_ok(TAP_IS(r.len == len) && TAP_IS(r.blocks == 2) &&
+	       TAP_IS(r.absorbed == 2) && TAP_IS(!r.coalesced) &&
+	       TAP_IS(r.lost == 5) && TAP_IS(r.loss_items == 1) &&
+	       TAP_IS(r.tsc0 == b.tsc0) && TAP_IS(r.nevents == b.nevents),
+	       "decode: a run of two compact blocks and a loss, counted from their headers");
+	ns_decode_run(p, len - 8, &r);
+	TAP_EQ(r.len, n + sizeof(l), "decode: a run ends before an item cut short");
+	/* the third block's flags unknown: the run ends before it */
+	memcpy(&c, p + n + sizeof(l), sizeof(c));
+	c.cflags |= 0x80;
+	memcpy(p + n + sizeof(l), &c, sizeof(c));
+	ns_decode_run(p, len, &r);
+	tap_ok(TAP_IS(r.len == n + sizeof(l)) && TAP_IS(r.blocks == 1) &&
+	       TAP_IS(ns_decode_shallow(p + r.len, len - r.len, &it) ==
+		      NS_DEC_CBLOCK_FLAGS),
+	       "decode: a run ends before a block ns_decode_shallow() refuses");
+	/* an item of another kind first: no run, the item one by one */
+	b.nrec = 1;
+	memcpy(p, &b, NSL_BLOCK_SIZE(1));
+	ns_decode_run(p, NSL_BLOCK_SIZE(1), &r);
+	TAP_EQ(r.len, 0, "decode: no run of a block that is not compact");
+}
+
 void test_decode(void)
 {
 	table();
@@ -688,4 +734,5 @@ void test_decode(void)
 	stream();
 	compact();
 	devices();
+	runs();
 }

@@ -1189,6 +1189,95 @@ static void sampling(void)
 	free(each);
 }
 
+/*
+ * @stream written as a recorder writes it: runs of at most @chunk bytes
+ * (ns_decode_run()), what no run takes item by item; 0: every item one
+ * by one.  The file's bytes in *@flen, the counts the runs gave in @sum.
+ */
+static unsigned char *record(const unsigned char *stream, size_t len,
+			     size_t chunk, size_t *flen, struct ns_run *sum)
+{
+	int fd = memfd_create("nstest", 0);
+	struct nsf_writer w;
+	struct nsl_info info;
+	unsigned char *p;
+	size_t off = 0;
+
+	gen_info(&info);
+	memset(sum, 0, sizeof(*sum));
+	if (fd < 0 || nsf_writer_open(&w, dup(fd), "runs", &info)) {
+		perror("record");
+		exit(1);
+	}
+	while (off < len) {
+		size_t left = len - off;
+		struct ns_item it;
+		struct ns_run r;
+
+		ns_decode_run(stream + off, chunk && chunk < left ? chunk : left,
+			      &r);
+		if (chunk && r.len) {
+			nsf_write_run(&w, &r);
+			sum->blocks += r.blocks;
+			sum->lost += r.lost;
+			sum->loss_items += r.loss_items;
+			off += r.len;
+			continue;
+		}
+		if (ns_decode_shallow(stream + off, left, &it))
+			break;
+		nsf_write_item(&w, &it);
+		off += it.hdr.size;
+	}
+	nsf_writer_close(&w);
+	p = fd_bytes(fd, flen);
+	close(fd);
+	return p;
+}
+
+/* A recorder's runs make the file that its items one by one make. */
+static void runs(void)
+{
+	struct gen_opts g = { .n = 3000, .loss_every = 37, .open_every = 5,
+			      .nevents = 2, .flows = true };
+	/* 1: no run (the items one by one), then runs of one item and more */
+	static const size_t chunks[] = { 1, NSL_CBLOCK_MAX, 4096, 70000,
+					 1 << 20 };
+	size_t slen, want_len;
+	unsigned char *stream = gen_stream(&g, &slen);
+	struct ns_run none;
+	unsigned char *want;
+
+	slen = gen_compact(stream, slen);
+	want = record(stream, slen, 0, &want_len, &none);
+
+	for (size_t i = 0; i < sizeof(chunks) / sizeof(chunks[0]); i++) {
+		struct nsf_reader r;
+		struct ns_item it;
+		struct ns_run sum;
+		size_t len;
+		unsigned char *got = record(stream, slen, chunks[i], &len, &sum);
+		int fd = mem_fd(got, len);
+		enum nsf_status st = NSF_ERR;
+
+		if (!nsf_reader_open(&r, fd, "runs"))
+			while ((st = nsf_read_item(&r, &it)) == NSF_OK)
+				;
+		tap_ok(TAP_IS(len == want_len) &&
+		       TAP_IS(!memcmp(got, want, len)) &&
+		       TAP_IS(st == NSF_END) && TAP_IS(r.blocks == g.n) &&
+		       TAP_IS(sum.blocks == (chunks[i] > 1 ? g.n : 0)) &&
+		       TAP_IS(sum.lost == (chunks[i] > 1 ? r.lost : 0)),
+		       "file: runs of up to %zu bytes write the bytes of the items one by one (%zu bytes, several DATA records)",
+		       chunks[i], want_len);
+		nsf_reader_close(&r);
+		close(fd);
+		free(got);
+	}
+	free(want);
+	free(stream);
+}
+
 void test_file(void)
 {
 	round_trip();
@@ -1204,4 +1293,5 @@ void test_file(void)
 	native_layout_ways();
 	full_disk();
 	sampling();
+	runs();
 }

@@ -104,7 +104,18 @@ struct vm_area_struct {
 #define VM_MAYSHARE 0x80UL
 #define VM_DONTCOPY 0x20000UL
 #define vm_flags_set(v, f) ((v)->vm_flags |= (f))
-#define remap_vmalloc_range(v, a, p) 0
+#define VM_DONTEXPAND 0x40000UL
+#define VM_DONTDUMP 0x4000000UL
+#define PAGE_SHIFT 12
+typedef unsigned int vm_fault_t;
+#define VM_FAULT_SIGBUS 0x2
+struct page;
+struct vm_fault {
+	unsigned long pgoff;
+	struct page *page;
+};
+#define vmalloc_to_page(a) ((struct page *)(a))
+#define get_page(p) ((void)(p))
 #define kfree free
 #define kcalloc(n, s, g) calloc(n, s)
 #define nr_cpu_ids 1
