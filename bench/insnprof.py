@@ -12,7 +12,8 @@ below the block's first address).  In user space, nsdump runs without
 address randomisation and maps.nsdump holds its map: its code and that
 of the libraries it loaded are named "file:function" (the symbols nm
 finds in each file, the guest's root being the host's); the rest of user
-space (the workload, the shell) is one bucket.  Rounds of a
+space (the workload, the shell) is one bucket.  nsdump's process exit,
+after each window that ran it, is listed apart ("exits").  Rounds of a
 configuration are exact counts that differ only by what else the guest
 ran (timers, the RCU): the median round is shown.
 
@@ -119,6 +120,14 @@ class Profile:
                 wl, cfg, begin, end, units = line.split()
                 counts = self.count(begin, end)
                 self.windows.setdefault((wl, cfg), []).append((float(units), counts))
+        # (workload, config) -> [{function: insns}]: nsdump's exits
+        self.exits = {}
+        path = os.path.join(dirname, "exits")
+        if os.path.exists(path):
+            with open(path) as f:
+                for line in f:
+                    wl, cfg, begin, end = line.split()
+                    self.exits.setdefault((wl, cfg), []).append(self.count(begin, end))
 
     def snapshot(self, n):
         if n not in self.snaps:
@@ -176,6 +185,22 @@ def ratio_table(prof, wl, out):
                                        "rounds": totals, "functions": fns}
 
 
+def exit_table(prof, wl, out, top=5):
+    """nsdump's process exit, after each window, once per capture."""
+    cfgs = [c for c in prof.configs(wl) if (wl, c) in prof.exits]
+    if not cfgs:
+        return
+    print("\n%s: nsdump's exit, once per capture, outside the windows" % wl)
+    for cfg in cfgs:
+        runs = prof.exits[(wl, cfg)]
+        totals = [sum(c.values()) for c in runs]
+        mid = sorted(range(len(totals)), key=totals.__getitem__)[len(totals) // 2]
+        fns = sorted(runs[mid].items(), key=lambda kv: -kv[1])[:top]
+        print("  %-8s %10.0f  (%s)" % (cfg, statistics.median(totals),
+                                      ", ".join("%s %d" % kv for kv in fns)))
+        out.setdefault(wl, {}).setdefault(cfg, {})["exit"] = statistics.median(totals)
+
+
 def diff_table(prof, wl, a, b, top):
     fa, fb = prof.per_unit(wl, a)[1], prof.per_unit(wl, b)[1]
     diff = {k: fb.get(k, 0) - fa.get(k, 0) for k in set(fa) | set(fb)}
@@ -223,6 +248,7 @@ def main():
         if (wl, "II") not in prof.windows:
             sys.exit("insnprof: %s has no II window for %s" % (args.dir, wl))
         ratio_table(prof, wl, out)
+        exit_table(prof, wl, out)
         pairs = [tuple(args.diff)] if args.diff else \
             [("II", c) for c in prof.configs(wl) if c != "II"]
         for a, b in pairs:

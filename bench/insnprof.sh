@@ -5,11 +5,14 @@
 # runs inside a VM that bench/insn/insncount.so counts (make insnprof
 # boots it), and marks a window around each configuration's workload.  A
 # window runs from the workload's start (lat_tcp: after its warm-up) to
-# after nsdump has drained and closed its file: capture start-up (and the
-# calibration it triggers) is outside, the final drain inside.  The
-# guest executes a marker instruction (bench/insn/nsmark, lat_tcp
-# --insn-mark); the plugin snapshots every counter as it does, and
-# bench/insnprof.py takes the differences.
+# after nsdump has drained and closed its file, as its main() returns:
+# capture start-up (and the calibration it triggers) is outside, the
+# final drain inside.  nsdump's process exit that follows (unmapping its
+# libraries, closing /dev/ns) is counted on its own, once per capture
+# (the "exits" file).  The guest executes a marker instruction
+# (bench/insn/nsmark, lat_tcp --insn-mark, bench/insn/markexit.so
+# preloaded into nsdump); the plugin snapshots every counter as it does,
+# and bench/insnprof.py takes the differences.
 #
 # Workloads (-w):
 #   lat_tcp     4 B messages over loopback, per round trip
@@ -56,6 +59,7 @@ done
 
 KO=${NS_MODULE:-$REPO/kernel/ns_module/netslice.ko}
 NSDUMP=${NS_NSDUMP:-$REPO/nsdump/nsdump}
+EXITMARK=$REPO/bench/insn/markexit.so
 INSN_DIR=${INSN_DIR:-/mnt/scratch/insn}
 W=$(mktemp -d /dev/shm/nsinsn.XXXXXX)
 trap 'rm -rf "$W"' EXIT
@@ -122,7 +126,7 @@ print(json.loads(open(sys.argv[1]).read().splitlines()[-1])["bytes_received_by_s
 # One window: the workload's client between two marks, under nsdump with
 # @args unless the stage is "-"; the stage set before.
 window() {
-	local cfg=$1 stage=$2 pf=$W/port srv nsd= units
+	local cfg=$1 stage=$2 pf=$W/port srv nsd= end= units
 	shift 2
 	rm -f "$pf" "$W/t.nst"
 	[[ $stage == - || $stage == agg ]] || echo "$stage" >"$STAGE"
@@ -143,7 +147,8 @@ window() {
 	elif [[ $stage != - ]]; then
 		# At fixed addresses (no ASLR), so that its map names its
 		# functions in every window: insnprof.py reads maps.nsdump.
-		setarch -R "$NSDUMP" -q -w "$W/t.nst" "$@" 2>"$W/nsdump.err" &
+		LD_PRELOAD=$EXITMARK setarch -R "$NSDUMP" -q -w "$W/t.nst" "$@" \
+			2>"$W/nsdump.err" &
 		nsd=$!
 		while [[ ! -s $W/t.nst ]]; do
 			kill -0 $nsd 2>/dev/null || { cat "$W/nsdump.err" >&2; die "nsdump"; }
@@ -156,15 +161,25 @@ window() {
 	if [[ -n $nsd ]]; then
 		kill -INT $nsd
 		wait $nsd
+		# The mark markexit.so took as main() returned; nothing
+		# forks before the next, so that the exit is all it counts.
+		[[ -s $INSN_DIR/snap.$((SNAP + 1)) ]] ||
+			die "no mark from nsdump's exit ($EXITMARK preloaded)"
+		marked
+		end=$SNAP
 	fi
 	mark
+	[[ -n $end ]] || end=$SNAP
+	[[ -z $nsd ]] || grep -q '^insnprof: marked at exit' "$W/nsdump.err" ||
+		die "nsdump exited without the exit marker ($EXITMARK)"
 	[[ $stage != agg ]] || python3 "$REPO/tests/vm/nsagg.py" off
 	wait $srv || true
 	echo full >"$STAGE"
 	[[ $cfg == - ]] && return 0
 	units=$(units)
-	echo "$WL $cfg $BEGIN $SNAP $units" >>"$INSN_DIR/windows"
-	echo "# $WL $cfg: $units units${nsd:+; nsdump: $(tail -n 1 "$W/nsdump.err")}"
+	echo "$WL $cfg $BEGIN $end $units" >>"$INSN_DIR/windows"
+	[[ -z $nsd ]] || echo "$WL $cfg $end $SNAP" >>"$INSN_DIR/exits"
+	echo "# $WL $cfg: $units units${nsd:+; nsdump: $(grep -v '^insnprof:' "$W/nsdump.err" | tail -n 1)}"
 }
 
 grep -q '^netslice ' /proc/modules && rmmod netslice
@@ -172,7 +187,7 @@ insmod "$KO" enable=0 || die "insmod $KO"
 STAGE=/sys/module/netslice/parameters/cost_stage
 [[ -w $STAGE ]] || die "the module has no $STAGE"
 mkdir -p "$INSN_DIR"
-rm -f "$INSN_DIR"/windows
+rm -f "$INSN_DIR"/windows "$INSN_DIR"/exits
 cat /proc/kallsyms >"$INSN_DIR/kallsyms"
 for WL in $WORKLOADS; do
 	case $WL in
