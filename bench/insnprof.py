@@ -130,7 +130,12 @@ class Profile:
                     self.exits.setdefault((wl, cfg), []).append(self.count(begin, end))
 
     def snapshot(self, n):
+        """Snapshot N, from a cache of the last few: a window and the exit
+        after it share a snapshot, and a full run holds hundreds of them,
+        tens of MB each once read, too many to keep."""
         if n not in self.snaps:
+            if len(self.snaps) >= 4:
+                del self.snaps[next(iter(self.snaps))]
             self.snaps[n] = load_snapshot(os.path.join(self.dir, "snap." + n))
         return self.snaps[n]
 
