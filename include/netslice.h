@@ -462,9 +462,13 @@ static __inline__ __u32 nsl_cblock_encode_on(const struct nsl_block *b,
 		p += sizeof(cd);
 	}
 	end = nsl_crecs_put(b, nrec, nev, rcpu, hcpu, p, &third);
-	if (third && nsl_cblock_rcpu(b, hcpu) != rcpu) {
-		rcpu = nsl_cblock_rcpu(b, hcpu);
-		end = nsl_crecs_put(b, nrec, nev, rcpu, hcpu, p, &third);
+	if (third) {
+		__u16 most = nsl_cblock_rcpu(b, hcpu);
+
+		if (most != rcpu) {
+			rcpu = most;
+			end = nsl_crecs_put(b, nrec, nev, rcpu, hcpu, p, &third);
+		}
 	}
 	c->rcpu = rcpu;
 	size = (__u32)(end - (unsigned char *)out);
