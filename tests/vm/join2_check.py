@@ -110,9 +110,9 @@ def check_counts(p, lines):
     t.ok(not bad, "%s: nothing else of the wire left unmatched" % p, bad)
 
 
-def median(lines, h, ports):
-    return statistics.median(o["join"]["wire_us"] for o in joined(lines, h)
-                             if o["sport"] in ports or o["dport"] in ports)
+def wire(lines, h, ports):
+    return sorted(o["join"]["wire_us"] for o in joined(lines, h)
+                  if o["sport"] in ports or o["dport"] in ports)
 
 
 def check_phase(p):
@@ -168,13 +168,22 @@ def check_shift(c):
 
 def main():
     lines, c = check_phase("run")
+    # The relay holds each delayed frame for the delay after it has read
+    # it, by the host's clock, which is the guests' TSC under TCG: no
+    # delayed frame can be seen sooner than the delay, less the clock's
+    # uncertainty.  The base beside it is not one number: under TCG it
+    # spreads over hundreds of us and follows each flow's burst pattern,
+    # so the median moves by the delay only to within 10%.
     for h, name in ((0, "a>b"), (1, "b>a")):
-        mb, md = median(lines, h, (5811, 5812)), median(lines, h, (5801, 5802))
-        want = DELAY_US + mb
-        print("# wire %s: median %.3f us undelayed, %.3f us delayed %.0f us "
-              "(want %.3f +- 5%%)" % (name, mb, md, DELAY_US, want))
-        t.ok(abs(md - want) <= 0.05 * want,
-             "wire %s: the delayed median is the delay plus the base, within 5%%" % name)
+        u, d = wire(lines, h, (5811, 5812)), wire(lines, h, (5801, 5802))
+        mb, md = statistics.median(u), statistics.median(d)
+        print("# wire %s: undelayed min %.3f median %.3f us; delayed %.0f us: "
+              "min %.3f median %.3f us (moved %.3f us)"
+              % (name, u[0], mb, DELAY_US, d[0], md, md - mb))
+        t.ok(d[0] >= DELAY_US - c["uncertainty_us"],
+             "wire %s: no delayed frame seen before the delay" % name)
+        t.ok(abs(md - mb - DELAY_US) <= 0.10 * DELAY_US,
+             "wire %s: the delay moves the median by the delay, within 10%%" % name)
     check_truth(c, lines)
     check_shift(c)
     return t.done()

@@ -13,9 +13,9 @@
 # of the host: under TCG a wire's time moved by a third between runs).
 # Each guest leaves its trace, pcap and NIC counters in the scratch
 # share, which two-vm.sh then checks on the host (join2_check.py): every
-# data segment joined, the counts the NICs' own, the delayed flows' wire
-# medians at the delay plus the base, an offset added to one file
-# recovered.
+# data segment joined, the counts the NICs' own, no delayed frame seen
+# before the delay and the delayed median moved by it, an offset added
+# to one file recovered.
 . "${NS_REPO:?}/tests/vm/lib.sh"
 role=${1:?a or b}
 [[ $role == a ]] && { me=198.51.100.1 peer=198.51.100.2 them=b pmac=52:54:00:00:04:02; } ||
