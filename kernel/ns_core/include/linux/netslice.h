@@ -47,6 +47,11 @@ enum nsl_state_bit {
 	NSL_ST_DEAD,		/* superseded (software GSO): never emit */
 	NSL_ST_SENT,		/* template: transmitted at least once */
 	NSL_ST_RETRANS,		/* template: TCP counts the next one as resent */
+	/*
+	 * TCP's first transmission took the template itself (send.c): the
+	 * write queue's skb holds it too, for SENT and RETRANS alone.
+	 */
+	NSL_ST_LENT,
 };
 
 /* nsl_skb_block.picked: what was decided at NSI (pick.c) */

@@ -133,6 +133,13 @@ static struct nsl_skb_block *nsl_block_dup(struct sk_buff *to,
 	/* the records written so far: the rest of the copy is never read */
 	memcpy(b, src, NSL_SKB_BLOCK_USED(src));
 	b->owner = NULL;
+	/*
+	 * Of a block TCP's first transmission took, the write queue's skb
+	 * holds only SENT and RETRANS: so does the copy, a template.
+	 */
+	if (test_bit(NSL_ST_LENT, &src->state))
+		b->state = src->state & (BIT(NSL_ST_SENT) |
+					 BIT(NSL_ST_RETRANS));
 	return b;
 }
 
@@ -335,6 +342,8 @@ void nsl_ext_cow(const struct sk_buff *skb, void *new, void *old)
 {
 	struct nsl_skb_block *nb = new, *ob = old;
 
+	/* A private copy: no write queue holds it (send.c). */
+	clear_bit(NSL_ST_LENT, &nb->state);
 	if (!test_bit(NSL_ST_ELIGIBLE, &ob->state))
 		return;		/* a template: never emitted itself */
 	if (ob->owner && ob->owner != skb)

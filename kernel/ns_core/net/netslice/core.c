@@ -5,10 +5,12 @@
  * A block lives in the skb extension SKB_EXT_NETSLICE.  On the send path
  * tcp_sendmsg() gives a new skb a block (NSI); that block is a template
  * that stays with the skb in the write queue.  Each transmission of the
- * skb forks it: the clone handed to IP gets a private copy, which is the
- * block that is eventually emitted, exactly once, when the skb that
- * reached the driver is freed (NSE) -- or, failing that, when the last
- * reference to the extension goes away.
+ * skb forks it: the clone handed to IP gets the block that is eventually
+ * emitted, exactly once, when the skb that reached the driver is freed
+ * (NSE) -- or, failing that, when the last reference to the extension
+ * goes away.  The first transmission takes the template itself (the
+ * write queue keeps only its SENT and RETRANS bits: NSL_ST_LENT), a later
+ * one a block of its own.
  *
  * Writers never copy-on-write: between forks a block has a single writer
  * (the socket owner before transmission, the transmitting context after),
@@ -73,19 +75,43 @@ u32 nsl_tsc_khz(void)
 EXPORT_SYMBOL_GPL(nsl_tsc_khz);
 
 /*
+ * Whether START has more to do than open a record: the link's device
+ * (and a copy of a block still shared with the write queue), the ip
+ * region's MAGNeT send event while records are on, or the counters.
+ * Tested inline, done out of line.
+ */
+static __always_inline bool nsl_region_slow(int region,
+					    const struct nsl_skb_block *b)
+{
+	return region == NSL_R_LINK || b->blk.nevents ||
+	       (region == NSL_R_IP && nsl_records_on());
+}
+
+/*
  * START's rare cases, out of line: the link's copy of a block still
- * shared with the write queue, UDP's MAGNeT send event, the device the
- * link hands to, and count mode.
+ * shared with the write queue, the device the link hands to, UDP's MAGNeT
+ * send event, and count mode.
  */
 static noinline void nsl_start_slow(int region, struct sk_buff *skb,
 				    struct nsl_skb_block *b)
 {
-	if (region == NSL_R_LINK && b->owner != skb &&
-	    refcount_read(&skb->extensions->refcnt) > 1 &&
-	    test_bit(NSL_ST_ELIGIBLE, &b->state)) {
-		b = nsl_copy_at_link(skb, b);
-		if (!b)
-			return;
+	if (region == NSL_R_LINK) {
+		/*
+		 * Shared by more than the write queue's hold on a block
+		 * TCP's first transmission took (NSL_ST_LENT): a copy.
+		 * That hold lasts until the data is acknowledged, which
+		 * the transmission and the copies made on its way down
+		 * come before.
+		 */
+		if (b->owner != skb &&
+		    refcount_read(&skb->extensions->refcnt) >
+		    1 + test_bit(NSL_ST_LENT, &b->state) &&
+		    test_bit(NSL_ST_ELIGIBLE, &b->state)) {
+			b = nsl_copy_at_link(skb, b);
+			if (!b)
+				return;
+		}
+		nsl_add_dev(b, skb->dev, NSL_DIR_TX);
 	}
 	/* UDP hands the datagram it built to IP: MAGNeT's UDP send event. */
 	if (region == NSL_R_IP && unlikely(nsl_records_on()) &&
@@ -94,9 +120,10 @@ static noinline void nsl_start_slow(int region, struct sk_buff *skb,
 		nsl_event(skb->sk, skb, NSL_EV_UDP_SEND, nsl_udp_payload(skb),
 			  nsl_now(), b->blk.conn,
 			  skb_is_gso(skb) ? NSL_EVF_TSO : 0);
-	if (region == NSL_R_LINK)
-		nsl_add_dev(b, skb->dev, NSL_DIR_TX);
-	nsl_start_block(b, region, NSL_NOW);
+	if (b->blk.nevents)
+		nsl_start_block(b, region, NSL_NOW);
+	else
+		nsl_start_duration(b, region);
 }
 
 /*
@@ -114,8 +141,7 @@ void __nsl_start(int region, struct sk_buff *skb)
 	b = nsl_block_of(skb);
 	if (!b)
 		return;
-	if (unlikely(region == NSL_R_LINK || region == NSL_R_IP ||
-		     b->blk.nevents))
+	if (unlikely(nsl_region_slow(region, b)))
 		nsl_start_slow(region, skb, b);
 	else
 		nsl_start_duration(b, region);
@@ -126,7 +152,10 @@ EXPORT_SYMBOL_GPL(__nsl_start);
 static noinline void nsl_stop_slow(int region, struct sk_buff *skb,
 				   struct nsl_skb_block *b, u64 now)
 {
-	nsl_stop_block(b, region, now);
+	if (b->blk.nevents)
+		nsl_stop_block(b, region, now);
+	else
+		nsl_stop_duration(b, region, now);
 	/* The IP header is built: MAGNeT's IP send event. */
 	if (region == NSL_R_IP && unlikely(nsl_records_on()) &&
 	    test_bit(NSL_ST_ELIGIBLE, &b->state))
@@ -145,7 +174,9 @@ void __nsl_stop(int region, struct sk_buff *skb)
 	b = nsl_block_of(skb);
 	if (!b)
 		return;
-	if (unlikely(region == NSL_R_IP || b->blk.nevents))
+	/* The link's device came at its START: its STOP is a plain one. */
+	if (unlikely(b->blk.nevents ||
+		     (region == NSL_R_IP && nsl_records_on())))
 		nsl_stop_slow(region, skb, b, now);
 	else
 		nsl_stop_duration(b, region, now);

@@ -90,10 +90,23 @@ bool nsl_pick_emit(const struct nsl_block *blk, u8 picked);
 /* Whether anything is chosen at NSI: a filter there, or sampling. */
 bool nsl_pick_on(void);
 
-/* Event records (events.c). */
-bool nsl_records_on(void);
+/*
+ * Event records (events.c).  NSL_REC_* as nsl_records_set() last set
+ * them, read without a lock: inline, for START and STOP test them.
+ */
+extern u32 nsl_rec_flags;
+
+static inline bool nsl_records_on(void)
+{
+	return READ_ONCE(nsl_rec_flags) & NSL_REC_ON;
+}
+
 /* Blocks keep their flow's addresses (NSL_REC_FLOWADDR). */
-bool nsl_flow_addr_on(void);
+static inline bool nsl_flow_addr_on(void)
+{
+	return READ_ONCE(nsl_rec_flags) & NSL_REC_FLOWADDR;
+}
+
 u32 nsl_udp_payload(const struct sk_buff *skb);
 void nsl_event(const struct sock *sk, const struct sk_buff *skb, int type,
 	       u32 bytes, u64 tsc, u64 conn, u32 evflags);

@@ -26,7 +26,7 @@
 #include "core.h"
 
 /* NSL_REC_* flags in force; written by nsl_records_set(), read anywhere. */
-static u32 nsl_rec_flags;
+u32 nsl_rec_flags;
 
 int nsl_records_set(const struct nsl_record_opts *opts)
 {
@@ -42,16 +42,6 @@ int nsl_records_set(const struct nsl_record_opts *opts)
 	return 0;
 }
 EXPORT_SYMBOL_GPL(nsl_records_set);
-
-bool nsl_records_on(void)
-{
-	return READ_ONCE(nsl_rec_flags) & NSL_REC_ON;
-}
-
-bool nsl_flow_addr_on(void)
-{
-	return READ_ONCE(nsl_rec_flags) & NSL_REC_FLOWADDR;
-}
 
 /*
  * A socket's ports and addresses (IPv6 ones in saddr6/daddr6); a packet's

@@ -128,11 +128,25 @@ static __always_inline void nsl_start_at(struct nsl_skb_block *b, int region,
 	r->start = now - blk->tsc0;
 }
 
-/* START of @region at @now, or NSL_NOW as NSS does. */
-static inline void nsl_start_block(struct nsl_skb_block *b, int region,
-				   u64 now)
+/* START in count mode, out of line: its calls stay off the common path. */
+static noinline __maybe_unused void
+nsl_start_count(struct nsl_skb_block *b, int region, u64 now)
 {
 	nsl_start_at(b, region, now, b->blk.nevents);
+}
+
+/*
+ * START of @region at @now, or NSL_NOW as NSS does.  Duration mode
+ * inline, a leaf: count mode's calls would make every START save and
+ * restore registers.
+ */
+static __always_inline void nsl_start_block(struct nsl_skb_block *b,
+					    int region, u64 now)
+{
+	if (likely(!b->blk.nevents))
+		nsl_start_at(b, region, now, 0);
+	else
+		nsl_start_count(b, region, now);
 }
 
 /* The same for a block in duration mode (nevents 0): no call. */
@@ -231,9 +245,25 @@ static __always_inline void nsl_stop_at(struct nsl_skb_block *b, int region,
 	nsl_rec_end(b, r, region, now, nev);
 }
 
-static inline void nsl_stop_block(struct nsl_skb_block *b, int region, u64 now)
+static noinline __maybe_unused void
+nsl_stop_count(struct nsl_skb_block *b, int region, u64 now)
 {
 	nsl_stop_at(b, region, now, b->blk.nevents);
+}
+
+/*
+ * STOP of @region at @now, as START: most find no record of the region
+ * open, and return inline.
+ */
+static __always_inline void nsl_stop_block(struct nsl_skb_block *b,
+					   int region, u64 now)
+{
+	if (!b->open_cnt[region])
+		return;
+	if (likely(!b->blk.nevents))
+		nsl_stop_at(b, region, now, 0);
+	else
+		nsl_stop_count(b, region, now);
 }
 
 /* The same for a block in duration mode (nevents 0): no call. */

@@ -116,8 +116,46 @@ static void nsl_sndq_gap(struct nsl_skb_block *b, u64 now)
 }
 
 /*
+ * Whether the first transmission may take the template itself rather than
+ * a copy: @skb is the write-queue skb's fast clone, and the two are all
+ * that hold the extension, which holds the block alone.  The write
+ * queue's skb then keeps it only for SENT and RETRANS, which no record
+ * needs; a later transmission starts a block of its own.
+ */
+static bool nsl_can_lend(const struct sk_buff *skb)
+{
+	return skb->fclone == SKB_FCLONE_CLONE &&
+	       skb->active_extensions == BIT(SKB_EXT_NETSLICE) &&
+	       refcount_read(&skb->extensions->refcnt) == 2;
+}
+
+/*
+ * A block of its own for @skb, a later transmission of a template the
+ * first one took (NSL_ST_LENT): that block may still be on its way, and
+ * the write queue's hold must not hand it over.  @skb lets go of it and
+ * gets a new one, with what NSI decided for the packet.
+ */
+static struct nsl_skb_block *nsl_unlend(struct sk_buff *skb,
+					const struct nsl_skb_block *tmpl)
+{
+	u8 picked = tmpl->picked;
+
+	/*
+	 * Another extension came since: a copy, as for a template not
+	 * lent.  (Only the write queue's skb could have added one, after
+	 * its clone was freed; TCP adds none there.)
+	 */
+	if (skb->active_extensions != BIT(SKB_EXT_NETSLICE))
+		return skb_ext_add(skb, SKB_EXT_NETSLICE);
+	__skb_ext_del(skb, SKB_EXT_NETSLICE);
+	return nsl_init_block(skb, NSL_DIR_TX, picked);
+}
+
+/*
  * @skb is the skb TCP hands to IP (a clone of the write-queue skb, sharing
- * its template).  Give it a private copy: that copy is what gets emitted.
+ * its template).  The first transmission takes the template itself where
+ * it can (nsl_can_lend()); else, and for every later one, @skb gets a
+ * private copy.  That block is what gets emitted.
  */
 void __nsl_tx_fork(struct sk_buff *skb, struct sock *sk)
 {
@@ -130,7 +168,12 @@ void __nsl_tx_fork(struct sk_buff *skb, struct sock *sk)
 		return;
 	sent = test_and_set_bit(NSL_ST_SENT, &tmpl->state);
 	retrans = test_and_clear_bit(NSL_ST_RETRANS, &tmpl->state);
-	b = skb_ext_add(skb, SKB_EXT_NETSLICE);
+	if (!sent && !retrans && nsl_can_lend(skb))
+		b = tmpl;
+	else if (test_bit(NSL_ST_LENT, &tmpl->state))
+		b = nsl_unlend(skb, tmpl);
+	else
+		b = skb_ext_add(skb, SKB_EXT_NETSLICE);
 	if (unlikely(!b)) {
 		this_cpu_inc(nsl_nomem_count);
 		return;
@@ -156,7 +199,9 @@ void __nsl_tx_fork(struct sk_buff *skb, struct sock *sk)
 	b->blk.tcp_seq = TCP_SKB_CB(skb)->seq;
 	b->blk.proto = IPPROTO_TCP;
 	b->owner = NULL;
-	b->state = BIT(NSL_ST_ELIGIBLE);
+	/* The write queue's hold reads SENT and LENT; no one else does. */
+	b->state = b == tmpl ? BIT(NSL_ST_ELIGIBLE) | BIT(NSL_ST_SENT) |
+			       BIT(NSL_ST_LENT) : BIT(NSL_ST_ELIGIBLE);
 	b->sealed = true;
 	if (unlikely(nsl_records_on()) && skb->len)
 		nsl_event(sk, NULL, NSL_EV_TCP_SEND, skb->len, now,

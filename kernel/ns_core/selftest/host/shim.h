@@ -22,6 +22,8 @@ typedef __u64 u64;
 #define likely(c)	__builtin_expect(!!(c), 1)
 #define unlikely(c)	__builtin_expect(!!(c), 0)
 #define READ_ONCE(x)	(*(const volatile __typeof__(x) *)&(x))
+#define noinline	__attribute__((__noinline__))
+#define __maybe_unused	__attribute__((__unused__))
 
 struct static_key_false { int enabled; };
 #define DECLARE_STATIC_KEY_FALSE(n)	extern struct static_key_false n
