@@ -51,7 +51,7 @@ u64 nslm_rings_bytes(void);
 u64 nslm_rings_max_bytes(void);
 /* Map every ring into @vma (EBUSY: mapped already); until unmapped(). */
 int nslm_rings_mmap(struct vm_area_struct *vma);
-/* vm_ops->fault of that mapping: its pages as they are touched. */
+/* vm_ops->fault of that mapping: its pages as touched, 64 KB at once. */
 vm_fault_t nslm_rings_fault(struct vm_fault *vmf);
 void nslm_rings_mapped_again(void);
 void nslm_rings_unmapped(void);

@@ -161,6 +161,10 @@ static struct nsl_ring_ctl *dev_ctl(const struct ns_dev *d, uint32_t cpu)
  * The longest run of whole items at @ctl's tail that is contiguous (up to
  * a PAD or the end of the data); a PAD at the tail is stepped over.
  * Returns its bytes (0: none), -1 if the ring holds no whole item there.
+ * For a reader of runs (d->runs), ns_decode_run() walks the items first,
+ * up to the end of the data or the head: what it takes is the run, its
+ * headers read once (its bounds are the ones checked here); an item it
+ * does not take, and what follows, is walked here.
  */
 static ssize_t ring_run(struct ns_dev *d, struct nsl_ring_ctl *ctl,
 			const unsigned char **items)
@@ -179,6 +183,14 @@ static ssize_t ring_run(struct ns_dev *d, struct nsl_ring_ctl *ctl,
 		/* An item that ended the data exactly: the rest is at 0. */
 		if (run && !off)
 			break;
+		if (!run && d->runs) {
+			ns_decode_run(data + off, head - pos < ctl->size - off ?
+				      head - pos : ctl->size - off, &d->run);
+			if (d->run.len) {
+				run = d->run.len;
+				break;
+			}
+		}
 		hdr = (const void *)(data + off);
 		if (hdr->size < sizeof(*hdr) || hdr->size % 8 ||
 		    hdr->size > ctl->size - off || hdr->size > head - pos)
@@ -236,6 +248,7 @@ ssize_t ns_dev_next(struct ns_dev *d, void *buf, size_t len,
 	bool mapped = d->map && d->sysinfo_read;
 
 	*items = buf;
+	d->run.len = 0;
 	while (!*stop && !*wake) {
 		ssize_t n;
 		int ready;

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "netslice.h"
+#include "source/decode.h"
 
 #define NS_DEFAULT_DEV		"/dev/ns"
 #define NS_READ_BLOCKS		64	/* read buffer, in largest items */
@@ -36,6 +37,13 @@ struct ns_dev {
 	/* The run ns_dev_next() handed out, until ns_dev_done(). */
 	struct nsl_ring_ctl *taken_ctl;
 	uint64_t taken_tail;
+	/*
+	 * Set by a reader that takes runs whole (ns_decode_run()): a mapped
+	 * ring's items are then checked and counted in the one walk over
+	 * their headers that finds the run, and @run says what it found.
+	 */
+	bool runs;
+	struct ns_run run;	/* run.len 0: ns_dev_next() counted nothing */
 };
 
 /*
@@ -61,6 +69,8 @@ int ns_dev_calib(struct ns_dev *d, uint32_t cpu, bool cold,
  * once, as --serve's loop, which polls the device itself), -1 on error
  * (d->err).  Call ns_dev_done() once done with the items: a mapped
  * ring's tail moves past them then, and the kernel may write over them.
+ * With d->runs, d->run.len equal to the bytes returned says that they
+ * are one run, as ns_decode_run() would make of them, in d->run.
  */
 ssize_t ns_dev_next(struct ns_dev *d, void *buf, size_t len,
 		    const unsigned char **items, volatile sig_atomic_t *stop,

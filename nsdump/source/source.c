@@ -127,6 +127,12 @@ static enum ns_source_status dev_item(struct ns_device_source *d,
 	char why[128];
 
 	if (d->src.runs) {
+		/* counted as the device found it (ns_dev_next()) */
+		if (!d->pos && d->dev->run.len == (size_t)d->n) {
+			d->src.run = d->dev->run;
+			d->pos = d->n;
+			return NS_SOURCE_RUN;
+		}
 		ns_decode_run(d->items + d->pos, d->n - d->pos, &d->src.run);
 		if (d->src.run.len) {
 			d->pos += d->src.run.len;
@@ -164,6 +170,7 @@ static enum ns_source_status dev_next(struct ns_source *s, struct ns_item *it)
 	for (;;) {
 		switch (d->phase) {
 		case DEV_START:
+			d->dev->runs = s->runs;
 			d->cap = (size_t)NS_READ_BLOCKS * d->dev->info.block_size;
 			d->buf = malloc(d->cap);
 			if (!d->buf)

@@ -3,7 +3,8 @@
  * nsdump's mapped reader (capture.c) over rings laid out by hand as the
  * module lays them out: every item comes out once, in order, whole, as
  * runs that never cross the end of a ring's data (an item that ends it
- * exactly, a PAD), and every tail ends at its head.
+ * exactly, a PAD), and every tail ends at its head.  A reader of runs
+ * gets the blocks and loss items counted as they are found, once.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,52 @@ static void put(struct writer *w, uint16_t kind, uint16_t size)
 	if (kind != NSL_ITEM_PAD)
 		memcpy(h + 1, &w->seq, 8), w->seq++;
 	w->ctl->head += size;
+}
+
+#define CB	((uint16_t)((sizeof(struct nsl_cblock) + 7) / 8 * 8))
+
+/*
+ * A reader of runs: each run of compact blocks and loss items comes out
+ * counted (d->run), the rest as before, uncounted.
+ */
+static void test_capture_runs(struct ns_dev *d, struct writer *w)
+{
+	static volatile sig_atomic_t no;
+	uint64_t counted = 0, blocks = 0, loss_items = 0, other = 0;
+	const unsigned char *p;
+	ssize_t n;
+
+	/* cpu 0: a run, a PAD, a run from 0 */
+	w[0].ctl->head = w[0].ctl->tail = 5 * RING - (2 * CB + 32 + 48);
+	put(&w[0], NSL_ITEM_CBLOCK, CB);
+	put(&w[0], NSL_ITEM_LOSS, 32);
+	put(&w[0], NSL_ITEM_CBLOCK, CB);
+	put(&w[0], NSL_ITEM_PAD, 48);
+	put(&w[0], NSL_ITEM_CBLOCK, CB);
+	put(&w[0], NSL_ITEM_CBLOCK, CB);
+	/* cpu 1: a run, then an event record and a block, uncounted */
+	put(&w[1], NSL_ITEM_CBLOCK, CB);
+	put(&w[1], NSL_ITEM_EVENT, 152);
+	put(&w[1], NSL_ITEM_CBLOCK, CB);
+	d->runs = true;
+	while ((n = ns_dev_next(d, NULL, 0, &p, &no, &no, 0)) > 0) {
+		if (d->run.len == (size_t)n && d->run.buf == p) {
+			counted++;
+			blocks += d->run.blocks;
+			loss_items += d->run.loss_items;
+		} else {
+			other += d->run.len == 0 && n == 152 + CB;
+		}
+		ns_dev_done(d);
+	}
+	d->runs = false;
+	TAP_EQ(n, 0, "capture runs: the mapped rings read to the end");
+	TAP_EQ(counted, 3, "capture runs: 3 runs counted as found");
+	TAP_EQ(blocks, 5, "capture runs: 5 blocks in them");
+	TAP_EQ(loss_items, 1, "capture runs: 1 loss item in them");
+	TAP_EQ(other, 1, "capture runs: the event record and its block, uncounted");
+	TAP_EQ(w[0].ctl->tail, w[0].ctl->head, "capture runs: cpu 0's tail at its head");
+	TAP_EQ(w[1].ctl->tail, w[1].ctl->head, "capture runs: cpu 1's tail at its head");
 }
 
 void test_capture(void)
@@ -102,5 +149,7 @@ void test_capture(void)
 	w[1].ctl->tail = w[1].ctl->head + 8;
 	TAP_EQ(ns_dev_next(&d, NULL, 0, &p, &no, &no, 0), -1,
 	       "capture: a tail past the head is an error (%s)", d.err);
+	w[1].ctl->tail = w[1].ctl->head;
+	test_capture_runs(&d, w);
 	free(map);
 }

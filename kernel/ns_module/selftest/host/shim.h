@@ -106,16 +106,31 @@ struct vm_area_struct {
 #define vm_flags_set(v, f) ((v)->vm_flags |= (f))
 #define VM_DONTEXPAND 0x40000UL
 #define VM_DONTDUMP 0x4000000UL
+#define VM_MIXEDMAP 0x10000000UL
 #define PAGE_SHIFT 12
+#define SZ_64K 0x10000UL
 typedef unsigned int vm_fault_t;
+#define VM_FAULT_OOM 0x1
 #define VM_FAULT_SIGBUS 0x2
+#define VM_FAULT_NOPAGE 0x100
 struct page;
 struct vm_fault {
-	unsigned long pgoff;
+	struct vm_area_struct *vma;
+	unsigned long pgoff, address;
 	struct page *page;
 };
 #define vmalloc_to_page(a) ((struct page *)(a))
 #define get_page(p) ((void)(p))
+/* The fault handler is the kernel's to call: here it only compiles. */
+static inline int vm_insert_pages(struct vm_area_struct *vma,
+				  unsigned long addr, struct page **pages,
+				  unsigned long *num)
+{
+	(void)vma; (void)addr; (void)pages;
+	*num = 0;
+	return 0;
+}
+#define vmf_error(e) ((e) == -ENOMEM ? VM_FAULT_OOM : VM_FAULT_SIGBUS)
 #define kfree free
 #define kcalloc(n, s, g) calloc(n, s)
 #define nr_cpu_ids 1
