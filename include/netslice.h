@@ -384,21 +384,18 @@ static __inline__ unsigned char *nsl_crecs_put(const struct nsl_block *b,
 }
 
 /*
- * Writes @b compact to @out (NSL_CBLOCK_MAX bytes of room, 8-aligned),
- * as carried by @hcpu's ring; returns its size, which is also out's
- * hdr.size.  Shared by the kernel, which emits blocks so, and readers,
- * which write them so to files (nsl_cblock_encode(): hcpu from the block).
+ * Writes @b's records, compact, at @p as carried by @hcpu's ring, and
+ * returns where they end, their rcpu in *@rcpu: any block.
  */
-static __inline__ __u32 nsl_cblock_encode_on(const struct nsl_block *b,
-					     __u32 hcpu, void *out)
+static __inline__ unsigned char *nsl_crecs_put_any(const struct nsl_block *b,
+						   __u32 hcpu,
+						   unsigned char *p,
+						   __u16 *rcpu)
 {
-	struct nsl_cblock *c = (struct nsl_cblock *)out;
-	unsigned char *p = (unsigned char *)out + sizeof(*c), *end;
-	unsigned int i, addr = 0, ndev, nrec, nev;
-	__u16 rcpu = (__u16)hcpu;
-	struct nsl_cdev cd;
+	unsigned int i, nrec, nev;
+	__u16 cpu = (__u16)hcpu, most;
+	unsigned char *end;
 	int third = 0;
-	__u32 size;
 
 	/* Bounds read once: the stores through p may alias the block. */
 	nrec = b->nrec < NSL_MAX_RECORDS ? b->nrec : NSL_MAX_RECORDS;
@@ -408,14 +405,119 @@ static __inline__ __u32 nsl_cblock_encode_on(const struct nsl_block *b,
 	 * nsl_cblock_rcpu() answers when the records take at most one CPU
 	 * besides @hcpu, as nearly all blocks' do.  A third CPU, seen as
 	 * the records are written, asks for the count, and for the records
-	 * again if it disagrees.  This runs for every block the kernel emits.
+	 * again if it disagrees.
 	 */
 	for (i = 0; i < nrec; i++) {
 		if (b->rec[i].cpu != hcpu) {
-			rcpu = b->rec[i].cpu;
+			cpu = b->rec[i].cpu;
 			break;
 		}
 	}
+	end = nsl_crecs_put(b, nrec, nev, cpu, hcpu, p, &third);
+	if (third) {
+		most = nsl_cblock_rcpu(b, hcpu);
+		if (most != cpu) {
+			cpu = most;
+			end = nsl_crecs_put(b, nrec, nev, cpu, hcpu, p, &third);
+		}
+	}
+	*rcpu = cpu;
+	return end;
+}
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/*
+ * nsl_crecs_put() for the block nearly every one is, in duration mode:
+ * records on @hcpu and at most one other CPU, none needing its extension,
+ * none with NSL_RF_EXT or NSL_RF_HCPU set.  Writes @b's records so at @p
+ * and returns where they end, rcpu in *@rcpu; for any other block returns
+ * 0, having written over at most 12 bytes a record from @p.
+ * Little-endian only: a record's words are read and built whole.
+ *
+ * This runs for every block the kernel emits, about 20 instructions a
+ * record.  nmerged and cpu, read as one word, less 1 | rcpu << 16 is
+ * nmerged - 1 if at most 15 and the record started on rcpu: the one test
+ * the common record takes.  What else would extend a record is gathered
+ * over the loop and looked at once.  rcpu is taken to be the first
+ * record's CPU; if that is @hcpu, the first record off @hcpu names rcpu
+ * and the loop starts again.
+ */
+static __inline__ unsigned char *nsl_crecs_put_fast(const struct nsl_block *b,
+						    __u32 hcpu,
+						    unsigned char *p,
+						    __u16 *rcpu)
+{
+	const struct nsl_record *r, *end;
+	__u32 hk = 1 | hcpu << 16, rk, mc, w, wor;
+	__u64 start, ticks, shigh, thigh;
+	unsigned int nrec;
+	unsigned char *q;
+
+	/*
+	 * hk holds 16 bits of @hcpu: a larger one would pass for a record's
+	 * CPU, so such a block takes the general way.
+	 */
+	if (hcpu > 0xffff)
+		return 0;
+	nrec = b->nrec < NSL_MAX_RECORDS ? b->nrec : NSL_MAX_RECORDS;
+	end = b->rec + nrec;
+	rk = nrec ? 1 | (__u32)b->rec[0].cpu << 16 : hk;
+again:
+	wor = 0;
+	shigh = 0;
+	thigh = 0;
+	for (r = b->rec, q = p; r < end; r++, q += sizeof(struct nsl_crec)) {
+		/* region, depth and flags; nmerged and cpu */
+		__builtin_memcpy(&w, r, 4);
+		__builtin_memcpy(&mc, (const unsigned char *)r + 4, 4);
+		start = r->start;
+		ticks = r->ticks;
+		wor |= w;
+		shigh |= start;
+		thigh |= ticks;
+		mc -= rk;
+		if (mc > 15) {
+			if (r->cpu != hcpu) {
+				if (rk != hk)
+					return 0;
+				rk = 1 | (__u32)r->cpu << 16;
+				goto again;
+			}
+			mc = (__u32)r->nmerged - 1;
+			if (mc > 15)
+				return 0;
+			w |= (__u32)NSL_RF_HCPU << 16;
+		}
+		w |= mc << 12;
+		__builtin_memcpy(q, &w, 4);
+		w = (__u32)start;
+		__builtin_memcpy(q + 4, &w, 4);
+		w = (__u32)ticks;
+		__builtin_memcpy(q + 8, &w, 4);
+	}
+	/* depth past 15 (bits 12..15), EXT or HCPU given, a high half */
+	if ((wor & 0xc000f000) | (__u32)((shigh | thigh) >> 32))
+		return 0;
+	*rcpu = (__u16)(rk >> 16);
+	return q;
+}
+#endif
+
+/*
+ * Writes @b compact to @out (NSL_CBLOCK_MAX bytes of room, 8-aligned),
+ * as carried by @hcpu's ring; returns its size, which is also out's
+ * hdr.size.  Shared by the kernel, which emits blocks so, and readers,
+ * which write them so to files (nsl_cblock_encode(): hcpu from the block).
+ */
+static __inline__ __u32 nsl_cblock_encode_on(const struct nsl_block *b,
+					     __u32 hcpu, void *out)
+{
+	struct nsl_cblock *c = (struct nsl_cblock *)out;
+	unsigned char *p = (unsigned char *)out + sizeof(*c), *end = 0;
+	unsigned int i, addr = 0, ndev;
+	__u16 rcpu;
+	__u32 size;
+
 	/* Eight bytes at a time. */
 	for (i = 0; i < 16; i += 8) {
 		__u64 s8, d8;
@@ -424,24 +526,22 @@ static __inline__ __u32 nsl_cblock_encode_on(const struct nsl_block *b,
 		__builtin_memcpy(&d8, b->daddr + i, 8);
 		addr |= (s8 | d8) != 0;
 	}
+	/* Fields side by side in both are copied together. */
 	c->hdr.kind = NSL_ITEM_CBLOCK;
 	c->hdr.cpu = hcpu;
 	c->seq = b->seq;
 	c->tsc0 = b->tsc0;
 	c->conn = b->conn;
-	c->flags = b->flags;
-	c->len = b->len;
+	__builtin_memcpy(&c->flags, &b->flags, 8);	/* and len */
 	c->ifindex = b->ifindex;
 	c->tcp_seq = b->tcp_seq;
 	c->gso_segs = b->gso_segs;
 	c->nhlen = b->nhlen;
-	c->sport = b->sport;
-	c->dport = b->dport;
+	__builtin_memcpy(&c->sport, &b->sport, 4);	/* and dport */
 	c->proto = (__u8)b->proto;
 	c->thlen = (__u8)b->thlen;
 	c->family = (__u8)b->family;
-	c->nrec = b->nrec;
-	c->nevents = b->nevents;
+	__builtin_memcpy(&c->nrec, &b->nrec, 2);	/* and nevents */
 	ndev = b->ndev < NSL_MAX_DEVS ? b->ndev : NSL_MAX_DEVS;
 	c->cflags = (b->dir == NSL_DIR_RX ? NSL_CB_RX : 0) |
 		    (b->mode == NSL_MODE_COUNT ? NSL_CB_COUNT : 0) |
@@ -453,23 +553,18 @@ static __inline__ __u32 nsl_cblock_encode_on(const struct nsl_block *b,
 		p += 32;
 	}
 	for (i = 0; i < ndev; i++) {
-		cd.ifindex = b->dev[i].ifindex;
-		cd.netns = b->dev[i].netns;
-		cd.first = b->dev[i].first;
-		cd.dir = b->dev[i].dir;
-		cd.pad = 0;
-		__builtin_memcpy(p, &cd, sizeof(cd));
-		p += sizeof(cd);
+		/* ifindex and netns; first and dir; pad 0 */
+		__builtin_memcpy(p, &b->dev[i].ifindex, 8);
+		__builtin_memcpy(p + 8, &b->dev[i].first, 2);
+		__builtin_memset(p + 10, 0, 2);
+		p += sizeof(struct nsl_cdev);
 	}
-	end = nsl_crecs_put(b, nrec, nev, rcpu, hcpu, p, &third);
-	if (third) {
-		__u16 most = nsl_cblock_rcpu(b, hcpu);
-
-		if (most != rcpu) {
-			rcpu = most;
-			end = nsl_crecs_put(b, nrec, nev, rcpu, hcpu, p, &third);
-		}
-	}
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (!b->nevents)
+		end = nsl_crecs_put_fast(b, hcpu, p, &rcpu);
+#endif
+	if (!end)
+		end = nsl_crecs_put_any(b, hcpu, p, &rcpu);
 	c->rcpu = rcpu;
 	size = (__u32)(end - (unsigned char *)out);
 	/* Parts end on 4-byte boundaries: at most one word of padding. */

@@ -355,6 +355,21 @@ static void stream(void)
 	free(p);
 }
 
+/* A start or ticks of 2^32 or more, or just below. */
+static uint64_t random_high(void)
+{
+	switch (rand() % 4) {
+	case 0:
+		return (uint64_t)1 << 32;
+	case 1:
+		return 0xffffffffu;
+	case 2:
+		return (uint64_t)rand() << 33 ^ (uint64_t)rand() << 2 ^ rand();
+	default:
+		return (uint64_t)rand() << 20 | rand();
+	}
+}
+
 /* A block with every field set, records of every kind @seed chooses. */
 static void random_block(struct nsl_block *b, unsigned int seed)
 {
@@ -363,7 +378,8 @@ static void random_block(struct nsl_block *b, unsigned int seed)
 	srand(seed);
 	memset(b, 0, sizeof(*b));
 	b->hdr.kind = NSL_ITEM_BLOCK;
-	b->hdr.cpu = rand() % 64;
+	b->hdr.cpu = rand() % 16 ? (uint32_t)rand() % 64 :
+				   (uint32_t)rand() << 1;
 	b->seq = (uint64_t)rand() << 31 | rand();
 	b->tsc0 = (uint64_t)rand() << 33 | rand();
 	b->conn = (uint64_t)rand() << 32 | rand();
@@ -394,17 +410,23 @@ static void random_block(struct nsl_block *b, unsigned int seed)
 		r->depth = rand() % 8 ? rand() % 8 : rand() % 256;
 		r->flags = rand() & 0x3f;
 		r->nmerged = rand() % 4 ? 1 + rand() % 16 : rand() % 70000;
-		r->cpu = rand() % 4 ? b->rec[0].cpu : rand() % 64;
-		r->start = rand() % 4 ? (uint64_t)rand() :
-			   (uint64_t)rand() << 20 | rand();
+		r->cpu = rand() % 4 ? b->rec[0].cpu :
+			 rand() % 8 ? rand() % 64 : 0xffff - rand() % 2;
+		r->start = rand() % 4 ? (uint64_t)rand() : random_high();
 		r->ticks = rand() % 4 ? (uint64_t)rand() % 100000 :
-			   (uint64_t)rand() << 24;
+			   random_high();
 		for (j = 0; j < b->nevents; j++)
 			r->count[j] = (uint64_t)rand() << (rand() % 33);
 	}
-	/* Often a record started where the block was delivered. */
+	/*
+	 * Often a record started where the block was delivered; now and
+	 * then the ring's CPU is one that takes more than 16 bits, the
+	 * records' CPU in its low ones.
+	 */
 	if (b->nrec && rand() % 2)
 		b->hdr.cpu = b->rec[rand() % b->nrec].cpu;
+	else if (b->nrec && rand() % 8 == 0)
+		b->hdr.cpu = 0x10000 | b->rec[0].cpu;
 	/* 0 to NSL_MAX_DEVS devices, any fields the ABI allows */
 	b->ndev = rand() % (NSL_MAX_DEVS + 1);
 	for (i = 0; i < b->ndev; i++) {
@@ -419,12 +441,14 @@ static void random_block(struct nsl_block *b, unsigned int seed)
 
 /*
  * rcpu by its definition: the CPU most records not on the ring's started
- * on, the first of equals (the encoder's one-pass shortcut must agree).
+ * on, the first of equals (the encoder's one-pass shortcut must agree);
+ * the ring's CPU, in the 16 bits rcpu has, if there are none.
  * *@others: how many CPUs besides the ring's the records started on.
  */
 static unsigned int rcpu_of(const struct nsl_block *b, unsigned int *others)
 {
-	unsigned int hcpu = b->hdr.cpu, rcpu = hcpu, i, j, k, most = 0;
+	unsigned int hcpu = b->hdr.cpu, rcpu = (uint16_t)hcpu, i, j, k;
+	unsigned int most = 0;
 
 	*others = 0;
 	for (i = 0; i < b->nrec; i++) {
@@ -443,24 +467,43 @@ static unsigned int rcpu_of(const struct nsl_block *b, unsigned int *others)
 	return rcpu;
 }
 
+/* How many of @b's records need their extension, by the header's rules. */
+static unsigned int extended(const struct nsl_block *b, unsigned int rcpu)
+{
+	unsigned int hcpu = b->hdr.cpu, i, n = 0;
+
+	for (i = 0; i < b->nrec; i++)
+		n += b->rec[i].nmerged < 1 || b->rec[i].nmerged > 16 ||
+		     b->rec[i].depth > 15 ||
+		     (b->rec[i].cpu != rcpu && b->rec[i].cpu != hcpu) ||
+		     b->rec[i].start >> 32 || b->rec[i].ticks >> 32;
+	return n;
+}
+
 /* Bytes the compact form must take, counted from the header's rules. */
 static size_t compact_size(const struct nsl_block *b)
 {
 	size_t n = sizeof(struct nsl_cblock), i;
-	unsigned int hcpu = b->hdr.cpu, others, rcpu = rcpu_of(b, &others);
+	unsigned int others, rcpu = rcpu_of(b, &others);
 	int addr = 0;
 
 	for (i = 0; i < 16; i++)
 		addr |= b->saddr[i] | b->daddr[i];
 	n += addr ? 32 : 0;
 	n += 12 * b->ndev;
-	for (i = 0; i < b->nrec; i++)
-		n += 12 + 8 * b->nevents +
-		     (b->rec[i].nmerged < 1 || b->rec[i].nmerged > 16 ||
-		      b->rec[i].depth > 15 ||
-		      (b->rec[i].cpu != rcpu && b->rec[i].cpu != hcpu) ||
-		      b->rec[i].start >> 32 || b->rec[i].ticks >> 32 ? 12 : 0);
+	n += (12 + 8 * b->nevents) * b->nrec + 12 * extended(b, rcpu);
 	return (n + 7) / 8 * 8;
+}
+
+/* Whether any of @b's records started on the ring's CPU, not on @rcpu. */
+static bool hcpu_records(const struct nsl_block *b, unsigned int rcpu)
+{
+	unsigned int i;
+
+	for (i = 0; i < b->nrec; i++)
+		if (b->rec[i].cpu == b->hdr.cpu && b->rec[i].cpu != rcpu)
+			return true;
+	return false;
 }
 
 /*
@@ -468,6 +511,50 @@ static size_t compact_size(const struct nsl_block *b)
  * the size is the one the header's rules give, and a malformed compact
  * block is refused with the reason.
  */
+/*
+ * Makes @b a block as nearly every one is, its records all compact
+ * without an extension (the encoder's short way): duration mode, depth
+ * and nmerged - 1 below 16, start and ticks below 2^32, the records on
+ * the ring's CPU and at most one other.  In one block of three a record
+ * at random is then given what takes it off that way.
+ */
+static void common_block(struct nsl_block *b)
+{
+	unsigned int i, other = rand() % 8 ? rand() % 64 : 0xffff;
+	struct nsl_record *r;
+
+	b->nevents = 0;
+	b->mode = NSL_MODE_DURATION;
+	for (i = 0; i < b->nrec; i++) {
+		r = &b->rec[i];
+		r->depth %= 16;
+		r->nmerged = 1 + r->nmerged % 16;
+		r->cpu = rand() % 2 ? (uint16_t)b->hdr.cpu : other;
+		r->start = (uint32_t)r->start;
+		r->ticks = (uint32_t)r->ticks;
+		memset(r->count, 0, sizeof(r->count));
+	}
+	if (!b->nrec || rand() % 3)
+		return;
+	r = &b->rec[rand() % b->nrec];
+	switch (rand() % 5) {
+	case 0:
+		r->depth = 16 + rand() % 240;
+		break;
+	case 1:
+		r->nmerged = rand() % 2 ? 0 : 17 + rand() % 65519;
+		break;
+	case 2:
+		r->start |= (uint64_t)1 << 32;
+		break;
+	case 3:
+		r->ticks |= (uint64_t)(rand() + 1) << 32;
+		break;
+	default:
+		r->cpu = other + 1;	/* a third CPU, mostly */
+	}
+}
+
 /* What ns_decode_shallow() promises of @it: @b's fixed fields, raw kept. */
 static bool shallow_matches(const struct ns_item *it, const struct nsl_block *b,
 			    const void *buf, size_t n)
@@ -489,33 +576,46 @@ static bool shallow_matches(const struct ns_item *it, const struct nsl_block *b,
 
 static void compact(void)
 {
-	uint64_t buf[NSL_CBLOCK_MAX / 8 + 1];
+	uint64_t buf[NSL_CBLOCK_MAX / 8 + 1], again[NSL_CBLOCK_MAX / 8 + 1];
 	unsigned char *c = (unsigned char *)buf;
 	unsigned int i, bad_rt = 0, bad_size = 0, ext = 0, compacts = 0;
 	unsigned int hcpu = 0, devs = 0, k, others, bad_rcpu = 0, spread = 0;
-	unsigned int rcpu, bad_shallow = 0;
+	unsigned int rcpu, bad_shallow = 0, bad_again = 0, past = 0;
+	unsigned int unext = 0, unext2 = 0;
 	struct nsl_block b;
 	struct ns_item it;
 	size_t n;
 
 	for (i = 0; i < 5000; i++) {
 		random_block(&b, i + 1);
+		if (i % 2)
+			common_block(&b);
 		compacts += ns_block_compacts(&b);
 		devs += b.ndev;
+		memset(buf, 0xa5, sizeof(buf));
 		n = nsl_cblock_encode(&b, buf);
+		for (k = NSL_CBLOCK_MAX; k < sizeof(buf); k++)
+			past += c[k] != 0xa5;
 		bad_size += n != compact_size(&b);
 		rcpu = nsl_cblock_rcpu(&b, b.hdr.cpu);
 		bad_rcpu += rcpu != rcpu_of(&b, &others);
 		spread += others > 1;
 		for (k = 0; k < b.nrec; k++)	/* records on the ring's CPU */
 			hcpu += b.rec[k].cpu == b.hdr.cpu && b.rec[k].cpu != rcpu;
-		ext += n > sizeof(struct nsl_cblock) + 32 + b.nrec * (12 + 8 * b.nevents);
+		ext += extended(&b, rcpu) != 0;
+		if (!b.nevents && !extended(&b, rcpu)) {
+			unext++;
+			unext2 += others == 1 && hcpu_records(&b, rcpu);
+		}
 		if (ns_decode_item(buf, n, &it) || it.type != NS_ITEM_BLOCK ||
 		    it.hdr.kind != NSL_ITEM_CBLOCK || it.hdr.size != n ||
 		    it.block.hdr.cpu != b.hdr.cpu ||
 		    memcmp(&it.block.seq, &b.seq,
 			   sizeof(b) - offsetof(struct nsl_block, seq)))
 			bad_rt++;
+		else
+			bad_again += nsl_cblock_encode(&it.block, again) != n ||
+				     memcmp(again, buf, n);
 		if (ns_decode_shallow(buf, n, &it) ||
 		    !shallow_matches(&it, &b, buf, n))
 			bad_shallow++;
@@ -524,6 +624,10 @@ static void compact(void)
 	TAP_EQ(bad_size, 0, "compact: size as the rules say (header, addresses, 12 B records, extensions, counters)");
 	TAP_EQ(bad_rt, 0, "compact: 5000 random blocks (%u with extended records, %u records on the ring's CPU, %u devices) decode to every field they had",
 	       ext, hcpu, devs);
+	TAP_EQ(bad_again, 0, "compact: each of the 5000 decoded encodes to the same bytes");
+	TAP_EQ(past, 0, "compact: the encoder writes nothing past NSL_CBLOCK_MAX bytes");
+	tap_ok(unext > 1000 && unext2 > 300, "compact: %u of the blocks in duration mode have no record extended, %u of those on the ring's CPU and another",
+	       unext, unext2);
 	TAP_EQ(bad_shallow, 0, "compact: shallow decoding of the 5000 gives each one's header fields and keeps its bytes");
 	TAP_EQ(bad_rcpu, 0, "compact: rcpu as defined, by the one-pass shortcut or the count (%u blocks on 2+ CPUs besides the ring's)",
 	       spread);
