@@ -101,7 +101,9 @@ static noinline void nsl_start_slow(int region, struct sk_buff *skb,
 		 * TCP's first transmission took (NSL_ST_LENT): a copy.
 		 * That hold lasts until the data is acknowledged, which
 		 * the transmission and the copies made on its way down
-		 * come before.
+		 * come before -- all but one held in a queue past an RTO
+		 * while a retransmission got through, then copied (a
+		 * bridge with a qdisc flooding it): taken for no copy.
 		 */
 		if (b->owner != skb &&
 		    refcount_read(&skb->extensions->refcnt) >
