@@ -126,8 +126,13 @@ static void replace(struct bpf_prog *prog, bool at_init)
 		synchronize_rcu();
 	}
 	filter_at_init = prog && at_init;
+	/* Asked at emit from before a program can refuse until after. */
+	if (prog)
+		nsl_pick_filter_set(true);
 	old = rcu_replace_pointer(filter_prog, prog,
 				  lockdep_is_held(&filter_mutex));
+	if (!prog)
+		nsl_pick_filter_set(false);
 	if (filter_at_init)
 		nsl_pick_filter_at_init(true);
 	mutex_unlock(&filter_mutex);

@@ -128,6 +128,8 @@ int nsl_stage_set(enum nsl_stage stage);
 enum nsl_stage nsl_stage_get(void);
 /* admit() reads only the flow: run it at NSI too (NSL_FILTER_FLOW). */
 void nsl_pick_filter_at_init(bool on);
+/* admit() may refuse a flow; off (default on), it is not asked at emit. */
+void nsl_pick_filter_set(bool any);
 int nsl_sample_set(u32 rate, u32 flags);
 void nsl_sample_get(struct nsl_sample *s);
 

@@ -59,6 +59,8 @@
 static u64 nsl_sample_conf;
 static u32 nsl_sample_seed;
 static bool nsl_filter_at_init;
+/* The receiver's admit() may refuse a flow (nsl_pick_filter_set()). */
+static bool nsl_filter_any = true;
 
 /* Packets this CPU may pass over before it takes the next one. */
 static DEFINE_PER_CPU(int, nsl_sample_left);
@@ -358,11 +360,9 @@ bool nsl_pick_rx(const struct sk_buff *skb, u8 *picked)
 	return nsl_pick(parsed ? &h.f : NULL, picked);
 }
 
-/*
- * Before the ring: what NSI could not decide, decided on the flow the
- * block now has.  Called under rcu_read_lock().
- */
-bool nsl_pick_emit(const struct nsl_block *blk, u8 picked)
+/* nsl_pick_emit()'s decision on the block's flow, built here. */
+static noinline bool nsl_pick_emit_flow(const struct nsl_block *blk,
+					u8 picked)
 {
 	struct nsl_filter_flow f = {
 		.family = blk->family,
@@ -385,11 +385,36 @@ bool nsl_pick_emit(const struct nsl_block *blk, u8 picked)
 	return true;
 }
 
+/*
+ * Before the ring: what NSI could not decide, decided on the flow the
+ * block now has.  Called under rcu_read_lock().  Most blocks were decided
+ * whole at NSI, or there is nothing to decide: no flow is built for them
+ * (its stack zeroed first, in a kernel that zeroes locals, cost as much).
+ */
+bool nsl_pick_emit(const struct nsl_block *blk, u8 picked)
+{
+	if ((picked & NSL_PK_SAMPLE) &&
+	    ((picked & NSL_PK_FILTER) || !READ_ONCE(nsl_filter_any)))
+		return true;
+	return nsl_pick_emit_flow(blk, picked);
+}
+
 void nsl_pick_filter_at_init(bool on)
 {
 	WRITE_ONCE(nsl_filter_at_init, on);
 }
 EXPORT_SYMBOL_GPL(nsl_pick_filter_at_init);
+
+/*
+ * Whether the receiver's admit() may refuse anything: off, the blocks NSI
+ * decided whole leave without asking it.  A receiver turns it on before
+ * it can refuse, and off once it no longer does.
+ */
+void nsl_pick_filter_set(bool any)
+{
+	WRITE_ONCE(nsl_filter_any, any);
+}
+EXPORT_SYMBOL_GPL(nsl_pick_filter_set);
 
 int nsl_sample_set(u32 rate, u32 flags)
 {
