@@ -122,10 +122,7 @@ static noinline void nsl_start_slow(int region, struct sk_buff *skb,
 		nsl_event(skb->sk, skb, NSL_EV_UDP_SEND, nsl_udp_payload(skb),
 			  nsl_now(), b->blk.conn,
 			  skb_is_gso(skb) ? NSL_EVF_TSO : 0);
-	if (b->blk.nevents)
-		nsl_start_block(b, region, NSL_NOW);
-	else
-		nsl_start_duration(b, region);
+	nsl_start_block(b, region, NSL_NOW);
 }
 
 /*
@@ -154,10 +151,7 @@ EXPORT_SYMBOL_GPL(__nsl_start);
 static noinline void nsl_stop_slow(int region, struct sk_buff *skb,
 				   struct nsl_skb_block *b, u64 now)
 {
-	if (b->blk.nevents)
-		nsl_stop_block(b, region, now);
-	else
-		nsl_stop_duration(b, region, now);
+	nsl_stop_block(b, region, now);
 	/* The IP header is built: MAGNeT's IP send event. */
 	if (region == NSL_R_IP && unlikely(nsl_records_on()) &&
 	    test_bit(NSL_ST_ELIGIBLE, &b->state))
