@@ -93,6 +93,8 @@ static int nslm_release(struct inode *inode, struct file *file)
 	struct nslm_reader *reader = file->private_data;
 
 	nslm_reader_choices_reset();
+	/* A capture that stopped turns the hooks off here, after its drain. */
+	nslm_receiver_idle();
 	kfree(reader);
 	clear_bit_unlock(0, &device_busy);
 	return 0;

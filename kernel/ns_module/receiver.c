@@ -8,6 +8,11 @@
  * that were already instrumented still arrive as those skbs are freed: a
  * reader that wants the final counts drains until nsl_emitted() (NSIOCGINFO
  * emitted) stops moving.
+ *
+ * Off pauses NSI (nsl_pick_pause()) and leaves the hooks on: turning them
+ * off patches every hook site, a cost the reader's drain should not carry.
+ * They go off when the reader closes the device, or the module goes,
+ * with nothing collecting (nslm_receiver_idle()).
  */
 
 #include <linux/mutex.h>
@@ -38,10 +43,23 @@ void nslm_receiver_collect(bool on)
 {
 	mutex_lock(&collect_mutex);
 	if (on != collecting) {
-		nsl_set_active(on);
-		if (!on)
+		nsl_pick_pause(!on);
+		if (on)
+			nsl_set_active(true);
+		else
 			synchronize_rcu();
 		collecting = on;
+	}
+	mutex_unlock(&collect_mutex);
+}
+
+/* The hooks off, if nothing collects: NSI is paused, or was never on. */
+void nslm_receiver_idle(void)
+{
+	mutex_lock(&collect_mutex);
+	if (!collecting) {
+		nsl_set_active(false);
+		nsl_pick_pause(false);
 	}
 	mutex_unlock(&collect_mutex);
 }
@@ -60,6 +78,7 @@ int nslm_receiver_init(bool collect)
 void nslm_receiver_uninit(void)
 {
 	nslm_receiver_collect(false);
+	nslm_receiver_idle();
 	/* Waits for every deliver() still running. */
 	nsl_unregister(&receiver);
 }

@@ -8,5 +8,6 @@
 int nslm_receiver_init(bool collect);
 void nslm_receiver_uninit(void);
 void nslm_receiver_collect(bool on);
+void nslm_receiver_idle(void);
 
 #endif /* _NSLM_RECEIVER_H */

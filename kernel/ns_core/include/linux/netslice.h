@@ -130,6 +130,11 @@ enum nsl_stage nsl_stage_get(void);
 void nsl_pick_filter_at_init(bool on);
 /* admit() may refuse a flow; off (default on), it is not asked at emit. */
 void nsl_pick_filter_set(bool any);
+/*
+ * No new block (@on) while the hooks stay on: collection stops without
+ * patching every hook site, which nsl_set_active(false) does later.
+ */
+void nsl_pick_pause(bool on);
 int nsl_sample_set(u32 rate, u32 flags);
 void nsl_sample_get(struct nsl_sample *s);
 
@@ -137,6 +142,9 @@ void __nsl_init(struct sk_buff *skb, int dir);
 void __nsl_init_sk(struct sk_buff *skb, struct sock *sk);
 void __nsl_start(int region, struct sk_buff *skb);
 void __nsl_stop(int region, struct sk_buff *skb);
+void __nsl_start_on(int region, struct sk_buff *skb);
+void __nsl_stop_on(int region, struct sk_buff *skb);
+void __nsl_next_on(int from, int to, struct sk_buff *skb);
 void __nsl_exit(struct sk_buff *skb);
 void __nsl_tx_fork(struct sk_buff *skb, struct sock *sk);
 void __nsl_tx_retrans(struct sk_buff *skb);
@@ -200,6 +208,9 @@ static inline void __nsl_init(struct sk_buff *skb, int dir) {}
 static inline void __nsl_init_sk(struct sk_buff *skb, struct sock *sk) {}
 static inline void __nsl_start(int region, struct sk_buff *skb) {}
 static inline void __nsl_stop(int region, struct sk_buff *skb) {}
+static inline void __nsl_start_on(int region, struct sk_buff *skb) {}
+static inline void __nsl_stop_on(int region, struct sk_buff *skb) {}
+static inline void __nsl_next_on(int from, int to, struct sk_buff *skb) {}
 static inline void __nsl_exit(struct sk_buff *skb) {}
 static inline void __nsl_tx_fork(struct sk_buff *skb, struct sock *sk) {}
 static inline void __nsl_tx_retrans(struct sk_buff *skb) {}
@@ -249,12 +260,41 @@ static __always_inline void nsl_skb_hook(void (*fn)(struct sk_buff *),
 		fn(skb);
 }
 
+/*
+ * The regions whose START or STOP has a case of its own (core.c): the
+ * link's device at its START, MAGNeT's send events at ip.  Every other
+ * region's hook goes to a plainer entry (__nsl_start_on() and its kin),
+ * which counts on the hook having found the block.
+ */
+static __always_inline bool nsl_region_own_case(int id)
+{
+	return id == NSL_R_LINK || id == NSL_R_IP;
+}
+
+/* START or STOP: @own for a region with a case, @plain for the others. */
 static __always_inline void
-nsl_region_hook(void (*fn)(int, struct sk_buff *), int id,
+nsl_region_hook(void (*own)(int, struct sk_buff *),
+		void (*plain)(int, struct sk_buff *), int id,
 		struct sk_buff *skb)
 {
-	if (nsl_block_on(skb))
-		fn(id, skb);
+	if (!nsl_block_on(skb))
+		return;
+	if (nsl_region_own_case(id))
+		own(id, skb);
+	else
+		plain(id, skb);
+}
+
+/* @from ends where @to begins: one call, where neither has a case. */
+static __always_inline void nsl_next_hook(int from, int to,
+					  struct sk_buff *skb)
+{
+	if (nsl_region_own_case(from) || nsl_region_own_case(to)) {
+		nsl_region_hook(__nsl_stop, __nsl_stop_on, from, skb);
+		nsl_region_hook(__nsl_start, __nsl_start_on, to, skb);
+	} else if (nsl_block_on(skb)) {
+		__nsl_next_on(from, to, skb);
+	}
 }
 
 static __always_inline void
@@ -291,10 +331,17 @@ static __always_inline void nsl_gso_hook(struct sk_buff *orig,
 #define NET_SLICE_INIT(skb, dir)	NSL_HOOK(__nsl_init(skb, dir))
 /* NSI of a socket's new skb to send: its flow is the socket's. */
 #define NET_SLICE_INIT_SK(skb, sk)	NSL_HOOK(__nsl_init_sk(skb, sk))
-#define NET_SLICE_START(id, skb)	nsl_region_hook(__nsl_start, id, skb)
-#define NET_SLICE_STOP(id, skb)		nsl_region_hook(__nsl_stop, id, skb)
+#define NET_SLICE_START(id, skb) \
+	nsl_region_hook(__nsl_start, __nsl_start_on, id, skb)
+#define NET_SLICE_STOP(id, skb) \
+	nsl_region_hook(__nsl_stop, __nsl_stop_on, id, skb)
+/* STOP of @from and START of @to, at the same place. */
+#define NET_SLICE_NEXT(from, to, skb)	nsl_next_hook(from, to, skb)
 #define NET_SLICE_EXIT(skb)		nsl_skb_hook(__nsl_exit, skb)
-/* The clone TCP hands to IP becomes the block that is emitted. */
+/*
+ * The clone TCP hands to IP becomes the block that is emitted, and its
+ * tcp region starts (the header is built next).
+ */
 #define NET_SLICE_TX_FORK(skb, sk)	nsl_sock_hook(__nsl_tx_fork, skb, sk)
 /* Where TCP counts a retransmission: its next fork is one. */
 #define NET_SLICE_TX_RETRANS(skb)	nsl_skb_hook(__nsl_tx_retrans, skb)

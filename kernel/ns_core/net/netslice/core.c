@@ -51,19 +51,6 @@ DEFINE_STATIC_KEY_FALSE(nsl_staged);
 static DEFINE_MUTEX(nsl_stage_lock);
 enum nsl_stage nsl_stage = NSL_STAGE_FULL;
 
-/*
- * An NSS or NST in a stage short of records does nothing more (true),
- * having read the TSC in the clock stage.
- */
-static __always_inline bool nsl_stage_stops_macro(void)
-{
-	if (!nsl_stage_below(NSL_STAGE_RECORDS))
-		return false;
-	if (!nsl_stage_below(NSL_STAGE_CLOCK))
-		nsl_now();
-	return true;
-}
-
 u32 nsl_tsc_khz(void)
 {
 #ifdef CONFIG_X86_TSC
@@ -178,6 +165,60 @@ void __nsl_stop(int region, struct sk_buff *skb)
 		nsl_stop_duration(b, region, now);
 }
 EXPORT_SYMBOL_GPL(__nsl_stop);
+
+/*
+ * START and STOP of a region with no case of its own
+ * (nsl_region_own_case()), from a hook that found the block: only count
+ * mode is left to test.
+ */
+void __nsl_start_on(int region, struct sk_buff *skb)
+{
+	struct nsl_skb_block *b;
+
+	if (nsl_stage_stops_macro())
+		return;
+	b = nsl_block_known(skb);
+	if (unlikely(b->blk.nevents))
+		nsl_start_count(b, region, NSL_NOW);
+	else
+		nsl_start_duration(b, region);
+}
+EXPORT_SYMBOL_GPL(__nsl_start_on);
+
+/* A STOP's first step, the TSC in *@now: false if it does no more. */
+static __always_inline bool nsl_stop_head(u64 *now)
+{
+	if (nsl_stage_stops_macro())
+		return false;
+	*now = nsl_now();
+	return true;
+}
+
+void __nsl_stop_on(int region, struct sk_buff *skb)
+{
+	u64 now;
+
+	if (nsl_stop_head(&now))
+		nsl_stop_block(nsl_block_known(skb), region, now);
+}
+EXPORT_SYMBOL_GPL(__nsl_stop_on);
+
+/*
+ * STOP of @from and START of @to, where one region hands over to the
+ * next: one call and one lookup.  The TSC is read for each, as a STOP and
+ * a START read it, so neither interval holds the other's bookkeeping.
+ */
+void __nsl_next_on(int from, int to, struct sk_buff *skb)
+{
+	struct nsl_skb_block *b = nsl_block_known(skb);
+	u64 now;
+
+	if (!nsl_stop_head(&now))
+		return;
+	nsl_stop_block(b, from, now);
+	nsl_start_block(b, to, NSL_NOW);
+}
+EXPORT_SYMBOL_GPL(__nsl_next_on);
 
 int nsl_stage_set(enum nsl_stage stage)
 {

@@ -28,6 +28,19 @@ static inline struct nsl_skb_block *nsl_block_of(const struct sk_buff *skb)
 	return skb_ext_find(skb, SKB_EXT_NETSLICE);
 }
 
+/*
+ * The block of @skb, which its hook found there (nsl_block_on()): what
+ * skb_ext_find() returns, without testing again that it is there.  For
+ * the entries only a hook calls.
+ */
+static __always_inline struct nsl_skb_block *
+nsl_block_known(const struct sk_buff *skb)
+{
+	const struct skb_ext *ext = skb->extensions;
+
+	return (void *)ext + (ext->offset[SKB_EXT_NETSLICE] << 3);
+}
+
 /* The stage a block's life stops at, and its key (core.c). */
 DECLARE_STATIC_KEY_FALSE(nsl_staged);
 extern enum nsl_stage nsl_stage;
@@ -37,6 +50,19 @@ static __always_inline bool nsl_stage_below(enum nsl_stage stage)
 {
 	return static_branch_unlikely(&nsl_staged) &&
 	       READ_ONCE(nsl_stage) < stage;
+}
+
+/*
+ * An NSS or NST in a stage short of records does nothing more (true),
+ * having read the TSC in the clock stage.
+ */
+static __always_inline bool nsl_stage_stops_macro(void)
+{
+	if (!nsl_stage_below(NSL_STAGE_RECORDS))
+		return false;
+	if (!nsl_stage_below(NSL_STAGE_CLOCK))
+		nsl_now();
+	return true;
 }
 
 /* Blocks lost for want of an skb extension, per CPU (emit.c). */
@@ -87,6 +113,14 @@ bool nsl_pick_sk(const struct sock *sk, u8 *picked);
 bool nsl_pick_flow(const struct nsl_filter_flow *f, u8 *picked);
 bool nsl_pick_rx(const struct sk_buff *skb, u8 *picked);
 bool nsl_pick_emit(const struct nsl_block *blk, u8 picked);
+/* Collection paused (nsl_pick_pause()): read without a lock. */
+extern bool nsl_paused;
+
+static inline bool nsl_collect_paused(void)
+{
+	return READ_ONCE(nsl_paused);
+}
+
 /* Whether anything is chosen at NSI: a filter there, or sampling. */
 bool nsl_pick_on(void);
 

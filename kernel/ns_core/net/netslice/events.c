@@ -200,7 +200,7 @@ void nsl_event(const struct sock *sk, const struct sk_buff *skb, int type,
 void __nsl_sock_event(struct sock *sk, int type, int bytes)
 {
 	/* Every write and read comes here: no TSC read unless it is kept. */
-	if (bytes <= 0 || !nsl_records_on())
+	if (bytes <= 0 || !nsl_records_on() || nsl_collect_paused())
 		return;
 	nsl_event(sk, NULL, type, bytes, nsl_now(), sock_gen_cookie(sk), 0);
 }

@@ -229,41 +229,41 @@ static inline void nsl_recount_open(struct nsl_skb_block *b)
  * STOP of @region at @now, in count mode with @nev counters: closes the
  * region's latest open record, if any.
  */
-static __always_inline void nsl_stop_at(struct nsl_skb_block *b, int region,
+static __always_inline bool nsl_stop_at(struct nsl_skb_block *b, int region,
 					u64 now, u8 nev)
 {
 	struct nsl_record *r;
 
 	if (!b->open_cnt[region])
-		return;
+		return false;
 	r = nsl_hinted_open(b, region);
 	if (unlikely(!r)) {
 		r = nsl_search_open(b, region);
 		if (!r)
-			return;
+			return false;
 	}
 	nsl_rec_end(b, r, region, now, nev);
+	return true;
 }
 
-static noinline __maybe_unused void
+static noinline __maybe_unused bool
 nsl_stop_count(struct nsl_skb_block *b, int region, u64 now)
 {
-	nsl_stop_at(b, region, now, b->blk.nevents);
+	return nsl_stop_at(b, region, now, b->blk.nevents);
 }
 
 /*
  * STOP of @region at @now, as START: most find no record of the region
- * open, and return inline.
+ * open, and return inline.  Whether it closed one.
  */
-static __always_inline void nsl_stop_block(struct nsl_skb_block *b,
+static __always_inline bool nsl_stop_block(struct nsl_skb_block *b,
 					   int region, u64 now)
 {
 	if (!b->open_cnt[region])
-		return;
+		return false;
 	if (likely(!b->blk.nevents))
-		nsl_stop_at(b, region, now, 0);
-	else
-		nsl_stop_count(b, region, now);
+		return nsl_stop_at(b, region, now, 0);
+	return nsl_stop_count(b, region, now);
 }
 
 /* The same for a block in duration mode (nevents 0): no call. */

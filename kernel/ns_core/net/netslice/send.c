@@ -155,17 +155,15 @@ static struct nsl_skb_block *nsl_unlend(struct sk_buff *skb,
  * @skb is the skb TCP hands to IP (a clone of the write-queue skb, sharing
  * its template).  The first transmission takes the template itself where
  * it can (nsl_can_lend()); else, and for every later one, @skb gets a
- * private copy.  That block is what gets emitted.
+ * private copy.  That block is what gets emitted; its tcp region starts.
  */
 void __nsl_tx_fork(struct sk_buff *skb, struct sock *sk)
 {
-	struct nsl_skb_block *tmpl = nsl_block_of(skb);
+	struct nsl_skb_block *tmpl = nsl_block_known(skb);
 	struct nsl_skb_block *b;
 	bool sent, retrans;
 	u64 now;
 
-	if (!tmpl)
-		return;
 	sent = test_and_set_bit(NSL_ST_SENT, &tmpl->state);
 	retrans = test_and_clear_bit(NSL_ST_RETRANS, &tmpl->state);
 	if (!sent && !retrans && nsl_can_lend(skb))
@@ -206,6 +204,9 @@ void __nsl_tx_fork(struct sk_buff *skb, struct sock *sk)
 	if (unlikely(nsl_records_on()) && skb->len)
 		nsl_event(sk, NULL, NSL_EV_TCP_SEND, skb->len, now,
 			  b->blk.conn, tcp_skb_pcount(skb) > 1 ? NSL_EVF_TSO : 0);
+	/* tcp_transmit_skb() builds the header next: the tcp region. */
+	if (!nsl_stage_stops_macro())
+		nsl_start_block(b, NSL_R_TCP, NSL_NOW);
 }
 EXPORT_SYMBOL_GPL(__nsl_tx_fork);
 
@@ -269,11 +270,11 @@ static struct nsl_skb_block *nsl_copy_for(struct sk_buff *skb)
 void __nsl_xmit(struct sk_buff *skb, struct net_device *dev)
 {
 	u64 now = nsl_now();
-	struct nsl_skb_block *b = nsl_block_of(skb);
+	struct nsl_skb_block *b = nsl_block_known(skb);
 	struct nsl_block *blk;
 	int off;
 
-	if (!b || !test_bit(NSL_ST_ELIGIBLE, &b->state))
+	if (!test_bit(NSL_ST_ELIGIBLE, &b->state))
 		return;
 	if (b->owner && b->owner != skb) {
 		b = nsl_copy_for(skb);
@@ -293,8 +294,8 @@ void __nsl_xmit(struct sk_buff *skb, struct net_device *dev)
 	 * another device's queue (a mirror) carries that device's open
 	 * link too.
 	 */
-	while (nsl_open_record(b, NSL_R_LINK))
-		nsl_stop_block(b, NSL_R_LINK, now);
+	while (nsl_stop_block(b, NSL_R_LINK, now))
+		;
 	nsl_stop_block(b, NSL_R_WRITE, now);
 	nsl_stop_block(b, NSL_R_RX_LINK, now);
 	b->owner = skb;
