@@ -195,7 +195,7 @@ def exit_table(prof, wl, out, top=5):
     cfgs = [c for c in prof.configs(wl) if (wl, c) in prof.exits]
     if not cfgs:
         return
-    print("\n%s: nsdump's exit, once per capture, outside the windows" % wl)
+    print("\n%s: nsdump's teardown and exit, once per capture, outside the windows" % wl)
     for cfg in cfgs:
         runs = prof.exits[(wl, cfg)]
         totals = [sum(c.values()) for c in runs]

@@ -5,11 +5,11 @@
 # runs inside a VM that bench/insn/insncount.so counts (make insnprof
 # boots it), and marks a window around each configuration's workload.  A
 # window runs from the workload's start (lat_tcp: after its warm-up) to
-# after nsdump has drained and closed its file, as its main() returns:
-# capture start-up (and the calibration it triggers) is outside, the
-# final drain inside.  nsdump's process exit that follows (unmapping its
-# libraries, closing /dev/ns) is counted on its own, once per capture
-# (the "exits" file).  The guest executes a marker instruction
+# after nsdump has drained and closed its file: capture start-up (and the
+# calibration it triggers) is outside, the final drain inside.  nsdump's
+# teardown that follows (unmapping the rings, closing /dev/ns, where the
+# hooks' static key goes off, its process exit) is counted on its own,
+# once per capture (the "exits" file).  The guest executes a marker instruction
 # (bench/insn/nsmark, lat_tcp --insn-mark, bench/insn/markexit.so
 # preloaded into nsdump); the plugin snapshots every counter as it does,
 # and bench/insnprof.py takes the differences.
@@ -147,7 +147,8 @@ window() {
 	elif [[ $stage != - ]]; then
 		# At fixed addresses (no ASLR), so that its map names its
 		# functions in every window: insnprof.py reads maps.nsdump.
-		LD_PRELOAD=$EXITMARK setarch -R "$NSDUMP" -q -w "$W/t.nst" "$@" \
+		INSNPROF_MARK_AFTER=$W/t.nst LD_PRELOAD=$EXITMARK \
+			setarch -R "$NSDUMP" -q -w "$W/t.nst" "$@" \
 			2>"$W/nsdump.err" &
 		nsd=$!
 		while [[ ! -s $W/t.nst ]]; do
@@ -161,8 +162,9 @@ window() {
 	if [[ -n $nsd ]]; then
 		kill -INT $nsd
 		wait $nsd
-		# The mark markexit.so took as main() returned; nothing
-		# forks before the next, so that the exit is all it counts.
+		# The mark markexit.so took as nsdump closed its file;
+		# nothing forks before the next, so that the teardown and
+		# the exit are all it counts.
 		[[ -s $INSN_DIR/snap.$((SNAP + 1)) ]] ||
 			die "no mark from nsdump's exit ($EXITMARK preloaded)"
 		marked
