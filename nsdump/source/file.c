@@ -148,6 +148,13 @@ int nsf_writer_open_sampled(struct nsf_writer *w, int fd, const char *name,
 		w->err = ENOMEM;
 		return -1;
 	}
+	/*
+	 * Its pages taken now, as the file opens: otherwise the first
+	 * DATA record's blocks fault them in one by one as they fill it
+	 * (16 faults, each zeroing its page), a capture's start-up cost
+	 * paid while the first 64 KB of packets are being collected.
+	 */
+	memset(w->buf, 0, HDR + NSF_DATA_TARGET);
 	memcpy(fh.magic, NSF_MAGIC, sizeof(fh.magic));
 	if (write_all(w, &fh, sizeof(fh)))
 		return -1;

@@ -830,6 +830,138 @@ static void runs(void)
 	TAP_EQ(r.len, 0, "decode: no run of a block that is not compact");
 }
 
+/*
+ * ns_decode_run() as it was first written, each check as
+ * ns_decode_shallow() words it: the one nsdump has now must find the
+ * same runs and count the same.
+ */
+static void run_ref(const unsigned char *p, size_t len, struct ns_run *r)
+{
+	struct nsl_item_hdr h;
+	size_t off = 0;
+
+	memset(r, 0, sizeof(*r));
+	r->buf = p;
+	while (len - off >= sizeof(h)) {
+		const unsigned char *q = p + off;
+		uint8_t cflags, nrec, nev;
+		uint64_t x;
+		uint32_t flags;
+
+		memcpy(&h, q, sizeof(h));
+		if (h.size < sizeof(h) || h.size % 8 || h.size > len - off)
+			break;
+		if (h.kind == NSL_ITEM_LOSS) {
+			if (h.size != sizeof(struct nsl_loss))
+				break;
+			memcpy(&x, q + offsetof(struct nsl_loss, lost), 8);
+			r->lost += x;
+			r->loss_items++;
+			off += h.size;
+			continue;
+		}
+		if (h.kind != NSL_ITEM_CBLOCK ||
+		    h.size < sizeof(struct nsl_cblock) || h.size > NSL_CBLOCK_MAX)
+			break;
+		cflags = q[offsetof(struct nsl_cblock, cflags)];
+		nrec = q[offsetof(struct nsl_cblock, nrec)];
+		nev = q[offsetof(struct nsl_cblock, nevents)];
+		if ((cflags & ~NSL_CB_KNOWN) || nrec > NSL_MAX_RECORDS ||
+		    nev > NSL_MAX_EVENTS || NSL_CB_NDEV(cflags) > NSL_MAX_DEVS)
+			break;
+		if (!r->blocks)
+			memcpy(&r->tsc0, q + offsetof(struct nsl_cblock, tsc0), 8);
+		memcpy(&flags, q + offsetof(struct nsl_cblock, flags), 4);
+		r->blocks++;
+		r->absorbed += !!(flags & NSL_BF_ABSORBED);
+		r->coalesced += !!(flags & NSL_BF_COALESCED);
+		if (nev > r->nevents)
+			r->nevents = nev;
+		off += h.size;
+	}
+	r->len = off;
+}
+
+/*
+ * Streams of compact blocks, losses and now and then another item, a
+ * byte of a header or of a block's checked fields set at random: the
+ * run found and its counts are the reference's.
+ */
+static void runs_random(void)
+{
+	static uint64_t buf[12 * NSL_CBLOCK_MAX / 8];
+	unsigned char *p = (unsigned char *)buf;
+	unsigned int seed = 1, bad = 0, i, k;
+	uint32_t x = 2463534242u;
+
+	for (i = 0; i < 20000 && !bad; i++) {
+		size_t len = 0, start[10];
+		unsigned int n = 1 + i % 8;
+		struct ns_run a, b;
+
+		for (k = 0; k < n; k++) {
+			struct nsl_block blk;
+			struct nsl_loss l = {
+				.hdr = { .kind = NSL_ITEM_LOSS,
+					 .size = sizeof(l) },
+			};
+
+			x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+			start[k] = len;
+			if (x % 5 == 0) {
+				l.lost = x >> 8;
+				memcpy(p + len, &l, sizeof(l));
+				len += sizeof(l);
+				continue;
+			}
+			random_block(&blk, seed++);
+			blk.ndev = x % 11 < NSL_MAX_DEVS + 1 ? x % 11 : 0;
+			for (unsigned int d = 0; d < blk.ndev; d++)
+				blk.dev[d].ifindex = d + 1;
+			if (x % 23 == 0) {
+				blk.nrec = blk.nrec % 4;
+				memcpy(p + len, &blk, NSL_BLOCK_SIZE(blk.nrec));
+				len += NSL_BLOCK_SIZE(blk.nrec);
+			} else if (ns_block_compacts(&blk)) {
+				len += nsl_cblock_encode(&blk, p + len);
+			}
+		}
+		x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+		if (x % 3 && len) {
+			/* a byte of an item's first 64 set at random */
+			k = (x >> 4) % n;
+			static const unsigned char near[] = {
+				0, 1, NSL_MAX_RECORDS, NSL_MAX_RECORDS + 1,
+				NSL_MAX_EVENTS, NSL_MAX_EVENTS + 1, 0x37, 0x38,
+				0x3f, 0x40, 0x7f, 0x80, 0xff, 2, 5, 8,
+			};
+			size_t at = start[k];
+
+			/* mostly the bytes the run checks */
+			if (x & 0x100)
+				at += offsetof(struct nsl_cblock, family) + (x >> 9) % 4;
+			else if (x & 0x200)
+				at += (x >> 10) % 8;
+			else
+				at += (x >> 10) % 64;
+			if (at < len)
+				p[at] = x & 0x400 ? near[(x >> 16) % 16] :
+					(unsigned char)(x >> 20) >> (x >> 28) % 8;
+		}
+		x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+		if (x % 4 == 0 && len)
+			len -= (x >> 4) % (len < 80 ? len : 80);
+		ns_decode_run(p, len, &a);
+		run_ref(p, len, &b);
+		if (a.buf != b.buf || a.len != b.len || a.blocks != b.blocks ||
+		    a.lost != b.lost || a.loss_items != b.loss_items ||
+		    a.absorbed != b.absorbed || a.coalesced != b.coalesced ||
+		    a.tsc0 != b.tsc0 || a.nevents != b.nevents)
+			bad = i + 1;
+	}
+	TAP_EQ(bad, 0, "decode: runs of random items, one byte of them set at random, found and counted as the reference does");
+}
+
 void test_decode(void)
 {
 	table();
@@ -839,4 +971,5 @@ void test_decode(void)
 	compact();
 	devices();
 	runs();
+	runs_random();
 }
