@@ -122,8 +122,7 @@ void nsl_add_dev(struct nsl_skb_block *b, const struct net_device *dev, u8 dir)
 	d->netns = netns;
 	d->first = blk->nrec;
 	d->dir = dir;
-	d->pad = 0;
-	d->pad2 = 0;
+	/* pad, pad2: 0 since nsl_init_block(), as every entry past ndev */
 }
 
 /* @to, an skb with no block, gets a copy of @src; NULL without memory. */
