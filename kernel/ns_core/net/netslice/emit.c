@@ -96,10 +96,10 @@ static void nsl_emit(struct nsl_skb_block *b)
  * its own.  With no skb left (@skb NULL) it was GRO's stolen head, the
  * data living on in the merged skb.
  */
-static void nsl_rx_absorbed(struct nsl_skb_block *b, u64 now,
-			    const struct sk_buff *skb)
+static noinline void nsl_rx_absorbed_slow(struct nsl_skb_block *b, u64 now,
+					  const struct sk_buff *skb)
 {
-	if (b->blk.dir != NSL_DIR_RX || !nsl_open_record(b, NSL_R_RX_LINK))
+	if (!nsl_open_record(b, NSL_R_RX_LINK))
 		return;
 	nsl_stop_block(b, NSL_R_RX_LINK, now);
 	if (!skb || skb->protocol == htons(ETH_P_IP) ||
@@ -107,19 +107,34 @@ static void nsl_rx_absorbed(struct nsl_skb_block *b, u64 now,
 		b->blk.flags |= NSL_BF_ABSORBED;
 }
 
+/* Most blocks have no link region open as they go: no call for them. */
+static __always_inline void nsl_rx_absorbed(struct nsl_skb_block *b, u64 now,
+					    const struct sk_buff *skb)
+{
+	if (b->blk.dir == NSL_DIR_RX && b->open_cnt[NSL_R_RX_LINK])
+		nsl_rx_absorbed_slow(b, now, skb);
+}
+
 /*
  * A received packet freed in a backlog (dropped, or coalesced into the one
  * before it) ends there; one TCP consumes itself (an ACK) ends in tcp, one
  * UDP drops (a full receive buffer) in udp.
  */
-static void nsl_rx_ends(struct nsl_skb_block *b, u64 now)
+static noinline void nsl_rx_ends_slow(struct nsl_skb_block *b, u64 now)
 {
-	if (!(b->blk.flags & NSL_BF_RX))
-		return;
 	nsl_stop_block(b, NSL_R_BACKLOG, now);
 	nsl_stop_block(b, NSL_R_SK_BACKLOG, now);
 	nsl_stop_block(b, NSL_R_RX_TCP, now);
 	nsl_stop_block(b, NSL_R_RX_UDP, now);
+}
+
+/* Most blocks have none of those regions open: no call for them. */
+static __always_inline void nsl_rx_ends(struct nsl_skb_block *b, u64 now)
+{
+	if ((b->blk.flags & NSL_BF_RX) &&
+	    (b->open_cnt[NSL_R_BACKLOG] | b->open_cnt[NSL_R_SK_BACKLOG] |
+	     b->open_cnt[NSL_R_RX_TCP] | b->open_cnt[NSL_R_RX_UDP]))
+		nsl_rx_ends_slow(b, now);
 }
 
 /* NSE: the skb is being freed. */
