@@ -52,7 +52,9 @@ static bool nsl_block_leaves(struct nsl_skb_block *b)
 	return true;
 }
 
-void nsl_deliver(struct nsl_item_hdr *item, struct nsl_skb_block *b)
+/* nsl_deliver(), inline where the caller knows whether @b is a block. */
+static __always_inline void nsl_deliver_item(struct nsl_item_hdr *item,
+					     struct nsl_skb_block *b)
 {
 	const struct nsl_receiver *rcv;
 
@@ -68,13 +70,23 @@ out:
 	rcu_read_unlock();
 }
 
+void nsl_deliver(struct nsl_item_hdr *item, struct nsl_skb_block *b)
+{
+	nsl_deliver_item(item, b);
+}
+
 static void nsl_emit(struct nsl_skb_block *b)
 {
+	const unsigned long st = BIT(NSL_ST_ELIGIBLE) | BIT(NSL_ST_DEAD) |
+				 BIT(NSL_ST_EMITTED);
 	struct nsl_block *blk = &b->blk;
 
+	/*
+	 * The state read once for what needs no atomic: most blocks NSE or
+	 * the extension's release sees are emitted already (another holder's).
+	 */
 	if (nsl_stage_below(NSL_STAGE_FULL) ||
-	    !test_bit(NSL_ST_ELIGIBLE, &b->state) ||
-	    test_bit(NSL_ST_DEAD, &b->state) ||
+	    (READ_ONCE(b->state) & st) != BIT(NSL_ST_ELIGIBLE) ||
 	    test_and_set_bit(NSL_ST_EMITTED, &b->state))
 		return;
 	/*
@@ -86,7 +98,7 @@ static void nsl_emit(struct nsl_skb_block *b)
 	    (!b->owner || nsl_open_record(b, NSL_R_LINK)))
 		blk->flags |= NSL_BF_NOXMIT;
 	blk->hdr.size = NSL_BLOCK_SIZE(blk->nrec);
-	nsl_deliver(&blk->hdr, b);
+	nsl_deliver_item(&blk->hdr, b);
 }
 
 /*
