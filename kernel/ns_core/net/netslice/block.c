@@ -47,9 +47,6 @@ struct nsl_skb_block *nsl_init_block(struct sk_buff *skb, int dir, u8 picked)
 	blk->tsc0 = nsl_now();
 	blk->dir = dir;
 	blk->gso_segs = 1;
-	b->gen = 0;
-	blk->nevents = nsl_counters_nevents(&b->gen);
-	blk->mode = blk->nevents ? NSL_MODE_COUNT : NSL_MODE_DURATION;
 	blk->hdr.cpu = raw_smp_processor_id();
 	/* A received skb is its own block's owner from the start. */
 	b->owner = dir == NSL_DIR_RX ? skb : NULL;
@@ -58,6 +55,10 @@ struct nsl_skb_block *nsl_init_block(struct sk_buff *skb, int dir, u8 picked)
 	memset(b->open_cnt, 0, sizeof(b->open_cnt));
 	b->sealed = false;
 	b->picked = picked;
+	/* Last, so that only @b lives across the call. */
+	b->gen = 0;
+	blk->nevents = nsl_counters_nevents(&b->gen);
+	blk->mode = blk->nevents ? NSL_MODE_COUNT : NSL_MODE_DURATION;
 	return b;
 }
 
