@@ -14,6 +14,12 @@
 #include <linux/export.h>
 #include <linux/string.h>
 #include <linux/in.h>
+#include <linux/if_ether.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/tcp.h>
+#include <linux/udp.h>
+#include <net/ip.h>
 
 #include "core.h"
 #include "record.h"
@@ -41,9 +47,6 @@ struct nsl_skb_block *nsl_init_block(struct sk_buff *skb, int dir, u8 picked)
 	blk->tsc0 = nsl_now();
 	blk->dir = dir;
 	blk->gso_segs = 1;
-	b->gen = 0;
-	blk->nevents = nsl_counters_nevents(&b->gen);
-	blk->mode = blk->nevents ? NSL_MODE_COUNT : NSL_MODE_DURATION;
 	blk->hdr.cpu = raw_smp_processor_id();
 	/* A received skb is its own block's owner from the start. */
 	b->owner = dir == NSL_DIR_RX ? skb : NULL;
@@ -52,6 +55,10 @@ struct nsl_skb_block *nsl_init_block(struct sk_buff *skb, int dir, u8 picked)
 	memset(b->open_cnt, 0, sizeof(b->open_cnt));
 	b->sealed = false;
 	b->picked = picked;
+	/* Last, so that only @b lives across the call. */
+	b->gen = 0;
+	blk->nevents = nsl_counters_nevents(&b->gen);
+	blk->mode = blk->nevents ? NSL_MODE_COUNT : NSL_MODE_DURATION;
 	return b;
 }
 
@@ -116,8 +123,7 @@ void nsl_add_dev(struct nsl_skb_block *b, const struct net_device *dev, u8 dir)
 	d->netns = netns;
 	d->first = blk->nrec;
 	d->dir = dir;
-	d->pad = 0;
-	d->pad2 = 0;
+	/* pad, pad2: 0 since nsl_init_block(), as every entry past ndev */
 }
 
 /* @to, an skb with no block, gets a copy of @src; NULL without memory. */
@@ -288,26 +294,73 @@ EXPORT_SYMBOL_GPL(__nsl_eat);
 /*
  * The flow of @skb from its network and transport headers: family,
  * protocol, header lengths, ports, addresses, and the TCP sequence.
- * Headers not in the linear data leave their fields as they were.
+ * Headers not in the linear data leave their fields as they were.  The
+ * headers are read straight into the block: what nsl_parse() reads and
+ * does not keep here (lengths, TOS, TTL) is not read at all.
  */
 void nsl_flow(struct nsl_block *blk, const struct sk_buff *skb)
 {
-	struct nsl_hdrs h;
+	const u8 *nh = skb_network_header(skb);
+	const u8 *tail = skb_tail_pointer(skb);
+	const u8 *th;
+	u8 proto;
 
-	if (!nsl_parse(skb, skb_network_header(skb), &h))
+	/*
+	 * Headers are read in the linear data only (nsl_parse()'s test): the
+	 * transport header lies past the network header, so past head too.
+	 */
+	if (nh < skb->head)
 		return;
-	blk->family = h.f.family;
-	blk->proto = h.f.proto;
-	blk->nhlen = h.nhlen;
-	memcpy(blk->saddr, h.f.saddr, sizeof(blk->saddr));
-	memcpy(blk->daddr, h.f.daddr, sizeof(blk->daddr));
-	if (!h.ports)
+	if (skb->protocol == htons(ETH_P_IP)) {
+		const struct iphdr *iph = (const struct iphdr *)nh;
+
+		if (nh + sizeof(*iph) > tail || iph->version != 4)
+			return;
+		proto = iph->protocol;
+		blk->family = AF_INET;
+		blk->proto = proto;
+		blk->nhlen = iph->ihl * 4;
+		/* the rest of each address 0, as an IPv4 flow's is */
+		memcpy(blk->saddr, &iph->saddr, 4);
+		memset(blk->saddr + 4, 0, sizeof(blk->saddr) - 4);
+		memcpy(blk->daddr, &iph->daddr, 4);
+		memset(blk->daddr + 4, 0, sizeof(blk->daddr) - 4);
+		if (iph->frag_off & htons(IP_OFFSET))
+			return;
+		th = nh + iph->ihl * 4;
+	} else if (skb->protocol == htons(ETH_P_IPV6)) {
+		const struct ipv6hdr *ip6 = (const struct ipv6hdr *)nh;
+
+		if (nh + sizeof(*ip6) > tail || ip6->version != 6)
+			return;
+		proto = ip6->nexthdr;
+		blk->family = AF_INET6;
+		blk->proto = proto;
+		blk->nhlen = sizeof(*ip6);
+		memcpy(blk->saddr, &ip6->saddr, sizeof(blk->saddr));
+		memcpy(blk->daddr, &ip6->daddr, sizeof(blk->daddr));
+		th = (const u8 *)(ip6 + 1);
+	} else {
 		return;
-	blk->sport = h.f.sport;
-	blk->dport = h.f.dport;
-	blk->thlen = h.thlen;
-	if (h.f.proto == IPPROTO_TCP)
-		blk->tcp_seq = h.f.tcp_seq;
+	}
+	if (proto == IPPROTO_TCP) {
+		const struct tcphdr *t = (const struct tcphdr *)th;
+
+		if (th + sizeof(*t) > tail)
+			return;
+		blk->sport = ntohs(t->source);
+		blk->dport = ntohs(t->dest);
+		blk->thlen = t->doff * 4;
+		blk->tcp_seq = ntohl(t->seq);
+	} else if (proto == IPPROTO_UDP || proto == IPPROTO_UDPLITE) {
+		const struct udphdr *u = (const struct udphdr *)th;
+
+		if (th + sizeof(*u) > tail)
+			return;
+		blk->sport = ntohs(u->source);
+		blk->dport = ntohs(u->dest);
+		blk->thlen = sizeof(*u);
+	}
 }
 
 /*

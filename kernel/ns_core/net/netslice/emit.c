@@ -52,7 +52,9 @@ static bool nsl_block_leaves(struct nsl_skb_block *b)
 	return true;
 }
 
-void nsl_deliver(struct nsl_item_hdr *item, struct nsl_skb_block *b)
+/* nsl_deliver(), inline where the caller knows whether @b is a block. */
+static __always_inline void nsl_deliver_item(struct nsl_item_hdr *item,
+					     struct nsl_skb_block *b)
 {
 	const struct nsl_receiver *rcv;
 
@@ -68,13 +70,23 @@ out:
 	rcu_read_unlock();
 }
 
+void nsl_deliver(struct nsl_item_hdr *item, struct nsl_skb_block *b)
+{
+	nsl_deliver_item(item, b);
+}
+
 static void nsl_emit(struct nsl_skb_block *b)
 {
+	const unsigned long st = BIT(NSL_ST_ELIGIBLE) | BIT(NSL_ST_DEAD) |
+				 BIT(NSL_ST_EMITTED);
 	struct nsl_block *blk = &b->blk;
 
+	/*
+	 * The state read once for what needs no atomic: most blocks NSE or
+	 * the extension's release sees are emitted already (another holder's).
+	 */
 	if (nsl_stage_below(NSL_STAGE_FULL) ||
-	    !test_bit(NSL_ST_ELIGIBLE, &b->state) ||
-	    test_bit(NSL_ST_DEAD, &b->state) ||
+	    (READ_ONCE(b->state) & st) != BIT(NSL_ST_ELIGIBLE) ||
 	    test_and_set_bit(NSL_ST_EMITTED, &b->state))
 		return;
 	/*
@@ -86,7 +98,7 @@ static void nsl_emit(struct nsl_skb_block *b)
 	    (!b->owner || nsl_open_record(b, NSL_R_LINK)))
 		blk->flags |= NSL_BF_NOXMIT;
 	blk->hdr.size = NSL_BLOCK_SIZE(blk->nrec);
-	nsl_deliver(&blk->hdr, b);
+	nsl_deliver_item(&blk->hdr, b);
 }
 
 /*
@@ -96,10 +108,10 @@ static void nsl_emit(struct nsl_skb_block *b)
  * its own.  With no skb left (@skb NULL) it was GRO's stolen head, the
  * data living on in the merged skb.
  */
-static void nsl_rx_absorbed(struct nsl_skb_block *b, u64 now,
-			    const struct sk_buff *skb)
+static noinline void nsl_rx_absorbed_slow(struct nsl_skb_block *b, u64 now,
+					  const struct sk_buff *skb)
 {
-	if (b->blk.dir != NSL_DIR_RX || !nsl_open_record(b, NSL_R_RX_LINK))
+	if (!nsl_open_record(b, NSL_R_RX_LINK))
 		return;
 	nsl_stop_block(b, NSL_R_RX_LINK, now);
 	if (!skb || skb->protocol == htons(ETH_P_IP) ||
@@ -107,19 +119,34 @@ static void nsl_rx_absorbed(struct nsl_skb_block *b, u64 now,
 		b->blk.flags |= NSL_BF_ABSORBED;
 }
 
+/* Most blocks have no link region open as they go: no call for them. */
+static __always_inline void nsl_rx_absorbed(struct nsl_skb_block *b, u64 now,
+					    const struct sk_buff *skb)
+{
+	if (b->blk.dir == NSL_DIR_RX && b->open_cnt[NSL_R_RX_LINK])
+		nsl_rx_absorbed_slow(b, now, skb);
+}
+
 /*
  * A received packet freed in a backlog (dropped, or coalesced into the one
  * before it) ends there; one TCP consumes itself (an ACK) ends in tcp, one
  * UDP drops (a full receive buffer) in udp.
  */
-static void nsl_rx_ends(struct nsl_skb_block *b, u64 now)
+static noinline void nsl_rx_ends_slow(struct nsl_skb_block *b, u64 now)
 {
-	if (!(b->blk.flags & NSL_BF_RX))
-		return;
 	nsl_stop_block(b, NSL_R_BACKLOG, now);
 	nsl_stop_block(b, NSL_R_SK_BACKLOG, now);
 	nsl_stop_block(b, NSL_R_RX_TCP, now);
 	nsl_stop_block(b, NSL_R_RX_UDP, now);
+}
+
+/* Most blocks have none of those regions open: no call for them. */
+static __always_inline void nsl_rx_ends(struct nsl_skb_block *b, u64 now)
+{
+	if ((b->blk.flags & NSL_BF_RX) &&
+	    (b->open_cnt[NSL_R_BACKLOG] | b->open_cnt[NSL_R_SK_BACKLOG] |
+	     b->open_cnt[NSL_R_RX_TCP] | b->open_cnt[NSL_R_RX_UDP]))
+		nsl_rx_ends_slow(b, now);
 }
 
 /* NSE: the skb is being freed. */
