@@ -14,14 +14,9 @@
 #include <linux/export.h>
 #include <linux/string.h>
 #include <linux/in.h>
-#include <linux/if_ether.h>
-#include <linux/ip.h>
-#include <linux/ipv6.h>
-#include <linux/tcp.h>
-#include <linux/udp.h>
-#include <net/ip.h>
 
 #include "core.h"
+#include "headers.h"
 #include "record.h"
 
 /*
@@ -294,73 +289,18 @@ EXPORT_SYMBOL_GPL(__nsl_eat);
 /*
  * The flow of @skb from its network and transport headers: family,
  * protocol, header lengths, ports, addresses, and the TCP sequence.
- * Headers not in the linear data leave their fields as they were.  The
- * headers are read straight into the block: what nsl_parse() reads and
- * does not keep here (lengths, TOS, TTL) is not read at all.
+ * Headers not in the linear data leave their fields as they were.  Read
+ * straight into the block: what else the headers say is not read.
  */
 void nsl_flow(struct nsl_block *blk, const struct sk_buff *skb)
 {
-	const u8 *nh = skb_network_header(skb);
-	const u8 *tail = skb_tail_pointer(skb);
-	const u8 *th;
-	u8 proto;
-
-	/*
-	 * Headers are read in the linear data only (nsl_parse()'s test): the
-	 * transport header lies past the network header, so past head too.
-	 */
-	if (nh < skb->head)
-		return;
-	if (skb->protocol == htons(ETH_P_IP)) {
-		const struct iphdr *iph = (const struct iphdr *)nh;
-
-		if (nh + sizeof(*iph) > tail || iph->version != 4)
-			return;
-		proto = iph->protocol;
-		blk->family = AF_INET;
-		blk->proto = proto;
-		blk->nhlen = iph->ihl * 4;
-		/* the rest of each address 0, as an IPv4 flow's is */
-		memcpy(blk->saddr, &iph->saddr, 4);
-		memset(blk->saddr + 4, 0, sizeof(blk->saddr) - 4);
-		memcpy(blk->daddr, &iph->daddr, 4);
-		memset(blk->daddr + 4, 0, sizeof(blk->daddr) - 4);
-		if (iph->frag_off & htons(IP_OFFSET))
-			return;
-		th = nh + iph->ihl * 4;
-	} else if (skb->protocol == htons(ETH_P_IPV6)) {
-		const struct ipv6hdr *ip6 = (const struct ipv6hdr *)nh;
-
-		if (nh + sizeof(*ip6) > tail || ip6->version != 6)
-			return;
-		proto = ip6->nexthdr;
-		blk->family = AF_INET6;
-		blk->proto = proto;
-		blk->nhlen = sizeof(*ip6);
-		memcpy(blk->saddr, &ip6->saddr, sizeof(blk->saddr));
-		memcpy(blk->daddr, &ip6->daddr, sizeof(blk->daddr));
-		th = (const u8 *)(ip6 + 1);
-	} else {
-		return;
-	}
-	if (proto == IPPROTO_TCP) {
-		const struct tcphdr *t = (const struct tcphdr *)th;
-
-		if (th + sizeof(*t) > tail)
-			return;
-		blk->sport = ntohs(t->source);
-		blk->dport = ntohs(t->dest);
-		blk->thlen = t->doff * 4;
-		blk->tcp_seq = ntohl(t->seq);
-	} else if (proto == IPPROTO_UDP || proto == IPPROTO_UDPLITE) {
-		const struct udphdr *u = (const struct udphdr *)th;
-
-		if (th + sizeof(*u) > tail)
-			return;
-		blk->sport = ntohs(u->source);
-		blk->dport = ntohs(u->dest);
-		blk->thlen = sizeof(*u);
-	}
+	nsl_read_headers(skb, skb_network_header(skb), (struct nsl_hdr_dst) {
+		.family = &blk->family, .proto = &blk->proto,
+		.nhlen = &blk->nhlen, .thlen = &blk->thlen,
+		.sport = &blk->sport, .dport = &blk->dport,
+		.tcp_seq = &blk->tcp_seq,
+		.saddr = blk->saddr, .daddr = blk->daddr, .addrs = true,
+	});
 }
 
 /*

@@ -25,8 +25,9 @@
  *  - receive.c: the receive side, from a driver's NAPI poll to the stack;
  *  - emit.c: NSE, the hand-over to the registered receiver, and its
  *    registration;
- * and beside them pick.c (which packets get a block), events.c (MAGNeT's
- * records), counters.c (PMU counters) and calib.c (what the macros cost).
+ * and beside them pick.c (which packets get a block), headers.h (where a
+ * packet's headers are), events.c (MAGNeT's records), counters.c (PMU
+ * counters) and calib.c (what the macros cost).
  */
 
 #include <linux/netslice.h>

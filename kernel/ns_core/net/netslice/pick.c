@@ -45,8 +45,6 @@
 #include <linux/jhash.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
-#include <linux/tcp.h>
-#include <linux/udp.h>
 #include <linux/string.h>
 #include <net/sock.h>
 #include <net/inet_sock.h>
@@ -56,6 +54,7 @@
 #include <linux/rtnetlink.h>
 
 #include "core.h"
+#include "headers.h"
 
 /*
  * Sampling, as set by nsl_sample_set(): rate in the low half, flags in
@@ -86,98 +85,55 @@ static inline bool nsl_conf_flows(u64 conf)
 	return (conf >> 32) & NSL_SAMPLE_FLOWS;
 }
 
-/*
- * Does [@p, @p + @len) lie in @skb's linear data?  Headers are read only
- * there (a block's flow is worth no pull).
- */
-static inline bool nsl_linear(const struct sk_buff *skb, const void *p,
-			      unsigned int len)
+/* Where the headers go in @f. */
+static __always_inline struct nsl_hdr_dst
+nsl_flow_dst(struct nsl_filter_flow *f)
 {
-	return (const u8 *)p >= skb->head &&
-	       (const u8 *)p + len <= skb_tail_pointer(skb);
+	return (struct nsl_hdr_dst) {
+		.family = &f->family, .proto = &f->proto,
+		.sport = &f->sport, .dport = &f->dport,
+		.tcp_seq = &f->tcp_seq,
+		.saddr = f->saddr, .daddr = f->daddr, .addrs = true,
+	};
 }
 
 /*
- * The headers of @skb, its IP header at @nh: family, protocol, header
- * lengths, ports, addresses, the TCP sequence, the transport payload, and
- * what MAGNeT's IP events keep (length, TOS, TTL, id, fragment offset).
- * False when no IP header is in the linear data; ports stay 0 (and
- * h->ports false) when the transport header is not.  An IPv6 packet with
- * extension headers is taken with the first next-header as its protocol
- * (no ports): the stack's own parsing is not repeated.
+ * The headers of @skb, its IP header at @nh (headers.h): the flow, header
+ * lengths, the transport payload, and what MAGNeT's IP events keep
+ * (length, TOS, TTL, id, fragment offset).  False when no IP header is in
+ * the linear data; h->ports false when no transport header is.
  */
 bool nsl_parse(const struct sk_buff *skb, const u8 *nh, struct nsl_hdrs *h)
 {
-	struct nsl_filter_flow *f = &h->f;
-	const u8 *th = NULL;
-	u32 total = 0;
+	struct nsl_hdr_dst d;
+	enum nsl_hdr_found found;
 
 	memset(h, 0, sizeof(*h));
-	if (skb->protocol == htons(ETH_P_IP)) {
+	d = nsl_flow_dst(&h->f);
+	d.nhlen = &h->nhlen;
+	d.thlen = &h->thlen;
+	found = nsl_read_headers(skb, nh, d);
+	if (found == NSL_HDR_NONE)
+		return false;
+	if (h->f.family == AF_INET) {
 		const struct iphdr *iph = (const struct iphdr *)nh;
 
-		if (!nsl_linear(skb, iph, sizeof(*iph)) || iph->version != 4)
-			return false;
-		f->family = AF_INET;
-		f->proto = iph->protocol;
-		h->nhlen = iph->ihl * 4;
 		h->iplen = ntohs(iph->tot_len);
 		h->ip_id = ntohs(iph->id);
 		h->frag_off = ntohs(iph->frag_off);
 		h->tos = iph->tos;
 		h->ttl = iph->ttl;
-		total = h->iplen;
-		/* BIG TCP: a length past 64 KiB is the skb's own. */
-		if (!total)
-			total = skb_tail_pointer(skb) - nh + skb->data_len;
-		memcpy(f->saddr, &iph->saddr, 4);
-		memcpy(f->daddr, &iph->daddr, 4);
-		if (!(iph->frag_off & htons(IP_OFFSET)))
-			th = nh + h->nhlen;
-	} else if (skb->protocol == htons(ETH_P_IPV6)) {
+	} else {
 		const struct ipv6hdr *ip6 = (const struct ipv6hdr *)nh;
 
-		if (!nsl_linear(skb, ip6, sizeof(*ip6)) || ip6->version != 6)
-			return false;
-		f->family = AF_INET6;
-		f->proto = ip6->nexthdr;
-		h->nhlen = sizeof(*ip6);
 		h->iplen = sizeof(*ip6) + ntohs(ip6->payload_len);
 		h->tos = ipv6_get_dsfield(ip6);
 		h->ttl = ip6->hop_limit;
-		total = h->iplen;
-		/* A jumbogram (BIG TCP) leaves payload_len 0 too. */
-		if (!ip6->payload_len)
-			total = skb_tail_pointer(skb) - nh + skb->data_len;
-		memcpy(f->saddr, &ip6->saddr, 16);
-		memcpy(f->daddr, &ip6->daddr, 16);
-		th = (const u8 *)(ip6 + 1);
-	} else {
-		return false;
 	}
-	if (!th)
-		return true;
-	if (f->proto == IPPROTO_TCP &&
-	    nsl_linear(skb, th, sizeof(struct tcphdr))) {
-		const struct tcphdr *t = (const struct tcphdr *)th;
-
-		f->sport = ntohs(t->source);
-		f->dport = ntohs(t->dest);
-		f->tcp_seq = ntohl(t->seq);
-		h->thlen = t->doff * 4;
-		h->ports = true;
-	} else if ((f->proto == IPPROTO_UDP ||
-		    f->proto == IPPROTO_UDPLITE) &&
-		   nsl_linear(skb, th, sizeof(struct udphdr))) {
-		const struct udphdr *u = (const struct udphdr *)th;
-
-		f->sport = ntohs(u->source);
-		f->dport = ntohs(u->dest);
-		h->thlen = sizeof(*u);
-		h->ports = true;
-	}
-	if (h->ports && total > h->nhlen + h->thlen)
-		h->payload = total - h->nhlen - h->thlen;
+	h->ports = found == NSL_HDR_PORTS;
+	if (h->ports)
+		h->payload = nsl_payload(skb, nh, h->f.family,
+					 h->nhlen + h->thlen);
 	return true;
 }
 
@@ -313,19 +269,25 @@ bool nsl_pick_on(void)
 	       nsl_collect_paused();
 }
 
-bool nsl_pick_sk(const struct sock *sk, u8 *picked)
+/* nsl_pick() on @sk's flow, out of line as nsl_pick_rx_flow() is. */
+static noinline bool nsl_pick_sk_flow(const struct sock *sk, u8 *picked)
 {
 	struct nsl_filter_flow f;
-	bool known;
 
+	return nsl_pick(nsl_sk_flow(sk, &f) ? &f : NULL, picked);
+}
+
+bool nsl_pick_sk(const struct sock *sk, u8 *picked)
+{
 	/* Sampling off, and any filter left for the ring (nsl_pick_emit()). */
 	*picked = NSL_PK_SEEN | NSL_PK_SAMPLE;
 	if (!nsl_pick_on())
 		return true;
 	if (nsl_collect_paused())
 		return false;
-	known = nsl_pick_wants_flow() && nsl_sk_flow(sk, &f);
-	return nsl_pick(known ? &f : NULL, picked);
+	if (nsl_pick_wants_flow())
+		return nsl_pick_sk_flow(sk, picked);
+	return nsl_pick(NULL, picked);
 }
 
 bool nsl_pick_flow(const struct nsl_filter_flow *f, u8 *picked)
@@ -339,30 +301,71 @@ bool nsl_pick_flow(const struct nsl_filter_flow *f, u8 *picked)
 }
 
 /*
- * A packet crossed loopback or a veth, or a bridge hands it up to its
- * host, without a block: an NSI before this one passed it over if it is
- * one an NSI sees -- a datagram, or a TCP segment with payload -- and
- * not if it was sent without one (an ACK, a SYN, an ICMP message, ARP).
- * Deciding again would count it twice.
+ * Whether a packet that reaches a receive NSI through @dev without a block
+ * came from this host's own send side: it crossed loopback or a veth, or
+ * a bridge hands it up to its host.
  */
-static bool nsl_passed_over(const struct sk_buff *skb,
-			    const struct nsl_hdrs *h, bool parsed)
+static bool nsl_dev_relays(const struct net_device *dev)
 {
-	const struct net_device *dev = skb->dev;
-
-	if (!parsed || !h->ports ||
-	    (h->f.proto == IPPROTO_TCP && !h->payload))
-		return false;
 	return dev && (dev->flags & IFF_LOOPBACK ||
 		       netif_is_bridge_master(dev) ||
 		       (dev->rtnl_link_ops &&
 			!strcmp(dev->rtnl_link_ops->kind, "veth")));
 }
 
+/*
+ * Such a packet was passed over by an NSI before this one if it is one an
+ * NSI sees -- a datagram, or a TCP segment with payload (@proto, its
+ * headers @hdrs bytes) -- and not if it was sent without one (an ACK, a
+ * SYN, an ICMP message, ARP).  Deciding again would count it twice.
+ */
+static bool nsl_seen_at_nsi(const struct sk_buff *skb, u16 family,
+			    u16 proto, u32 hdrs)
+{
+	return proto != IPPROTO_TCP ||
+	       nsl_payload(skb, skb->data, family, hdrs);
+}
+
+/*
+ * The choice on the flow the headers say, out of line: the flow is built
+ * on the stack (and zeroed first, in a kernel that zeroes locals) only
+ * where the choice reads it.
+ */
+static noinline bool nsl_pick_rx_flow(const struct sk_buff *skb,
+				      bool relayed, u8 *picked)
+{
+	struct nsl_filter_flow f;
+	struct nsl_hdr_dst d;
+	u16 nhlen, thlen;
+
+	memset(&f, 0, sizeof(f));
+	d = nsl_flow_dst(&f);
+	d.nhlen = &nhlen;
+	d.thlen = &thlen;
+	switch (nsl_read_headers(skb, skb->data, d)) {
+	case NSL_HDR_NONE:
+		return nsl_pick(NULL, picked);
+	case NSL_HDR_PORTS:
+		if (relayed &&
+		    nsl_seen_at_nsi(skb, f.family, f.proto, nhlen + thlen))
+			return false;
+		fallthrough;
+	default:
+		return nsl_pick(&f, picked);
+	}
+}
+
 bool nsl_pick_rx(const struct sk_buff *skb, u8 *picked)
 {
-	struct nsl_hdrs h;
-	bool parsed;
+	u16 family, proto, nhlen, thlen, sport, dport;
+	u32 seq;
+	/* Without the flow: no addresses, and the ports are dropped. */
+	const struct nsl_hdr_dst d = {
+		.family = &family, .proto = &proto,
+		.nhlen = &nhlen, .thlen = &thlen,
+		.sport = &sport, .dport = &dport, .tcp_seq = &seq,
+	};
+	bool relayed;
 
 	/* Sampling off, and any filter left for the ring (nsl_pick_emit()). */
 	*picked = NSL_PK_SEEN | NSL_PK_SAMPLE;
@@ -370,10 +373,15 @@ bool nsl_pick_rx(const struct sk_buff *skb, u8 *picked)
 		return true;
 	if (nsl_collect_paused())
 		return false;
-	parsed = nsl_parse(skb, skb->data, &h);
-	if (nsl_passed_over(skb, &h, parsed))
+	relayed = nsl_dev_relays(skb->dev);
+	if (nsl_pick_wants_flow())
+		return nsl_pick_rx_flow(skb, relayed, picked);
+	if (relayed &&
+	    nsl_read_headers(skb, skb->data, d) == NSL_HDR_PORTS &&
+	    nsl_seen_at_nsi(skb, family, proto, nhlen + thlen))
 		return false;
-	return nsl_pick(parsed ? &h.f : NULL, picked);
+	/* nsl_pick() reads no flow when it is not wanted. */
+	return nsl_pick(NULL, picked);
 }
 
 /* nsl_pick_emit()'s decision on the block's flow, built here. */

@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * NetSlice core: a packet's IP and transport headers, found once.
+ *
+ * nsl_read_headers() reads them into the fields each user keeps, and no
+ * others: a block's flow (block.c), the choice at a receive NSI (pick.c),
+ * MAGNeT's IP fields (events.c, through nsl_parse()).  Inline, for a
+ * block's flow is read once per packet, and a copy through a struct of
+ * every field cost three times what the block keeps.
+ *
+ * Headers are read in the linear data only: a block's flow is worth no
+ * pull.  An IPv6 packet with extension headers is taken with its first
+ * next-header as its protocol, with no ports: the stack's own parsing is
+ * not repeated.
+ */
+#ifndef _NSL_HEADERS_H
+#define _NSL_HEADERS_H
+
+#include <linux/if_ether.h>
+#include <linux/in.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/skbuff.h>
+#include <linux/tcp.h>
+#include <linux/udp.h>
+#include <linux/unaligned.h>
+#include <net/ip.h>
+
+/*
+ * Where nsl_read_headers() writes what it reads: each a field of the
+ * caller's own struct (or a local it drops: the compiler drops its
+ * stores too).  Inline, every store goes straight to its field.
+ */
+struct nsl_hdr_dst {
+	u16 *family;		/* AF_INET or AF_INET6 */
+	u16 *proto;		/* IPv4 protocol, IPv6 first next-header */
+	u16 *nhlen;
+	u16 *thlen;
+	u16 *sport;		/* host order */
+	u16 *dport;
+	u32 *tcp_seq;		/* host order */
+	/*
+	 * 16 bytes each, network order, IPv4's in the first 4 and the rest
+	 * 0; only with @addrs, a constant where the caller keeps none.
+	 */
+	u8 *saddr;
+	u8 *daddr;
+	bool addrs;
+};
+
+/* What nsl_read_headers() found. */
+enum nsl_hdr_found {
+	NSL_HDR_NONE,		/* no IP header in the linear data */
+	NSL_HDR_IP,		/* the IP header, no TCP or UDP header whole */
+	NSL_HDR_PORTS,		/* and TCP's or UDP's */
+};
+
+/* Does [@p, @p + @len) lie in @skb's linear data? */
+static __always_inline bool nsl_linear(const struct sk_buff *skb,
+				       const void *p, unsigned int len)
+{
+	return (const u8 *)p >= skb->head &&
+	       (const u8 *)p + len <= skb_tail_pointer(skb);
+}
+
+/*
+ * An address of @len bytes (4 or 16) into 16, zero-filled, word by word.
+ */
+static __always_inline void nsl_put_addr(u8 *p, const void *a,
+					 unsigned int len)
+{
+	if (len == 4) {
+		put_unaligned(get_unaligned((const u32 *)a), (u32 *)p);
+		put_unaligned(0, (u32 *)(p + 4));
+		put_unaligned(0, (u64 *)(p + 8));
+	} else {
+		put_unaligned(get_unaligned((const u64 *)a), (u64 *)p);
+		put_unaligned(get_unaligned((const u64 *)a + 1),
+			      (u64 *)(p + 8));
+	}
+}
+
+/*
+ * Reads the headers of @skb, its IP header at @nh, into @d's fields as
+ * far as they are in the linear data; fields past that are left as they
+ * were.  The transport header is read past the first fragment only.
+ */
+static __always_inline enum nsl_hdr_found
+nsl_read_headers(const struct sk_buff *skb, const u8 *nh,
+		 const struct nsl_hdr_dst d)
+{
+	const struct udphdr *ports;
+	const u8 *th;
+	u8 proto;
+
+	if (skb->protocol == htons(ETH_P_IP)) {
+		const struct iphdr *iph = (const struct iphdr *)nh;
+
+		if (!nsl_linear(skb, iph, sizeof(*iph)) || iph->version != 4)
+			return NSL_HDR_NONE;
+		proto = iph->protocol;
+		*d.family = AF_INET;
+		*d.proto = proto;
+		*d.nhlen = iph->ihl * 4;
+		if (d.addrs) {
+			nsl_put_addr(d.saddr, &iph->saddr, 4);
+			nsl_put_addr(d.daddr, &iph->daddr, 4);
+		}
+		if (iph->frag_off & htons(IP_OFFSET))
+			return NSL_HDR_IP;
+		th = nh + iph->ihl * 4;
+	} else if (skb->protocol == htons(ETH_P_IPV6)) {
+		const struct ipv6hdr *ip6 = (const struct ipv6hdr *)nh;
+
+		if (!nsl_linear(skb, ip6, sizeof(*ip6)) || ip6->version != 6)
+			return NSL_HDR_NONE;
+		proto = ip6->nexthdr;
+		*d.family = AF_INET6;
+		*d.proto = proto;
+		*d.nhlen = sizeof(*ip6);
+		if (d.addrs) {
+			nsl_put_addr(d.saddr, &ip6->saddr, 16);
+			nsl_put_addr(d.daddr, &ip6->daddr, 16);
+		}
+		th = (const u8 *)(ip6 + 1);
+	} else {
+		return NSL_HDR_NONE;
+	}
+	if (proto == IPPROTO_TCP) {
+		const struct tcphdr *t = (const struct tcphdr *)th;
+
+		if (!nsl_linear(skb, t, sizeof(*t)))
+			return NSL_HDR_IP;
+		*d.thlen = t->doff * 4;
+		*d.tcp_seq = ntohl(t->seq);
+	} else if (proto == IPPROTO_UDP || proto == IPPROTO_UDPLITE) {
+		if (!nsl_linear(skb, th, sizeof(struct udphdr)))
+			return NSL_HDR_IP;
+		*d.thlen = sizeof(struct udphdr);
+	} else {
+		return NSL_HDR_IP;
+	}
+	/* TCP's and UDP's headers both begin with the ports. */
+	ports = (const struct udphdr *)th;
+	*d.sport = ntohs(ports->source);
+	*d.dport = ntohs(ports->dest);
+	return NSL_HDR_PORTS;
+}
+
+/*
+ * The transport payload's bytes, from the IP header at @nh (of @family)
+ * and the headers' lengths @hdrs.  BIG TCP leaves the IPv4 header's length
+ * 0, or an IPv6 jumbogram's payload length: the length is then the skb's.
+ */
+static __always_inline u32 nsl_payload(const struct sk_buff *skb,
+				       const u8 *nh, u16 family, u32 hdrs)
+{
+	u32 total;
+
+	if (family == AF_INET)
+		total = ntohs(((const struct iphdr *)nh)->tot_len);
+	else
+		total = ntohs(((const struct ipv6hdr *)nh)->payload_len) ?
+			sizeof(struct ipv6hdr) +
+			ntohs(((const struct ipv6hdr *)nh)->payload_len) : 0;
+	if (!total)
+		total = skb_tail_pointer(skb) - nh + skb->data_len;
+	return total > hdrs ? total - hdrs : 0;
+}
+
+#endif /* _NSL_HEADERS_H */
