@@ -542,7 +542,7 @@ static void plain_table(struct ns_report *r)
 		fprintf(f, "# %llu frames merged into another skb by GRO (ABSORBED): their rx-link ends at the merge and is counted apart, not in rx-link's row\n",
 			(unsigned long long)r->acc->absorbed);
 	if (r->acc->coalesced)
-		fprintf(f, "# %llu received segments coalesced into another skb (COALESCED): their data is queued and copied in that skb's block, so they have no queue or copy of their own\n",
+		fprintf(f, "# %llu received segments coalesced into another skb (COALESCED): their data is queued or copied on in that skb's block, so they have no copy of their own\n",
 			(unsigned long long)r->acc->coalesced);
 	if (corrected)
 		fprintf(f, "# %llu durations and %llu counter values clamped to 0 by the correction\n",

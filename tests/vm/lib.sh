@@ -231,12 +231,15 @@ capture_stop() { # <pid> <log> <pcap> <iface>
 
 # ---- UDP traffic counted against the kernel (t_paths, t_filter)
 
-# snmp <Proto> <Field>: a counter of /proc/net/snmp (this namespace)
-snmp() {
-	awk -v p="$1:" -v f="$2" '$1 == p {
+# snmp <Proto> <Field>: a counter of /proc/net/snmp (this namespace);
+# netstat_ext the same of /proc/net/netstat (TcpExt, IpExt)
+snmp_in() {
+	awk -v p="$2:" -v f="$3" '$1 == p {
 		if (!h) { for (i = 2; i <= NF; i++) if ($i == f) c = i; h = 1 }
-		else print $c }' /proc/net/snmp
+		else print $c }' "$1"
 }
+snmp() { snmp_in /proc/net/snmp "$@"; }
+netstat_ext() { snmp_in /proc/net/netstat "$@"; }
 # snmp6 <Field>: a counter of /proc/net/snmp6
 snmp6() { awk -v f="$1" '$1 == f { print $2 }' /proc/net/snmp6; }
 udp_out() { if [[ $1 == 6 ]]; then snmp6 Udp6OutDatagrams; else snmp Udp OutDatagrams; fi; }

@@ -14,13 +14,16 @@ picked by their flow (direction, family, protocol, a port) and checked.
         prints the wire packets they stand for (their gso_segs summed)
     nspath.py check FILE --want write,udp,ip,link,nic [filters]
         checks every block that passes: each region of --want present,
-        nothing else but the queues (qdisc, backlog, sk-backlog, sndq),
+        nothing else but the queues (qdisc, backlog, sk-backlog, sndq)
+        and the regions --may names,
         every record closed, records in time order, each nested inside
         the one it started in, no ABSORBED flag (nothing merges these
         packets); prints "ok ..." / "fail ..." lines
 
 Filters: --dir tx|rx, --family 4|6, --proto N, --port P (source or
-destination), --ifindex N, --flag NAME (must carry it).
+destination), --ifindex N, --flag NAME (must carry it), --without NAME
+(must not), --region NAME (must have a record of it), --no-region NAME
+(must not).
 """
 import argparse
 import struct
@@ -163,6 +166,11 @@ def selected(b, a):
         return False
     if any(b["flags"] & BF[f] for f in a.without or []):
         return False
+    names = [r["region"] for r in b["records"]]
+    if a.region and a.region not in names:
+        return False
+    if a.no_region and a.no_region in names:
+        return False
     return all(b["flags"] & BF[f] for f in a.flag or [])
 
 
@@ -202,7 +210,7 @@ def shared_run(b):
                for p, r in zip(recs, recs[1:]))
 
 
-def problems(b, want):
+def problems(b, want, may=()):
     errs = []
     recs = b["records"]
     names = [r["region"] for r in recs]
@@ -210,7 +218,7 @@ def problems(b, want):
         if w not in names:
             errs.append("no %s" % w)
     for n in names:
-        if n not in want and n not in QUEUES:
+        if n not in want and n not in QUEUES and n not in may:
             errs.append("unexpected %s" % n)
     if b["flags"] & BF["ABSORBED"]:
         errs.append("ABSORBED")
@@ -259,6 +267,7 @@ def main():
                                     "shared-runs"))
     ap.add_argument("file")
     ap.add_argument("--want", default="")
+    ap.add_argument("--may", default="")
     ap.add_argument("--dir", choices=("tx", "rx"))
     ap.add_argument("--family", type=int, choices=(4, 6))
     ap.add_argument("--proto", type=int)
@@ -266,6 +275,8 @@ def main():
     ap.add_argument("--ifindex", type=int)
     ap.add_argument("--flag", action="append", choices=sorted(BF))
     ap.add_argument("--without", action="append", choices=sorted(BF))
+    ap.add_argument("--region")
+    ap.add_argument("--no-region")
     ap.add_argument("--tag", default="")
     a = ap.parse_args()
     sel = [b for b in blocks(a.file) if selected(b, a)]
@@ -286,6 +297,7 @@ def main():
             print(n, p or "-")
         return 0
     want = [w for w in a.want.split(",") if w]
+    may = [w for w in a.may.split(",") if w]
     # A block that ran out of records (TRUNC: more regions than it has
     # records; a TCP skb split again and again while its sender appends
     # to it did so until back-to-back SHARED records were summed on any
@@ -293,7 +305,7 @@ def main():
     # those are not held against it, everything else is.  Such blocks
     # may be a few, not the rule.
     trunc = [b for b in sel if b["flags"] & BF["TRUNC"]]
-    bad = [(b, [e for e in problems(b, want)
+    bad = [(b, [e for e in problems(b, want, may)
                 if not (b["flags"] & BF["TRUNC"] and e.startswith("no "))])
            for b in sel]
     bad = [(b, e) for b, e in bad if e]

@@ -136,14 +136,52 @@ echo "# loopback: $blocks blocks; capture: $data_skbs data skbs of $(count_pcap 
 tap $? "loopback: blocks ($blocks) == data skbs seen by tcpdump ($data_skbs), >= 2 per round trip"
 
 # --- a TCP skb split at every send while its writer appends to it
+
 PATHS="host_run python3 $REPO/tests/vm/nspath.py"
-quiesce
-nsdump_bg "$W/split.err" -q -B 32M -w "$W/split.nst" || die "nsdump did not start"
-out=$(python3 "$REPO/tests/vm/splits.py" 5701 3)
-tap $? "splits.py: $out"
-quiesce
-kill -INT "$nsd"
-wait "$nsd"
+# splits_capture NAME PORT [--collapse]: splits.py under nsdump, into
+# $W/NAME.nst; the receive side's drops for memory in $drops
+splits_capture() {
+	local d0
+	quiesce
+	d0=$(rcv_drops)
+	nsdump_bg "$W/$1.err" -q -B 32M -w "$W/$1.nst" || die "nsdump did not start"
+	out=$(python3 "$REPO/tests/vm/splits.py" "$2" 3 ${3:+"$3"})
+	tap $? "$1: splits.py: $out"
+	quiesce
+	kill -INT "$nsd"
+	wait "$nsd"
+	drops=$(($(rcv_drops) - d0))
+}
+# Segments TCP drops on receive for want of memory (its data comes again):
+# at the queue, out of order, or pruned from the out-of-order queue.
+rcv_drops() {
+	echo $(($(netstat_ext TcpExt TCPRcvQDrop) + $(netstat_ext TcpExt TCPOFODrop) +
+		$(netstat_ext TcpExt OfoPruned)))
+}
+# splits_check NAME PORT TAG: every send block over loopback whole, but
+# where the receiver ran short of memory (a loaded host, or --collapse):
+#  - a segment TCP dropped ends in rx-tcp, and there are no more such
+#    blocks than drops;
+#  - a segment TCP collapsed, its data copied into a new skb, ends its
+#    queue (and any copy it had begun) there, COALESCED.
+splits_check() {
+	local short sel=(--port "$2" --dir tx --flag LOOPBACK --without RETRANS)
+	tap_lines < <($PATHS check "$W/$1.nst" --tag "$3" "${sel[@]}" \
+		--without COALESCED --region queue \
+		--want write,tcp,ip,link,nic,rx-link,rx-ip,rx-tcp,queue,copy)
+	short=$($PATHS count "$W/$1.nst" "${sel[@]}" --without COALESCED --no-region queue)
+	((short <= drops))
+	tap $? "$3: $short blocks end in rx-tcp, no more than TCP's receive drops for memory ($drops)"
+	((short == 0)) ||
+		tap_lines < <($PATHS check "$W/$1.nst" --tag "$3, dropped" "${sel[@]}" \
+			--without COALESCED --no-region queue \
+			--want write,tcp,ip,link,nic,rx-link,rx-ip,rx-tcp)
+	tap_lines < <($PATHS check "$W/$1.nst" --tag "$3, coalesced" "${sel[@]}" \
+		--flag COALESCED --want write,tcp,ip,link,nic,rx-link,rx-ip,rx-tcp \
+		--may queue,copy)
+}
+
+splits_capture split 5701
 blocks=$($PATHS count "$W/split.nst" --port 5701 --dir tx --flag LOOPBACK)
 trunc=$($PATHS count "$W/split.nst" --port 5701 --flag TRUNC)
 runs=$($PATHS shared-runs "$W/split.nst" --port 5701 --dir tx)
@@ -154,12 +192,21 @@ tap $? "split at every send: none of the $blocks blocks ran out of records ($tru
 # that each one was summed into the record before it is not.
 ((runs == 0))
 tap $? "split at every send: no block keeps two SHARED records of one region back to back before its first device ($runs do)"
-tap_lines < <($PATHS check "$W/split.nst" --tag "split at every send" --port 5701 --dir tx \
-	--flag LOOPBACK --without COALESCED --without RETRANS \
-	--want write,tcp,ip,link,nic,rx-link,rx-ip,rx-tcp,queue,copy)
-tap_lines < <($PATHS check "$W/split.nst" --tag "split at every send, coalesced" --port 5701 \
-	--dir tx --flag LOOPBACK --flag COALESCED --without RETRANS \
-	--want write,tcp,ip,link,nic,rx-link,rx-ip,rx-tcp)
+splits_check split 5701 "split at every send"
+
+# --- the reader's buffer shrunk under a queue of small segments: TCP
+# collapses its receive queue, copying the data of queued segments into
+# new skbs that have no block
+c0=$(netstat_ext TcpExt TCPRcvCollapsed)
+splits_capture collapse 5702 --collapse
+c1=$(netstat_ext TcpExt TCPRcvCollapsed)
+ended=$($PATHS count "$W/collapse.nst" --port 5702 --dir tx --flag COALESCED --region queue)
+echo "# collapse: TcpExt TCPRcvCollapsed +$((c1 - c0)); $ended blocks COALESCED with a queue of their own"
+# Each collapsed skb is counted; one without a block (a collapse's own
+# skb collapsed again) has no block to flag.
+((c1 > c0 && ended > 0 && ended <= c1 - c0))
+tap $? "collapse: TCP collapsed the queue ($((c1 - c0)) skbs), and $ended blocks end their queue there, COALESCED"
+splits_check collapse 5702 collapse
 
 rmmod netslice
 tap $? "rmmod netslice"

@@ -166,6 +166,7 @@ void __nsl_dgram6(struct sk_buff *skb, struct sock *sk,
 void __nsl_forward(struct sk_buff *skb);
 void __nsl_ext_reset(struct sk_buff *skb);
 void __nsl_coalesced(struct sk_buff *skb);
+void __nsl_collapsed(struct sk_buff *skb);
 void nsl_ext_release(struct skb_ext *ext, void *blk);
 void nsl_ext_cow(const struct sk_buff *skb, void *new, void *old);
 /* A copy of the block at @src, as far as it is written, to @dst. */
@@ -233,6 +234,7 @@ static inline void __nsl_dgram6(struct sk_buff *skb, struct sock *sk,
 				const struct flowi6 *fl6) {}
 static inline void __nsl_forward(struct sk_buff *skb) {}
 static inline void __nsl_coalesced(struct sk_buff *skb) {}
+static inline void __nsl_collapsed(struct sk_buff *skb) {}
 
 #define NET_SLICE_EXT_RESET(skb)	skb_ext_reset(skb)
 #define NET_SLICE_POLL_END()		do { } while (0)
@@ -377,5 +379,11 @@ static __always_inline void nsl_gso_hook(struct sk_buff *orig,
  * socket backlog's tail): freed next, it has no queue or copy of its own.
  */
 #define NET_SLICE_COALESCED(skb)	nsl_skb_hook(__nsl_coalesced, skb)
+/*
+ * The same where TCP collapses a queue under memory pressure
+ * (tcp_collapse()): the data was copied into a new skb, and its time in
+ * the queue ends here.
+ */
+#define NET_SLICE_COLLAPSED(skb)	nsl_skb_hook(__nsl_collapsed, skb)
 
 #endif /* _LINUX_NETSLICE_H */

@@ -142,3 +142,20 @@ void __nsl_coalesced(struct sk_buff *skb)
 		b->blk.flags |= NSL_BF_COALESCED;
 }
 EXPORT_SYMBOL_GPL(__nsl_coalesced);
+
+/*
+ * TCP collapsed the queue @skb was in, its data copied into a new skb
+ * that has no block: the queue region ends, and the block is COALESCED,
+ * with no copy of its own.
+ */
+void __nsl_collapsed(struct sk_buff *skb)
+{
+	u64 now = nsl_now();
+	struct nsl_skb_block *b = nsl_block_of(skb);
+
+	if (!b || b->owner != skb)
+		return;
+	nsl_stop_block(b, NSL_R_QUEUE, now);
+	b->blk.flags |= NSL_BF_COALESCED;
+}
+EXPORT_SYMBOL_GPL(__nsl_collapsed);
