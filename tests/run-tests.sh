@@ -16,7 +16,9 @@
 #   V=1                      print every test's output, not just failures'
 #   ALLOW_MISSING=1          a suite that does not exist yet is a skip, not a
 #                            failure (never in CI)
-#   plus everything tests/vm/run-vm.sh reads (KIMAGE, VM_TIMEOUT, ...).
+#   plus everything tests/vm/run-vm.sh reads (KIMAGE, VM_MODULE,
+#   VM_TIMEOUT, ...): a kernel and module copied aside stay under test
+#   while the build goes on.
 #
 # Suites other people provide, and how they are found:
 #   nsdump unit tests    `make -C nsdump test`
@@ -278,7 +280,7 @@ phase_vm() {
 	((${#tests[@]})) || { missing "vm: tests" "no executable tests/vm/t_*.sh"; return; }
 	# The module built for this kernel (build-kernel.sh keeps a copy beside
 	# it: kernel/ns_module's may be another flavour's by now).
-	local ko=$REPO/build/linux-${FLAVOUR:-netslice}/netslice.ko
+	local ko=${VM_MODULE:-$REPO/build/linux-${FLAVOUR:-netslice}/netslice.ko}
 	[[ -f $ko ]] || ko=
 	# A test of two VMs (a "# vm-launcher:" line: t_join2.sh) keeps both
 	# cores busy by itself and times the wire between them: it runs after
