@@ -55,14 +55,6 @@ enum nsl_hdr_found {
 	NSL_HDR_PORTS,		/* and TCP's or UDP's */
 };
 
-/* Does [@p, @p + @len) lie in @skb's linear data? */
-static __always_inline bool nsl_linear(const struct sk_buff *skb,
-				       const void *p, unsigned int len)
-{
-	return (const u8 *)p >= skb->head &&
-	       (const u8 *)p + len <= skb_tail_pointer(skb);
-}
-
 /*
  * An address of @len bytes (4 or 16) into 16, zero-filled, word by word.
  */
@@ -89,14 +81,18 @@ static __always_inline enum nsl_hdr_found
 nsl_read_headers(const struct sk_buff *skb, const u8 *nh,
 		 const struct nsl_hdr_dst d)
 {
+	const u8 *tail = skb_tail_pointer(skb);
 	const struct udphdr *ports;
 	const u8 *th;
 	u8 proto;
 
+	/* In the linear data: the headers past @nh are past head too. */
+	if (nh < skb->head)
+		return NSL_HDR_NONE;
 	if (skb->protocol == htons(ETH_P_IP)) {
 		const struct iphdr *iph = (const struct iphdr *)nh;
 
-		if (!nsl_linear(skb, iph, sizeof(*iph)) || iph->version != 4)
+		if (nh + sizeof(*iph) > tail || iph->version != 4)
 			return NSL_HDR_NONE;
 		proto = iph->protocol;
 		*d.family = AF_INET;
@@ -112,7 +108,7 @@ nsl_read_headers(const struct sk_buff *skb, const u8 *nh,
 	} else if (skb->protocol == htons(ETH_P_IPV6)) {
 		const struct ipv6hdr *ip6 = (const struct ipv6hdr *)nh;
 
-		if (!nsl_linear(skb, ip6, sizeof(*ip6)) || ip6->version != 6)
+		if (nh + sizeof(*ip6) > tail || ip6->version != 6)
 			return NSL_HDR_NONE;
 		proto = ip6->nexthdr;
 		*d.family = AF_INET6;
@@ -129,12 +125,12 @@ nsl_read_headers(const struct sk_buff *skb, const u8 *nh,
 	if (proto == IPPROTO_TCP) {
 		const struct tcphdr *t = (const struct tcphdr *)th;
 
-		if (!nsl_linear(skb, t, sizeof(*t)))
+		if (th + sizeof(*t) > tail)
 			return NSL_HDR_IP;
 		*d.thlen = t->doff * 4;
 		*d.tcp_seq = ntohl(t->seq);
 	} else if (proto == IPPROTO_UDP || proto == IPPROTO_UDPLITE) {
-		if (!nsl_linear(skb, th, sizeof(struct udphdr)))
+		if (th + sizeof(struct udphdr) > tail)
 			return NSL_HDR_IP;
 		*d.thlen = sizeof(struct udphdr);
 	} else {
