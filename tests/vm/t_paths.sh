@@ -125,15 +125,15 @@ udp_flow() {
 		local tpid=$!
 		nic_snap 0
 	fi
-	o0=$("${in_src[@]}" bash -c "$(declare -f snmp snmp6 udp_out); udp_out $fam")
-	i0=$(peer bash -c "$(declare -f snmp snmp6 udp_in); udp_in $fam")
+	o0=$("${in_src[@]}" bash -c "$(declare -f snmp_in snmp snmp6 udp_out); udp_out $fam")
+	i0=$(peer bash -c "$(declare -f snmp_in snmp snmp6 udp_in); udp_in $fam")
 	"${in_src[@]}" bash -c "$(declare -f udp_send); udp_send $dst $port $N"
 	wait $waiter
 	got=$(cat "$W/got")
 	quiesce
 	((UDP_NIC)) && nic_snap 1
-	o1=$("${in_src[@]}" bash -c "$(declare -f snmp snmp6 udp_out); udp_out $fam")
-	i1=$(peer bash -c "$(declare -f snmp snmp6 udp_in); udp_in $fam")
+	o1=$("${in_src[@]}" bash -c "$(declare -f snmp_in snmp snmp6 udp_out); udp_out $fam")
+	i1=$(peer bash -c "$(declare -f snmp_in snmp snmp6 udp_in); udp_in $fam")
 	kill -INT $nsd
 	wait $nsd
 	grep -q " 0 dropped by kernel" "$W/f$port.err"
