@@ -20,7 +20,12 @@
 #    split leaves the copy a SHARED record; back-to-back ones are summed,
 #    whichever CPU split),
 #    every one whole over loopback (a retransmission the reader had
-#    already, and one whose data joined another skb, end at rx-tcp).
+#    already, and one whose data joined another skb, end at rx-tcp);
+#  - the same reader's buffer shrunk under a queue of small segments
+#    (splits.py --collapse): TCP collapses the queue, and each block
+#    whose data it copied into a new skb ends its queue there,
+#    COALESCED; a segment dropped for memory ends in rx-tcp, no more of
+#    them than TCP's drops.
 # TAP on stdout; exit 0 pass, 1 fail.
 . "${NS_REPO:?}/tests/vm/lib.sh"
 CHECK="host_run python3 $REPO/tests/vm/nscheck.py"
