@@ -5,8 +5,9 @@
  * nsl_read_headers() reads them into the fields each user keeps, and no
  * others: a block's flow (block.c), the choice at a receive NSI (pick.c),
  * MAGNeT's IP fields (events.c, through nsl_parse()).  Inline, for a
- * block's flow is read once per packet, and a copy through a struct of
- * every field cost three times what the block keeps.
+ * block's flow is read once per packet: a parse into a struct of every
+ * field, copied on into the block, cost three times what the block keeps
+ * (under QEMU TCG, 167 instructions a packet against 60).
  *
  * Headers are read in the linear data only: a block's flow is worth no
  * pull.  An IPv6 packet with extension headers is taken with its first
@@ -41,7 +42,8 @@ struct nsl_hdr_dst {
 	u32 *tcp_seq;		/* host order */
 	/*
 	 * 16 bytes each, network order, IPv4's in the first 4 and the rest
-	 * 0; only with @addrs, a constant where the caller keeps none.
+	 * 0: written only if @addrs, which a caller that keeps no address
+	 * leaves false (a constant, so the stores are not even tested).
 	 */
 	u8 *saddr;
 	u8 *daddr;
