@@ -21,8 +21,9 @@
 #    whichever CPU split),
 #    every one whole over loopback (a retransmission the reader had
 #    already, and one whose data joined another skb, end at rx-tcp);
-#  - the same reader's buffer shrunk under a queue of small segments
-#    (splits.py --collapse): TCP collapses the queue, and each block
+#  - a reader's buffer shrunk under a queue it has not read, its head
+#    skb partly read (splits.py --collapse, in rounds that wait for the
+#    kernel, not for time): TCP collapses the queue, and each block
 #    whose data it copied into a new skb ends its queue there,
 #    COALESCED; a segment dropped for memory ends in rx-tcp, no more of
 #    them than TCP's drops.
@@ -199,7 +200,7 @@ tap $? "split at every send: none of the $blocks blocks ran out of records ($tru
 tap $? "split at every send: no block keeps two SHARED records of one region back to back before its first device ($runs do)"
 splits_check split 5701 "split at every send"
 
-# --- the reader's buffer shrunk under a queue of small segments: TCP
+# --- a reader's buffer shrunk under a queue of small segments: TCP
 # collapses its receive queue, copying the data of queued segments into
 # new skbs that have no block
 c0=$(netstat_ext TcpExt TCPRcvCollapsed)
