@@ -29,6 +29,17 @@ static inline struct nsl_skb_block *nsl_block_of(const struct sk_buff *skb)
 }
 
 /*
+ * The block @skb carries, if @skb is its owner: another skb that shares
+ * the extension (the write queue's template, a clone) leaves it alone.
+ */
+static inline struct nsl_skb_block *nsl_owned_block(const struct sk_buff *skb)
+{
+	struct nsl_skb_block *b = nsl_block_of(skb);
+
+	return b && b->owner == skb ? b : NULL;
+}
+
+/*
  * The block of @skb, which its hook found there (nsl_block_on()): what
  * skb_ext_find() returns, without testing again that it is there.  For
  * the entries only a hook calls.

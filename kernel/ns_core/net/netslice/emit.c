@@ -153,9 +153,9 @@ static __always_inline void nsl_rx_ends(struct nsl_skb_block *b, u64 now)
 void __nsl_exit(struct sk_buff *skb)
 {
 	u64 now = nsl_now();
-	struct nsl_skb_block *b = nsl_block_of(skb);
+	struct nsl_skb_block *b = nsl_owned_block(skb);
 
-	if (!b || b->owner != skb)
+	if (!b)
 		return;
 	nsl_stop_block(b, NSL_R_NIC, now);
 	nsl_rx_ends(b, now);

@@ -155,12 +155,13 @@ static __always_inline u32 nsl_payload(const struct sk_buff *skb,
 {
 	u32 total;
 
-	if (family == AF_INET)
+	if (family == AF_INET) {
 		total = ntohs(((const struct iphdr *)nh)->tot_len);
-	else
-		total = ntohs(((const struct ipv6hdr *)nh)->payload_len) ?
-			sizeof(struct ipv6hdr) +
-			ntohs(((const struct ipv6hdr *)nh)->payload_len) : 0;
+	} else {
+		total = ntohs(((const struct ipv6hdr *)nh)->payload_len);
+		if (total)
+			total += sizeof(struct ipv6hdr);
+	}
 	if (!total)
 		total = skb_tail_pointer(skb) - nh + skb->data_len;
 	return total > hdrs ? total - hdrs : 0;

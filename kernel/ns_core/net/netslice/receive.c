@@ -125,9 +125,9 @@ EXPORT_SYMBOL_GPL(__nsl_rx_new);
 void __nsl_forward(struct sk_buff *skb)
 {
 	u64 now = nsl_now();
-	struct nsl_skb_block *b = nsl_block_of(skb);
+	struct nsl_skb_block *b = nsl_owned_block(skb);
 
-	if (!b || b->owner != skb)
+	if (!b)
 		return;
 	nsl_stop_block(b, NSL_R_NIC, now);
 	b->blk.flags |= NSL_BF_FORWARDED;
@@ -136,9 +136,9 @@ EXPORT_SYMBOL_GPL(__nsl_forward);
 
 void __nsl_coalesced(struct sk_buff *skb)
 {
-	struct nsl_skb_block *b = nsl_block_of(skb);
+	struct nsl_skb_block *b = nsl_owned_block(skb);
 
-	if (b && b->owner == skb)
+	if (b)
 		b->blk.flags |= NSL_BF_COALESCED;
 }
 EXPORT_SYMBOL_GPL(__nsl_coalesced);
@@ -151,9 +151,9 @@ EXPORT_SYMBOL_GPL(__nsl_coalesced);
 void __nsl_collapsed(struct sk_buff *skb)
 {
 	u64 now = nsl_now();
-	struct nsl_skb_block *b = nsl_block_of(skb);
+	struct nsl_skb_block *b = nsl_owned_block(skb);
 
-	if (!b || b->owner != skb)
+	if (!b)
 		return;
 	nsl_stop_block(b, NSL_R_QUEUE, now);
 	b->blk.flags |= NSL_BF_COALESCED;
