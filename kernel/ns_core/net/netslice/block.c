@@ -37,7 +37,8 @@ struct nsl_skb_block *nsl_init_block(struct sk_buff *skb, int dir, u8 picked)
 		return NULL;
 	}
 	blk = &b->blk;
-	memset(blk, 0, offsetof(struct nsl_block, rec));
+	/* Not dev[]: each entry is written whole as it joins (nsl_add_dev()). */
+	memset(blk, 0, offsetof(struct nsl_block, dev));
 	blk->hdr.kind = NSL_ITEM_BLOCK;
 	blk->tsc0 = nsl_now();
 	blk->dir = dir;
@@ -113,12 +114,13 @@ void nsl_add_dev(struct nsl_skb_block *b, const struct net_device *dev, u8 dir)
 		blk->flags |= NSL_BF_DEVTRUNC;
 		return;
 	}
-	d = &blk->dev[blk->ndev++];
-	d->ifindex = dev->ifindex;
-	d->netns = netns;
-	d->first = blk->nrec;
-	d->dir = dir;
-	/* pad, pad2: 0 since nsl_init_block(), as every entry past ndev */
+	/* Whole, its padding 0: nsl_init_block() leaves dev[] as it was. */
+	blk->dev[blk->ndev++] = (struct nsl_dev){
+		.ifindex = dev->ifindex,
+		.netns = netns,
+		.first = blk->nrec,
+		.dir = dir,
+	};
 }
 
 /* @to, an skb with no block, gets a copy of @src; NULL without memory. */

@@ -76,6 +76,17 @@ struct nsl_skb_block *nsl_copy_at_link(struct sk_buff *skb,
 }
 
 /*
+ * A block's conn: @sk's cookie, which is made once and then only read.
+ * Read inline here; sock_gen_cookie() is a call even when it only reads.
+ */
+static inline u64 nsl_conn(struct sock *sk)
+{
+	u64 cookie = atomic64_read(&sk->sk_cookie);
+
+	return cookie ? cookie : sock_gen_cookie(sk);
+}
+
+/*
  * The data waited in the TCP write queue from the end of its first copy in
  * sendmsg() until now, less the copies that came later (sendmsg() can wait
  * for memory between two copies into an skb already queued): a GAP record,
@@ -103,7 +114,9 @@ static void nsl_sndq_gap(struct nsl_skb_block *b, u64 now)
 	if (!first || at < first->start + copied)
 		return;
 	r = &blk->rec[blk->nrec++];
-	memset(r, 0, sizeof(*r));
+	/* Counts are read only up to nevents, as nsl_start_at() keeps them. */
+	if (blk->nevents)
+		memset(r->count, 0, sizeof(r->count));
 	r->region = NSL_R_SNDQ;
 	r->depth = b->nopen;
 	/* No counter was read for a gap: nothing to trust. */
@@ -193,7 +206,7 @@ void __nsl_tx_fork(struct sk_buff *skb, struct sock *sk)
 		memset(b->open_cnt, 0, sizeof(b->open_cnt));
 		nsl_start_block(b, NSL_R_WRITE, now);
 	}
-	b->blk.conn = sock_gen_cookie(sk);
+	b->blk.conn = nsl_conn(sk);
 	b->blk.tcp_seq = TCP_SKB_CB(skb)->seq;
 	b->blk.proto = IPPROTO_TCP;
 	b->owner = NULL;
@@ -371,7 +384,7 @@ static void nsl_dgram(struct sk_buff *skb, struct sock *sk,
 	b = nsl_init_block(skb, NSL_DIR_TX, picked);
 	if (!b)
 		return;
-	b->blk.conn = sock_gen_cookie(sk);
+	b->blk.conn = nsl_conn(sk);
 	b->blk.proto = sk->sk_protocol;
 	b->state = BIT(NSL_ST_ELIGIBLE);
 	nsl_start_block(b, NSL_R_WRITE, b->blk.tsc0);
