@@ -123,7 +123,13 @@ def last(sel):
 
 def cmd_agree(pport, e0, settle, table):
     pport = int(pport)
-    served = json.load(open(settle))
+    with open(settle) as f:
+        text = f.read()
+    if not text.strip():    # settle gave up, and said why
+        check(False, "Prometheus and nsdump agree: nothing settled to "
+              "compare (%s is empty)" % settle)
+        return 1
+    served = json.loads(text)
     at = served["time"]     # nsdump stopped since: its series are stale
     rows = [json.loads(l) for l in open(table) if l.strip()]
     tab = [o for o in rows if o.get("type") == "table"][0]
