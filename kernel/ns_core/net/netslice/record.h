@@ -175,24 +175,26 @@ static inline struct nsl_record *nsl_search_open(struct nsl_skb_block *b,
 }
 
 /*
- * The record the region's last START opened, if it is still an open
- * record of the region: then it is the latest.  Every open record was
- * opened by a START (records copied in are closed), and a later START of
- * the region would have moved the hint.  NULL if the hint is stale
- * (closed since, or the records were reset).
+ * Whether the record the region's last START opened is still an open
+ * record of the region, in *@rp: then it is the latest.  Every open record
+ * was opened by a START (records copied in are closed), and a later START
+ * of the region would have moved the hint.  False if the hint is stale
+ * (closed since, or the records were reset).  A bool, not the record or
+ * NULL: a caller would test again for NULL an address that cannot be.
  */
-static __always_inline struct nsl_record *
-nsl_hinted_open(struct nsl_skb_block *b, int region)
+static __always_inline bool nsl_hinted_open(struct nsl_skb_block *b,
+					    int region, struct nsl_record **rp)
 {
 	unsigned int hint = b->open_hint[region];
 	struct nsl_record *r;
 
 	if (unlikely(!hint || hint > b->blk.nrec))
-		return NULL;
+		return false;
 	r = &b->blk.rec[hint - 1];
 	if (unlikely(r->region != region || !(r->flags & NSL_RF_OPEN)))
-		return NULL;
-	return r;
+		return false;
+	*rp = r;
+	return true;
 }
 
 /* The latest open record of @region, or NULL. */
@@ -204,8 +206,9 @@ static inline struct nsl_record *nsl_open_record(struct nsl_skb_block *b,
 	/* Most lookups (NSE ends every region it might) find none open. */
 	if (!b->open_cnt[region])
 		return NULL;
-	r = nsl_hinted_open(b, region);
-	return r ? r : nsl_search_open(b, region);
+	if (nsl_hinted_open(b, region, &r))
+		return r;
+	return nsl_search_open(b, region);
 }
 
 /*
@@ -232,24 +235,15 @@ static inline void nsl_recount_open(struct nsl_skb_block *b)
 static __always_inline bool nsl_stop_at(struct nsl_skb_block *b, int region,
 					u64 now, u8 nev)
 {
-	unsigned int hint = b->open_hint[region];
 	struct nsl_record *r;
 
 	if (!b->open_cnt[region])
 		return false;
-	/*
-	 * nsl_hinted_open() written out: its NULL, tested again here, cost
-	 * a test of an address that cannot be NULL on every STOP.
-	 */
-	if (likely(hint && hint <= b->blk.nrec)) {
-		r = &b->blk.rec[hint - 1];
-		if (likely(r->region == region && (r->flags & NSL_RF_OPEN)))
-			goto found;
+	if (unlikely(!nsl_hinted_open(b, region, &r))) {
+		r = nsl_search_open(b, region);
+		if (!r)
+			return false;
 	}
-	r = nsl_search_open(b, region);
-	if (!r)
-		return false;
-found:
 	nsl_rec_end(b, r, region, now, nev);
 	return true;
 }
