@@ -6,7 +6,8 @@ Reads what bench/insnprof.sh and the insncount plugin left in DIR: the
 guest's kallsyms, the list of windows (workload, configuration, the
 snapshots at its begin and end, its units of work) and the snapshots
 (one line per translated block: vaddr, its instructions, how often it
-ran).  A window's instructions are the blocks' executions between its two
+ran; for a block of one REP string instruction, how often it was entered
+and, fourth, how often TCG ran an iteration of it).  A window's instructions are the blocks' executions between its two
 snapshots times their lengths, summed per function (the symbol at or
 below the block's first address).  In user space, nsdump runs without
 address randomisation and maps.nsdump holds its map: its code and that
@@ -18,7 +19,16 @@ configuration are exact counts that differ only by what else the guest
 ran (timers, the RCU): the median round is shown.
 
     bench/insnprof.py DIR [--top N] [--diff A B] [--json FILE]
-                          [--budget FILE]
+                          [--budget FILE] [--rep-iterations]
+    bench/insnprof.py DIR --window BEGIN END
+
+A REP string instruction counts once, as the CPU's INST_RETIRED counts
+it; --rep-iterations counts each of its iterations, as TCG runs them
+(how every figure before 2026-11-28 was counted).  The ratio table gives
+the other count's ratio too, in its last column.  --window prints, as
+JSON, what ran between two snapshots in user space and in the kernel,
+counted both ways, and each REP block's entries and iterations: the
+plugin's own check (tests/vm/t_insn.sh).
 
 --diff prints the per-function difference B less A (default: each
 configuration less II).  --budget FILE checks the ratios against the
@@ -96,30 +106,55 @@ class UserMap:
 
 
 def load_snapshot(path):
+    """{(vaddr, insns): (entries, iterations)}: the two differ only for a
+    block of one REP instruction (a line with a fourth column)."""
     snap = {}
     with open(path) as f:
         for line in f:
-            vaddr, insns, execs = line.split()
-            snap[(int(vaddr, 16), int(insns))] = int(execs)
+            p = line.split()
+            execs = int(p[2])
+            snap[(int(p[0], 16), int(p[1]))] = (execs, int(p[3]) if len(p) > 3 else execs)
     return snap
+
+
+def window_json(dirname, begin, end):
+    b = load_snapshot(os.path.join(dirname, "snap." + begin))
+    e = load_snapshot(os.path.join(dirname, "snap." + end))
+    out = {"user": [0, 0], "kernel": [0, 0], "rep": []}
+    for key, (entries, iters) in e.items():
+        vaddr, insns = key
+        b_entries, b_iters = b.get(key, (0, 0))
+        side = out["kernel" if vaddr >= KERNEL_START else "user"]
+        side[0] += (entries - b_entries) * insns
+        side[1] += (iters - b_iters) * insns
+        if iters != entries and iters > b_iters:
+            out["rep"].append({"vaddr": "%x" % vaddr, "entries": entries - b_entries,
+                               "iterations": iters - b_iters})
+    return out
 
 
 class Profile:
     """The windows of DIR, counted per function."""
 
-    def __init__(self, dirname):
+    def __init__(self, dirname, rep_iterations=False):
         self.dir = dirname
+        # which of a snapshot's two counts is counted, and which is the other
+        self.pick, self.other = (1, 0) if rep_iterations else (0, 1)
         self.syms = load_kallsyms(os.path.join(dirname, "kallsyms"))
         self.user = UserMap(os.path.join(dirname, "maps.nsdump"))
         self.user_names = {}
         self.snaps = {}
         # (workload, config) -> [(units, {function: insns})]
         self.windows = {}
+        # (workload, config) -> [the other count's total per unit]
+        self.others = {}
         with open(os.path.join(dirname, "windows")) as f:
             for line in f:
                 wl, cfg, begin, end, units = line.split()
                 counts = self.count(begin, end)
+                other = counts.pop(None)
                 self.windows.setdefault((wl, cfg), []).append((float(units), counts))
+                self.others.setdefault((wl, cfg), []).append(other / float(units))
         # (workload, config) -> [{function: insns}]: nsdump's exits
         self.exits = {}
         path = os.path.join(dirname, "exits")
@@ -127,7 +162,9 @@ class Profile:
             with open(path) as f:
                 for line in f:
                     wl, cfg, begin, end = line.split()
-                    self.exits.setdefault((wl, cfg), []).append(self.count(begin, end))
+                    counts = self.count(begin, end)
+                    counts.pop(None)
+                    self.exits.setdefault((wl, cfg), []).append(counts)
 
     def snapshot(self, n):
         """Snapshot N, from a cache of the last few: a window and the exit
@@ -140,14 +177,19 @@ class Profile:
         return self.snaps[n]
 
     def count(self, begin, end):
+        """{function: instructions} between two snapshots, and under the
+        key None the total as the other count would have it."""
         b, e = self.snapshot(begin), self.snapshot(end)
         addrs, names = self.syms
         by_fn = {}
-        for key, execs in e.items():
-            ran = execs - b.get(key, 0)
+        other = 0
+        for key, counts in e.items():
+            before = b.get(key, (0, 0))
+            vaddr, insns = key
+            other += (counts[self.other] - before[self.other]) * insns
+            ran = counts[self.pick] - before[self.pick]
             if ran <= 0:
                 continue
-            vaddr, insns = key
             if vaddr < KERNEL_START:
                 fn = self.user_names.get(vaddr)
                 if fn is None:
@@ -156,6 +198,7 @@ class Profile:
                 i = bisect.bisect_right(addrs, vaddr) - 1
                 fn = names[i] if i >= 0 else "(unknown kernel)"
             by_fn[fn] = by_fn.get(fn, 0) + ran * insns
+        by_fn[None] = other
         return by_fn
 
     def workloads(self):
@@ -179,14 +222,20 @@ class Profile:
 
 def ratio_table(prof, wl, out):
     base = statistics.median(prof.per_unit(wl, "II")[0])
+    obase = statistics.median(prof.others[(wl, "II")])
     unit = UNITS.get(wl, "unit")
-    print("\n%s: instructions per %s" % (wl, unit))
-    print("  %-8s %6s %14s %14s %8s" % ("", "rounds", "median", "min", "x II"))
+    print("\n%s: instructions per %s (a REP instruction %s; last column: %s)"
+          % (wl, unit, *(("per iteration", "once") if prof.pick else
+                         ("once", "per iteration"))))
+    print("  %-8s %6s %14s %14s %8s %8s" % ("", "rounds", "median", "min", "x II", "other"))
     for cfg in prof.configs(wl):
         totals, fns = prof.per_unit(wl, cfg)
         med = statistics.median(totals)
-        print("  %-8s %6d %14.0f %14.0f %8.3f" % (cfg, len(totals), med, min(totals), med / base))
+        omed = statistics.median(prof.others[(wl, cfg)])
+        print("  %-8s %6d %14.0f %14.0f %8.3f %8.3f"
+              % (cfg, len(totals), med, min(totals), med / base, omed / obase))
         out.setdefault(wl, {})[cfg] = {"per_unit": med, "ratio": med / base,
+                                       "other_ratio": omed / obase,
                                        "rounds": totals, "functions": fns}
 
 
@@ -245,9 +294,15 @@ def main():
     ap.add_argument("--diff", nargs=2, metavar=("A", "B"))
     ap.add_argument("--json")
     ap.add_argument("--budget")
+    ap.add_argument("--rep-iterations", action="store_true")
+    ap.add_argument("--window", nargs=2, metavar=("BEGIN", "END"))
     args = ap.parse_args()
+    if args.window:
+        json.dump(window_json(args.dir, *args.window), sys.stdout)
+        print()
+        return
 
-    prof = Profile(args.dir)
+    prof = Profile(args.dir, args.rep_iterations)
     out = {}
     for wl in prof.workloads():
         if (wl, "II") not in prof.windows:

@@ -20,6 +20,20 @@
  * With thread=single one host thread runs every vCPU, so the counters
  * need no atomics; TCG's translation runs under its own lock, and
  * @table_lock orders it against the snapshot's walk of the table.
+ *
+ * A string instruction with a REP prefix is one instruction to the CPU
+ * (INST_RETIRED counts it once, however many bytes it moves), but TCG
+ * runs it one iteration at a time: the first in the block that reaches
+ * it, every later one as a block of that instruction alone, which jumps
+ * back to itself.  Counting block executions would count a 1,500-byte
+ * `rep movsb` as 1,500 instructions.  Such a one-instruction block is
+ * therefore counted only when it is entered, not when it repeats: when
+ * the block that ran just before it was neither itself nor the block
+ * that ends with the same instruction.  Every block adds one to @tb_seq,
+ * so "just before" is a difference of one.  Its executions are written
+ * too, as a fourth column, for a count of iterations as TCG runs them
+ * (bench/insnprof.py --rep-iterations).  An interrupt in the middle of a
+ * REP makes its resumption count once more, as a new entry.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -34,11 +48,18 @@
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = 1;
 
-/* One translated block: where it starts, its length, how often it ran. */
+/*
+ * One translated block: where it starts, its length, how often it ran.
+ * For a block of one REP string instruction, @execs counts its entries
+ * and @iters every execution (see above).
+ */
 struct tb_count {
 	uint64_t vaddr;
 	uint64_t insns;
 	uint64_t execs;		/* added to by the translated code */
+	uint64_t iters;		/* a REP block's executions, else 0 */
+	uint64_t last_seq;	/* @tb_seq at its last execution */
+	bool rep;		/* a block of one REP string instruction */
 	struct tb_count *next;	/* hash chain */
 };
 
@@ -49,6 +70,9 @@ static struct tb_count *table[TABLE_SIZE];	/* under table_lock */
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 static char dir[4096];	/* where snapshots go */
 static unsigned int marks;	/* snapshots taken; only the vCPU thread */
+static uint64_t tb_seq;		/* blocks executed, added to inline */
+/* The last block that ended in a REP string instruction: its address */
+static uint64_t rep_tail_vaddr, rep_tail_seq;
 
 static unsigned int slot(uint64_t vaddr, uint64_t insns)
 {
@@ -99,12 +123,19 @@ static int snapshot(const char *path)
 	for (i = 0; i < TABLE_SIZE; i++) {
 		const struct tb_count *c;
 
-		for (c = table[i]; c; c = c->next)
-			if (c->execs)
+		for (c = table[i]; c; c = c->next) {
+			if (c->rep && c->iters)
+				fprintf(f, "%llx %llu %llu %llu\n",
+					(unsigned long long)c->vaddr,
+					(unsigned long long)c->insns,
+					(unsigned long long)c->execs,
+					(unsigned long long)c->iters);
+			else if (c->execs)
 				fprintf(f, "%llx %llu %llu\n",
 					(unsigned long long)c->vaddr,
 					(unsigned long long)c->insns,
 					(unsigned long long)c->execs);
+		}
 	}
 	pthread_mutex_unlock(&table_lock);
 	if (fclose(f))
@@ -132,15 +163,75 @@ static bool is_mark(const struct qemu_plugin_insn *insn)
 	       !memcmp(qemu_plugin_insn_data(insn), mark, sizeof(mark));
 }
 
+/* Whether @insn is a string instruction with a REP (or REPNE) prefix. */
+static bool is_rep_string(const struct qemu_plugin_insn *insn)
+{
+	const unsigned char *p = qemu_plugin_insn_data(insn);
+	size_t i, len = qemu_plugin_insn_size(insn);
+	bool rep = false;
+
+	for (i = 0; i < len; i++) {
+		switch (p[i]) {
+		case 0xf2: case 0xf3:
+			rep = true;
+			continue;
+		case 0x26: case 0x2e: case 0x36: case 0x3e:
+		case 0x64: case 0x65: case 0x66: case 0x67:
+			continue;
+		}
+		break;
+	}
+	if (i < len && (p[i] & 0xf0) == 0x40)	/* REX */
+		i++;
+	if (!rep || i >= len)
+		return false;
+	/* INS, OUTS; MOVS, CMPS; STOS, LODS, SCAS */
+	return (p[i] >= 0x6c && p[i] <= 0x6f) || (p[i] >= 0xa4 && p[i] <= 0xa7) ||
+	       (p[i] >= 0xaa && p[i] <= 0xaf);
+}
+
+/* A block of one REP instruction runs: an entry, or one more iteration. */
+static void rep_exec(unsigned int vcpu, void *udata)
+{
+	struct tb_count *c = udata;
+
+	(void)vcpu;
+	c->iters++;
+	if (tb_seq != c->last_seq + 1 &&
+	    !(rep_tail_vaddr == c->vaddr && tb_seq == rep_tail_seq + 1))
+		c->execs++;
+	c->last_seq = tb_seq;
+}
+
+/* A block that ends in a REP instruction at @udata runs its first pass. */
+static void rep_tail_exec(unsigned int vcpu, void *udata)
+{
+	(void)vcpu;
+	rep_tail_vaddr = (uintptr_t)udata;
+	rep_tail_seq = tb_seq;
+}
+
 static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	size_t i, n = qemu_plugin_tb_n_insns(tb);
 	struct tb_count *c = tb_count_get(qemu_plugin_tb_vaddr(tb), n);
+	struct qemu_plugin_insn *last = n ? qemu_plugin_tb_get_insn(tb, n - 1) : NULL;
 
 	(void)id;
-	if (c)
+	qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64,
+						 &tb_seq, 1);
+	if (c && n == 1 && is_rep_string(last)) {
+		c->rep = true;
+		qemu_plugin_register_vcpu_tb_exec_cb(tb, rep_exec,
+						     QEMU_PLUGIN_CB_NO_REGS, c);
+	} else if (c) {
 		qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64,
 							 &c->execs, 1);
+		if (last && is_rep_string(last))
+			qemu_plugin_register_vcpu_tb_exec_cb(tb, rep_tail_exec,
+							     QEMU_PLUGIN_CB_NO_REGS,
+							     (void *)(uintptr_t)qemu_plugin_insn_vaddr(last));
+	}
 	for (i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
 
