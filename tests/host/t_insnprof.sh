@@ -1,0 +1,86 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# bench/insnprof.py on snapshots written by hand, whose every count is
+# known: instructions per unit and per function, the ratio to II, a
+# block of one REP instruction counted once per entry by default and per
+# iteration with --rep-iterations (the other count's ratio beside it),
+# user space as one bucket, --window's totals, and the budget's verdict
+# either side of its 2% slack.  Checked in Python.  TAP; exit 0 / 1.
+here=$(cd "$(dirname "$0")" && pwd)
+exec python3 - "$here/../../bench/insnprof.py" <<'EOF'
+import json, os, subprocess, sys, tempfile
+
+prof = sys.argv[1]
+d = tempfile.mkdtemp()
+n = bad = 0
+
+
+def ok(cond, what):
+    global n, bad
+    n += 1
+    bad += not cond
+    print("%sok %d - %s" % ("" if cond else "not ", n, what))
+
+
+def is_(got, want, what):
+    ok(got == want, "%s: got %r, want %r" % (what, got, want))
+
+
+def write(name, text):
+    with open(os.path.join(d, name), "w") as f:
+        f.write(text)
+
+
+K = 0xffffffff81000000
+write("kallsyms", "%x T f_stack\n%x T f_copy\n%x t nsl_thing [netslice]\n" % (K, K + 0x100, K + 0x200))
+# Cumulative counts: "vaddr insns execs [iterations]".  The REP block at
+# f_copy+0x10 is one instruction, entered 3 times, run 1003 times.
+snaps = {
+    1: [(K, 10, 100), (K + 0x110, 1, 5, 50), (0x400000, 4, 10)],
+    2: [(K, 10, 300), (K + 0x110, 1, 8, 1053), (0x400000, 4, 20)],   # II: 2 units
+    3: [(K, 10, 500), (K + 0x110, 1, 11, 2053), (0x400000, 4, 30), (K + 0x200, 7, 20)],  # III
+}
+for i, rows in snaps.items():
+    write("snap.%d" % i, "".join(" ".join([("%x" % r[0])] + [str(x) for x in r[1:]]) + "\n" for r in rows))
+write("windows", "w II 1 2 2\nw III 2 3 2\n")
+
+
+def run(*args):
+    return subprocess.run([sys.executable, prof, d] + list(args), capture_output=True, text=True)
+
+
+r = run("--json", os.path.join(d, "once.json"))
+is_(r.returncode, 0, "insnprof.py runs" + (": " + r.stderr.strip()[-200:] if r.stderr.strip() else ""))
+once = json.load(open(os.path.join(d, "once.json")))["w"]
+# II: f_stack 200 runs of 10, the REP 3 entries (1003 iterations), user
+# space 10 runs of 4: 2043 over 2 units (3043 per iteration).  III adds
+# nsl_thing's 20 runs of 7, and its REP ran 1000 iterations: 2183 (3180).
+is_(once["II"]["per_unit"], 2043 / 2, "II per unit, a REP once")
+is_(once["III"]["functions"].get("nsl_thing [netslice]"), 70.0, "nsl_thing, 20 runs of 7 over 2 units")
+is_(once["III"]["functions"].get("f_copy"), 1.5, "f_copy: 3 entries of its REP block over 2 units")
+is_(once["III"]["functions"].get("(user space)"), 20.0, "user space outside nsdump: one bucket")
+is_(round(once["III"]["ratio"], 6), round(2183 / 2043, 6), "III / II, a REP once")
+is_(round(once["III"]["other_ratio"], 6), round(3180 / 3043, 6), "the other count's ratio: per iteration")
+r = run("--rep-iterations", "--json", os.path.join(d, "iter.json"))
+it = json.load(open(os.path.join(d, "iter.json")))["w"]
+is_(it["II"]["per_unit"], 3043 / 2, "II per unit, a REP per iteration")
+is_(it["III"]["functions"].get("f_copy"), 500.0, "f_copy: 1000 iterations over 2 units")
+is_(round(it["III"]["other_ratio"], 6), round(2183 / 2043, 6), "--rep-iterations: the other ratio counts a REP once")
+ok("(a REP instruction per iteration; last column: once)" in r.stdout,
+   "the table says how it counts")
+r = run("--window", "1", "2")
+w = json.loads(r.stdout)
+is_(w["kernel"], [2003, 3003], "--window: kernel once and per iteration")
+is_(w["user"], [40, 40], "--window: user space")
+is_(w["rep"], [{"vaddr": "%x" % (K + 0x110), "entries": 3, "iterations": 1003}], "--window: the REP block")
+for limit, want in (("1.07", 0), ("1.048", 0), ("1.04", 1)):
+    write("budget", "# III 1.0685\nw III %s\n" % limit)
+    r = run("--budget", os.path.join(d, "budget"))
+    is_(r.returncode, want, "budget %s (+2%%) against III 1.0685: exit status" % limit)
+write("budget", "w IV 2\n")
+r = run("--budget", os.path.join(d, "budget"))
+ok(r.returncode == 1 and "not measured" in r.stdout, "a budget for a configuration not run fails")
+print("1..%d" % n)
+print("%d passed, %d failed" % (n - bad, bad))
+sys.exit(bad != 0)
+EOF
