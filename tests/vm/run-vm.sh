@@ -134,6 +134,17 @@ append+=" rcupdate.rcu_cpu_stall_timeout=60"
 # up" (seen on most boots: "ready after" 10-60 s instead of 2 s, an RCU
 # stall in CI).  virtio devices keep their MSI-X vectors on every CPU.
 append+=" noapic"
+# The TSC's rate, measured on the host: the guest's own calibration
+# times the PIT, which a busy host stretches (tests/vm/tsckhz.c).
+tsckhz=$REPO/build/tsckhz
+if [[ ! -x $tsckhz || $tsckhz -ot $REPO/tests/vm/tsckhz.c ]]; then
+	mkdir -p "$REPO/build" &&
+		cc -O2 -Wall -Wextra -Werror -o "$tsckhz.$$" "$REPO/tests/vm/tsckhz.c" &&
+		mv -f "$tsckhz.$$" "$tsckhz"
+fi
+if khz=$("$tsckhz" 2>/dev/null) && ((khz >= 100000 && khz <= 10000000)); then
+	append+=" tsc_early_khz=$khz"
+fi
 append+=" $VM_APPEND"
 
 if [[ -n $CMD ]]; then
