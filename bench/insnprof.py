@@ -117,19 +117,25 @@ def load_snapshot(path):
     return snap
 
 
+def deltas(b, e):
+    """(vaddr, insns, (entries, iterations)) of each block between the
+    snapshots B and E: what ran in between."""
+    for (vaddr, insns), counts in e.items():
+        before = b.get((vaddr, insns), (0, 0))
+        yield vaddr, insns, (counts[0] - before[0], counts[1] - before[1])
+
+
 def window_json(dirname, begin, end):
     b = load_snapshot(os.path.join(dirname, "snap." + begin))
     e = load_snapshot(os.path.join(dirname, "snap." + end))
     out = {"user": [0, 0], "kernel": [0, 0], "rep": []}
-    for key, (entries, iters) in e.items():
-        vaddr, insns = key
-        b_entries, b_iters = b.get(key, (0, 0))
+    for vaddr, insns, (entries, iters) in deltas(b, e):
         side = out["kernel" if vaddr >= KERNEL_START else "user"]
-        side[0] += (entries - b_entries) * insns
-        side[1] += (iters - b_iters) * insns
-        if iters != entries and iters > b_iters:
-            out["rep"].append({"vaddr": "%x" % vaddr, "entries": entries - b_entries,
-                               "iterations": iters - b_iters})
+        side[0] += entries * insns
+        side[1] += iters * insns
+        if iters != entries and iters > 0:
+            out["rep"].append({"vaddr": "%x" % vaddr, "entries": entries,
+                               "iterations": iters})
     return out
 
 
@@ -183,11 +189,9 @@ class Profile:
         addrs, names = self.syms
         by_fn = {}
         other = 0
-        for key, counts in e.items():
-            before = b.get(key, (0, 0))
-            vaddr, insns = key
-            other += (counts[self.other] - before[self.other]) * insns
-            ran = counts[self.pick] - before[self.pick]
+        for vaddr, insns, ran in deltas(b, e):
+            other += ran[self.other] * insns
+            ran = ran[self.pick]
             if ran <= 0:
                 continue
             if vaddr < KERNEL_START:

@@ -40,7 +40,6 @@ static int rep_check(void)
 #endif
 	}
 	nsl_insn_mark();
-	printf("%d %d\n", REP_TIMES, REP_BYTES);
 	return 0;
 }
 

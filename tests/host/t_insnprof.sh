@@ -7,23 +7,16 @@
 # user space as one bucket, --window's totals, and the budget's verdict
 # either side of its 2% slack.  Checked in Python.  TAP; exit 0 / 1.
 here=$(cd "$(dirname "$0")" && pwd)
-exec python3 - "$here/../../bench/insnprof.py" <<'EOF'
-import json, os, subprocess, sys, tempfile
+exec python3 - "$here/../../bench/insnprof.py" "$here/../vm" <<'EOF'
+import json, os, shutil, subprocess, sys, tempfile
 
 prof = sys.argv[1]
+sys.path.append(sys.argv[2])
+from tap import Tap  # noqa: E402
+
 d = tempfile.mkdtemp()
-n = bad = 0
-
-
-def ok(cond, what):
-    global n, bad
-    n += 1
-    bad += not cond
-    print("%sok %d - %s" % ("" if cond else "not ", n, what))
-
-
-def is_(got, want, what):
-    ok(got == want, "%s: got %r, want %r" % (what, got, want))
+t = Tap()
+ok, is_ = t.ok, t.eq
 
 
 def write(name, text):
@@ -50,7 +43,7 @@ def run(*args):
 
 
 r = run("--json", os.path.join(d, "once.json"))
-is_(r.returncode, 0, "insnprof.py runs" + (": " + r.stderr.strip()[-200:] if r.stderr.strip() else ""))
+ok(r.returncode == 0, "insnprof.py runs", r.stderr.strip()[-200:])
 once = json.load(open(os.path.join(d, "once.json")))["w"]
 # II: f_stack 200 runs of 10, the REP 3 entries (1003 iterations), user
 # space 10 runs of 4: 2043 over 2 units (3043 per iteration).  III adds
@@ -80,7 +73,6 @@ for limit, want in (("1.07", 0), ("1.048", 0), ("1.04", 1)):
 write("budget", "w IV 2\n")
 r = run("--budget", os.path.join(d, "budget"))
 ok(r.returncode == 1 and "not measured" in r.stdout, "a budget for a configuration not run fails")
-print("1..%d" % n)
-print("%d passed, %d failed" % (n - bad, bad))
-sys.exit(bad != 0)
+shutil.rmtree(d)
+sys.exit(t.done())
 EOF
