@@ -67,10 +67,16 @@ struct nsl_skb_block {
 	u8 nopen;			/* records open now */
 	bool sealed;			/* no merging into the last record */
 	u8 picked;			/* NSL_PK_* */
-	/* per region: 1 + the record its last START opened (record.h) */
-	u8 open_hint[NSL_R_MAX];
-	/* per region: records open now, or more; 0 only if none (record.h) */
-	u8 open_cnt[NSL_R_MAX];
+	/*
+	 * The open records of each region (record.h): last[] is 1 + the
+	 * index of its latest, 0 if none is open; more[] counts the others
+	 * (a region inside itself: a stacked device's link).  Exact: every
+	 * change to the records keeps them (nsl_recount_open()).
+	 */
+	struct {
+		u8 last[NSL_R_MAX];
+		u8 more[NSL_R_MAX];
+	} open;
 	/*
 	 * What the receiver gets.  Last: the extension has room for
 	 * NET_SLICE_CONF records of it (NSL_SKB_BLOCK_SIZE), not for all of

@@ -48,7 +48,7 @@ struct nsl_skb_block *nsl_init_block(struct sk_buff *skb, int dir, u8 picked)
 	b->owner = dir == NSL_DIR_RX ? skb : NULL;
 	b->state = dir == NSL_DIR_RX ? BIT(NSL_ST_ELIGIBLE) : 0;
 	b->nopen = 0;
-	memset(b->open_cnt, 0, sizeof(b->open_cnt));
+	memset(&b->open, 0, sizeof(b->open));
 	b->sealed = false;
 	b->picked = picked;
 	/* Last, so that only @b lives across the call. */
@@ -197,8 +197,8 @@ static void nsl_fold_shared(struct nsl_skb_block *b)
 	if (j + 1 == blk->nrec)
 		return;
 	blk->nrec = j + 1;
-	/* Records moved: START and STOP find the open ones by search. */
-	memset(b->open_hint, 0, sizeof(b->open_hint));
+	/* Records moved: where the open ones are now. */
+	nsl_recount_open(b);
 }
 
 /* @to (a new skb split off @from) gets its own copy of @from's block. */

@@ -44,6 +44,7 @@
 #include <asm/tlbflush.h>
 
 #include "core.h"
+#include "record.h"
 
 #define NSL_CALIB_REPS		4096
 #define NSL_CALIB_REPS_MAX	BIT(16)
@@ -114,9 +115,7 @@ static void nsl_summarise_counts(struct nsl_calib_run *run,
 /* Forget every record of @b (between samples, untimed). */
 static void nsl_calib_reset(struct nsl_skb_block *b)
 {
-	b->blk.nrec = 0;
-	b->nopen = 0;
-	memset(b->open_cnt, 0, sizeof(b->open_cnt));
+	nsl_records_reset(b);
 	b->sealed = true;
 }
 

@@ -123,7 +123,7 @@ static noinline void nsl_rx_absorbed_slow(struct nsl_skb_block *b, u64 now,
 static __always_inline void nsl_rx_absorbed(struct nsl_skb_block *b, u64 now,
 					    const struct sk_buff *skb)
 {
-	if (b->blk.dir == NSL_DIR_RX && b->open_cnt[NSL_R_RX_LINK])
+	if (b->blk.dir == NSL_DIR_RX && b->open.last[NSL_R_RX_LINK])
 		nsl_rx_absorbed_slow(b, now, skb);
 }
 
@@ -144,8 +144,8 @@ static noinline void nsl_rx_ends_slow(struct nsl_skb_block *b, u64 now)
 static __always_inline void nsl_rx_ends(struct nsl_skb_block *b, u64 now)
 {
 	if ((b->blk.flags & NSL_BF_RX) &&
-	    (b->open_cnt[NSL_R_BACKLOG] | b->open_cnt[NSL_R_SK_BACKLOG] |
-	     b->open_cnt[NSL_R_RX_TCP] | b->open_cnt[NSL_R_RX_UDP]))
+	    (b->open.last[NSL_R_BACKLOG] | b->open.last[NSL_R_SK_BACKLOG] |
+	     b->open.last[NSL_R_RX_TCP] | b->open.last[NSL_R_RX_UDP]))
 		nsl_rx_ends_slow(b, now);
 }
 

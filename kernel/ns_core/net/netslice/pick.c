@@ -72,6 +72,8 @@ bool nsl_paused;
 
 /* Packets this CPU may pass over before it takes the next one. */
 static DEFINE_PER_CPU(int, nsl_sample_left);
+/* The state of this CPU's draws of that length (nsl_sample_draw()). */
+static DEFINE_PER_CPU(u64, nsl_sample_rnd);
 static DEFINE_PER_CPU(u64, nsl_sample_taken);
 static DEFINE_PER_CPU(u64, nsl_sample_skipped);
 
@@ -178,6 +180,28 @@ static u32 nsl_flow_hash(const struct nsl_filter_flow *f, u32 seed)
 }
 
 /*
+ * A number in 0 .. @n - 1 from this CPU's xorshift64 generator (Marsaglia,
+ * shifts 13, 7, 17), seeded from the kernel's CRNG by nsl_sample_set().
+ * Not get_random_u32_below(): each draw from the CRNG cost a packet about
+ * 130 instructions under QEMU TCG (a ChaCha block per 16 words), and a
+ * sampling length needs no secrecy -- only no relation to the traffic
+ * (the flow hash, which an outsider could aim at, keeps its secret seed).
+ * Not prandom_u32_state(): its state is four words that an interrupt
+ * could update halfway; this one is a word read and written whole, so a
+ * draw interleaved with another at worst repeats a number.
+ */
+static u32 nsl_sample_draw(u32 n)
+{
+	u64 x = this_cpu_read(nsl_sample_rnd);
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	this_cpu_write(nsl_sample_rnd, x);
+	return reciprocal_scale((u32)(x >> 32), n);
+}
+
+/*
  * 1 in @rate at random: a countdown per CPU, reloaded with a length drawn
  * uniformly from 1 .. 2 * rate - 1 (mean @rate), so that no period in the
  * traffic (every other packet an ACK, say) lines up with the sampling.
@@ -186,7 +210,7 @@ static bool nsl_sample_packet(u32 rate)
 {
 	if (this_cpu_dec_return(nsl_sample_left) > 0)
 		return false;
-	this_cpu_write(nsl_sample_left, get_random_u32_below(2 * rate - 1) + 1);
+	this_cpu_write(nsl_sample_left, nsl_sample_draw(2 * rate - 1) + 1);
 	return true;
 }
 
@@ -198,7 +222,6 @@ static bool nsl_sample(const struct nsl_filter_flow *f, u8 *picked)
 {
 	u64 conf = READ_ONCE(nsl_sample_conf);
 	u32 rate = nsl_conf_rate(conf);
-	u32 seed = READ_ONCE(nsl_sample_seed);
 	bool take;
 
 	if (rate <= 1) {
@@ -208,7 +231,9 @@ static bool nsl_sample(const struct nsl_filter_flow *f, u8 *picked)
 	if (nsl_conf_flows(conf)) {
 		if (!f)
 			return true;
-		take = !reciprocal_scale(nsl_flow_hash(f, seed), rate);
+		take = !reciprocal_scale(nsl_flow_hash(f,
+						 READ_ONCE(nsl_sample_seed)),
+					 rate);
 	} else {
 		take = nsl_sample_packet(rate);
 	}
@@ -255,11 +280,24 @@ static bool nsl_pick(const struct nsl_filter_flow *f, u8 *picked)
 	return nsl_sample(f, picked);
 }
 
-/* Whether NSI needs the flow: the filter runs there, or flows are sampled. */
-static bool nsl_pick_wants_flow(void)
+/* What an NSI has to decide, from the settings read once. */
+enum nsl_pick_way {
+	NSL_PICK_ALL,		/* nothing: every packet gets a block */
+	NSL_PICK_NONE,		/* nothing: collection is paused */
+	NSL_PICK_FLOW,		/* on the flow: the filter, or flows sampled */
+	NSL_PICK_SAMPLE,	/* 1 in N packets, the flow not needed */
+};
+
+static __always_inline enum nsl_pick_way nsl_pick_way(void)
 {
-	return READ_ONCE(nsl_filter_at_init) ||
-	       nsl_conf_flows(READ_ONCE(nsl_sample_conf));
+	u64 conf = READ_ONCE(nsl_sample_conf);
+
+	if (nsl_collect_paused())
+		return NSL_PICK_NONE;
+	/* nsl_sample_set() sets flows only with a rate */
+	if (READ_ONCE(nsl_filter_at_init) || nsl_conf_flows(conf))
+		return NSL_PICK_FLOW;
+	return nsl_conf_rate(conf) > 1 ? NSL_PICK_SAMPLE : NSL_PICK_ALL;
 }
 
 bool nsl_pick_on(void)
@@ -281,23 +319,29 @@ bool nsl_pick_sk(const struct sock *sk, u8 *picked)
 {
 	/* Sampling off, and any filter left for the ring (nsl_pick_emit()). */
 	*picked = NSL_PK_SEEN | NSL_PK_SAMPLE;
-	if (!nsl_pick_on())
+	switch (nsl_pick_way()) {
+	case NSL_PICK_ALL:
 		return true;
-	if (nsl_collect_paused())
+	case NSL_PICK_NONE:
 		return false;
-	if (nsl_pick_wants_flow())
+	case NSL_PICK_FLOW:
 		return nsl_pick_sk_flow(sk, picked);
-	return nsl_pick(NULL, picked);
+	default:
+		return nsl_pick(NULL, picked);
+	}
 }
 
 bool nsl_pick_flow(const struct nsl_filter_flow *f, u8 *picked)
 {
 	*picked = NSL_PK_SEEN | NSL_PK_SAMPLE;
-	if (!nsl_pick_on())
+	switch (nsl_pick_way()) {
+	case NSL_PICK_ALL:
 		return true;
-	if (nsl_collect_paused())
+	case NSL_PICK_NONE:
 		return false;
-	return nsl_pick(f, picked);
+	default:
+		return nsl_pick(f, picked);
+	}
 }
 
 /*
@@ -365,16 +409,17 @@ bool nsl_pick_rx(const struct sk_buff *skb, u8 *picked)
 		.nhlen = &nhlen, .thlen = &thlen,
 		.sport = &sport, .dport = &dport, .tcp_seq = &seq,
 	};
+	enum nsl_pick_way way = nsl_pick_way();
 	bool relayed;
 
 	/* Sampling off, and any filter left for the ring (nsl_pick_emit()). */
 	*picked = NSL_PK_SEEN | NSL_PK_SAMPLE;
-	if (!nsl_pick_on())
+	if (way == NSL_PICK_ALL)
 		return true;
-	if (nsl_collect_paused())
+	if (way == NSL_PICK_NONE)
 		return false;
 	relayed = nsl_dev_relays(skb->dev);
-	if (nsl_pick_wants_flow())
+	if (way == NSL_PICK_FLOW)
 		return nsl_pick_rx_flow(skb, relayed, picked);
 	if (relayed &&
 	    nsl_read_headers(skb, skb->data, d) == NSL_HDR_PORTS &&
@@ -462,6 +507,8 @@ int nsl_sample_set(u32 rate, u32 flags)
 	}
 	WRITE_ONCE(nsl_sample_seed, get_random_u32());
 	for_each_possible_cpu(cpu) {
+		/* xorshift never leaves 0: a nonzero seed */
+		per_cpu(nsl_sample_rnd, cpu) = get_random_u64() | 1;
 		per_cpu(nsl_sample_left, cpu) = rate ?
 			get_random_u32_below(rate) + 1 : 0;
 		per_cpu(nsl_sample_taken, cpu) = 0;

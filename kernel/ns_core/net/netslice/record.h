@@ -9,9 +9,12 @@
  * What a region's interval holds is up to these functions: START reads the
  * TSC last, after finding or making its record, and STOP reads it first,
  * before finding the record it closes, so neither lookup is inside the
- * region measured.  The record STOP closes is found through a per-region
- * hint (the record the region's last START opened) checked before use; a
- * stale hint falls back to the search.
+ * region measured.  The record STOP closes is the one the block names as
+ * the region's latest open record (nsl_skb_block.open): exact, so STOP
+ * neither checks it nor searches, unless the region is open inside itself
+ * (a stacked device's link), where closing the inner record searches for
+ * the outer.  Whatever changes the records otherwise resets or recounts
+ * it (nsl_records_reset(), nsl_recount_open()).
  */
 #ifndef _NSL_RECORD_H
 #define _NSL_RECORD_H
@@ -27,16 +30,44 @@
 
 /*
  * @region's record at index @n was opened: the block's count of open
- * records, the region's hint and count (nsl_open_record()).
+ * records, and @n the region's latest (nsl_open_record()).  At most
+ * NET_SLICE_CONF records are open, so more[] cannot overflow.
  */
 static __always_inline void nsl_note_open(struct nsl_skb_block *b, int region,
 					  unsigned int n)
 {
 	b->nopen++;
-	b->open_hint[region] = n + 1;
-	/* Saturates: a count too high only costs a search. */
-	if (b->open_cnt[region] != 0xff)
-		b->open_cnt[region]++;
+	if (unlikely(b->open.last[region]))
+		b->open.more[region]++;
+	b->open.last[region] = n + 1;
+}
+
+/* No record at all: what a block is before its first START. */
+static inline void nsl_records_reset(struct nsl_skb_block *b)
+{
+	b->blk.nrec = 0;
+	b->nopen = 0;
+	memset(&b->open, 0, sizeof(b->open));
+}
+
+/*
+ * The latest open record of @region besides the one just closed, which
+ * was its latest: the rare case of a region open inside itself.
+ */
+static noinline __maybe_unused void nsl_reopen_last(struct nsl_skb_block *b,
+						    int region)
+{
+	int i;
+
+	b->open.more[region]--;
+	b->open.last[region] = 0;
+	for (i = b->blk.nrec - 1; i >= 0; i--) {
+		if (b->blk.rec[i].region == region &&
+		    (b->blk.rec[i].flags & NSL_RF_OPEN)) {
+			b->open.last[region] = i + 1;
+			return;
+		}
+	}
 }
 
 /*
@@ -55,26 +86,29 @@ static __always_inline u64 nsl_start_time(struct nsl_skb_block *b,
 }
 
 /*
- * Closes @r, an open record of @region, at @now; in count mode (@nev not
- * 0) next to the counters.  The region's open count is not 0: it counts
- * @r.
+ * Closes @r, the latest open record of @region, at @now; in count mode
+ * (@nev not 0) next to the counters.
  */
 static __always_inline void nsl_rec_end(struct nsl_skb_block *b,
 					struct nsl_record *r, int region,
 					u64 now, u8 nev)
 {
+	u16 flags;
+
 	if (nev)
 		now = nsl_counters_stop(r, nev, b->gen);
 	r->ticks += now;
-	r->flags &= ~NSL_RF_OPEN;
-	b->open_cnt[region]--;
-	if (unlikely(r->cpu != raw_smp_processor_id())) {
-		r->flags |= NSL_RF_MIGRATED;
-		if (nev)
-			r->flags |= NSL_RF_INVALID;
-	}
-	if (b->nopen)
-		b->nopen--;
+	/* One store of the flags, the rare case out of the way. */
+	flags = r->flags & ~NSL_RF_OPEN;
+	if (unlikely(r->cpu != raw_smp_processor_id()))
+		flags |= NSL_RF_MIGRATED | (nev ? NSL_RF_INVALID : 0);
+	r->flags = flags;
+	b->nopen--;
+	/* Last: the search, if any, is past @r's stores. */
+	if (unlikely(b->open.more[region]))
+		nsl_reopen_last(b, region);
+	else
+		b->open.last[region] = 0;
 }
 
 /*
@@ -156,76 +190,38 @@ static __always_inline void nsl_start_duration(struct nsl_skb_block *b,
 	nsl_start_at(b, region, NSL_NOW, 0);
 }
 
-/*
- * The latest open record of @region, searched from the last record: where
- * the hint below does not name it.
- */
-static inline struct nsl_record *nsl_search_open(struct nsl_skb_block *b,
-						 int region)
-{
-	struct nsl_record *r;
-	int i;
-
-	for (i = b->blk.nrec - 1; i >= 0; i--) {
-		r = &b->blk.rec[i];
-		if (r->region == region && (r->flags & NSL_RF_OPEN))
-			return r;
-	}
-	return NULL;
-}
-
-/*
- * Whether the record the region's last START opened is still an open
- * record of the region, in *@rp: then it is the latest.  Every open record
- * was opened by a START (records copied in are closed), and a later START
- * of the region would have moved the hint.  False if the hint is stale
- * (closed since, or the records were reset).  A bool, not the record or
- * NULL: a caller would test again for NULL an address that cannot be.
- */
-static __always_inline bool nsl_hinted_open(struct nsl_skb_block *b,
-					    int region, struct nsl_record **rp)
-{
-	unsigned int hint = b->open_hint[region];
-	struct nsl_record *r;
-
-	if (unlikely(!hint || hint > b->blk.nrec))
-		return false;
-	r = &b->blk.rec[hint - 1];
-	if (unlikely(r->region != region || !(r->flags & NSL_RF_OPEN)))
-		return false;
-	*rp = r;
-	return true;
-}
-
 /* The latest open record of @region, or NULL. */
 static inline struct nsl_record *nsl_open_record(struct nsl_skb_block *b,
 						 int region)
 {
-	struct nsl_record *r;
+	unsigned int last = b->open.last[region];
 
-	/* Most lookups (NSE ends every region it might) find none open. */
-	if (!b->open_cnt[region])
-		return NULL;
-	if (nsl_hinted_open(b, region, &r))
-		return r;
-	return nsl_search_open(b, region);
+	return last ? &b->blk.rec[last - 1] : NULL;
 }
 
 /*
- * open_cnt[] from the records themselves: where records are dropped or
- * copied in bulk.  A count may run high (a record closed by hand, a
- * saturated count) and only costs a search; it may never run low, for a
- * count of 0 says no record of its region is open.
+ * The open records, of each region and in all (nopen), from the records
+ * themselves: where records are dropped, moved or copied in bulk.  A copy
+ * made while another CPU opens a record may hold the record and not the
+ * count, or the count and not the record; this makes them agree.
  */
 static inline void nsl_recount_open(struct nsl_skb_block *b)
 {
-	unsigned int i;
+	unsigned int i, region;
 
-	memset(b->open_cnt, 0, sizeof(b->open_cnt));
-	for (i = 0; i < b->blk.nrec && i < NET_SLICE_CONF; i++)
-		if ((b->blk.rec[i].flags & NSL_RF_OPEN) &&
-		    b->blk.rec[i].region < NSL_R_MAX)
-			b->open_cnt[b->blk.rec[i].region]++;
+	memset(&b->open, 0, sizeof(b->open));
+	b->nopen = 0;
+	for (i = 0; i < b->blk.nrec && i < NET_SLICE_CONF; i++) {
+		if (!(b->blk.rec[i].flags & NSL_RF_OPEN))
+			continue;
+		region = b->blk.rec[i].region;
+		if (region >= NSL_R_MAX)
+			continue;
+		b->nopen++;
+		if (b->open.last[region])
+			b->open.more[region]++;
+		b->open.last[region] = i + 1;
+	}
 }
 
 /*
@@ -235,16 +231,11 @@ static inline void nsl_recount_open(struct nsl_skb_block *b)
 static __always_inline bool nsl_stop_at(struct nsl_skb_block *b, int region,
 					u64 now, u8 nev)
 {
-	struct nsl_record *r;
+	unsigned int last = b->open.last[region];
 
-	if (!b->open_cnt[region])
+	if (!last)
 		return false;
-	if (unlikely(!nsl_hinted_open(b, region, &r))) {
-		r = nsl_search_open(b, region);
-		if (!r)
-			return false;
-	}
-	nsl_rec_end(b, r, region, now, nev);
+	nsl_rec_end(b, &b->blk.rec[last - 1], region, now, nev);
 	return true;
 }
 
@@ -261,7 +252,7 @@ nsl_stop_count(struct nsl_skb_block *b, int region, u64 now)
 static __always_inline bool nsl_stop_block(struct nsl_skb_block *b,
 					   int region, u64 now)
 {
-	if (!b->open_cnt[region])
+	if (!b->open.last[region])
 		return false;
 	if (likely(!b->blk.nevents))
 		return nsl_stop_at(b, region, now, 0);

@@ -198,12 +198,10 @@ void __nsl_tx_fork(struct sk_buff *skb, struct sock *sk)
 		 * that failed (a qdisc drop, say), which TCP does not count
 		 * as one: its own block, timed from now.
 		 */
-		b->blk.nrec = 0;
+		nsl_records_reset(b);
 		b->blk.flags = retrans ? NSL_BF_RETRANS : NSL_BF_RESENT;
 		b->blk.tsc0 = now;
 		b->blk.hdr.cpu = raw_smp_processor_id();
-		b->nopen = 0;
-		memset(b->open_cnt, 0, sizeof(b->open_cnt));
 		nsl_start_block(b, NSL_R_WRITE, now);
 	}
 	b->blk.conn = nsl_conn(sk);
@@ -256,8 +254,6 @@ static struct nsl_skb_block *nsl_copy_for(struct sk_buff *skb)
 			continue;
 		r->flags &= ~NSL_RF_OPEN;
 		r->ticks = 0;
-		if (b->nopen)
-			b->nopen--;
 	}
 	nsl_recount_open(b);
 	nsl_mark_shared(&b->blk);

@@ -4,8 +4,8 @@
  *
  *   hotpath            the semantics, as TAP: nesting, merging, stacked
  *                      regions, truncation, the TSC read last in START and
- *                      first in STOP, and the open-record hint against the
- *                      search it replaces, over random sequences
+ *                      first in STOP, and the open records the block keeps
+ *                      against a search, over random sequences
  *   hotpath --bench [-n N]
  *                      native timing on the CPU it runs on (pinned): the
  *                      macros' cost against two bare rdtsc, warm and with
@@ -141,32 +141,33 @@ static void test_stacked(struct nsl_skb_block *b)
 	nsl_stop_block(b, NSL_R_LINK, nsl_now());
 	EXPECT_TRUE(b->blk.rec[0].flags & NSL_RF_OPEN);
 	EXPECT_TRUE(!(b->blk.rec[1].flags & NSL_RF_OPEN));
-	/* The hint names the closed inner record: the search finds the outer. */
+	/* The inner record closed, the outer is the region's latest. */
+	EXPECT_EQ(b->open.last[NSL_R_LINK], 1);
+	EXPECT_EQ(b->open.more[NSL_R_LINK], 0);
 	nsl_stop_block(b, NSL_R_LINK, nsl_now());
 	EXPECT_TRUE(!(b->blk.rec[0].flags & NSL_RF_OPEN));
 	EXPECT_EQ(b->nopen, 0);
 	CHECK("a region inside itself (stacked devices): STOP closes the latest, then the outer");
 }
 
-static void test_stale_hint(struct nsl_skb_block *b)
+static void test_reset(struct nsl_skb_block *b)
 {
 	block_reset(b);
 	nsl_start_block(b, NSL_R_WRITE, NSL_NOW);
 	nsl_start_block(b, NSL_R_TCP, NSL_NOW);
 	nsl_start_block(b, NSL_R_LINK, NSL_NOW);
 	/* A retransmission's fork forgets the records (send.c). */
-	b->blk.nrec = 0;
-	b->nopen = 0;
+	nsl_records_reset(b);
 	nsl_start_block(b, NSL_R_WRITE, NSL_NOW);
-	nsl_stop_block(b, NSL_R_LINK, nsl_now());	/* hint past nrec */
-	nsl_stop_block(b, NSL_R_TCP, nsl_now());	/* hint past nrec */
+	EXPECT_TRUE(!nsl_stop_block(b, NSL_R_LINK, nsl_now()));
+	EXPECT_TRUE(!nsl_stop_block(b, NSL_R_TCP, nsl_now()));
 	EXPECT_EQ(b->blk.nrec, 1);
 	EXPECT_TRUE(b->blk.rec[0].flags & NSL_RF_OPEN);
 	EXPECT_EQ(b->nopen, 1);
 	nsl_start_block(b, NSL_R_IP, NSL_NOW);		/* index 1, as TCP was */
-	nsl_stop_block(b, NSL_R_TCP, nsl_now());	/* hint names IP's record */
+	EXPECT_TRUE(!nsl_stop_block(b, NSL_R_TCP, nsl_now()));
 	EXPECT_TRUE(b->blk.rec[1].flags & NSL_RF_OPEN);
-	CHECK("a stale hint (records reset, or reused by another region) closes nothing");
+	CHECK("records reset: no region is open, and a STOP of one closed before closes nothing");
 }
 
 static void test_trunc(struct nsl_skb_block *b)
@@ -208,7 +209,7 @@ static void test_tsc_order(struct nsl_skb_block *b)
 	CHECK("START's time is read inside the call, STOP's is the one given");
 }
 
-/* The records STOP would close without the hint (the search it replaces). */
+/* The record STOP closes, found the slow way: the latest open one. */
 static struct nsl_record *search_open(struct nsl_skb_block *b, int region)
 {
 	int i;
@@ -231,37 +232,53 @@ static unsigned int count_open(const struct nsl_skb_block *b, int region)
 	return n;
 }
 
+/* Whether @b's open[] and nopen say what its records say. */
+static bool open_exact(struct nsl_skb_block *b)
+{
+	unsigned int all = 0;
+	int region;
+
+	for (region = 0; region < NSL_R_MAX; region++) {
+		unsigned int n = count_open(b, region);
+
+		if (nsl_open_record(b, region) != search_open(b, region) ||
+		    b->open.more[region] != (n ? n - 1 : 0))
+			return false;
+		all += n;
+	}
+	return b->nopen == all;
+}
+
 /*
  * Random STARTs and STOPs of every region, with what block.c and send.c
- * do to a block between them (records reset by a fork, closed records
- * folded in, the block copied whole, the open nic region closed by a
- * copy): the hint must always find the record the search finds.
+ * do to a block between them (records reset by a fork, records dropped
+ * or added closed and then recounted, the block copied whole): the
+ * region's latest open record must always be the one a search finds,
+ * with no search.
  */
 static void test_random(struct nsl_skb_block *b, long steps)
 {
 	struct nsl_skb_block *copy = block_alloc();
-	long i, disagree = 0, hits = 0, stops = 0;
+	long i, inexact = 0, found = 0, stops = 0;
 	unsigned int seed = 1;
 
 	block_reset(b);
 	for (i = 0; i < steps; i++) {
 		int op = rand_r(&seed) % 16, region = 1 + rand_r(&seed) % (NSL_R_MAX - 1);
-		struct nsl_record *want, *got;
 
 		if (op < 7) {
 			nsl_start_block(b, region, NSL_NOW);
 		} else if (op < 13) {
-			want = search_open(b, region);
-			got = nsl_open_record(b, region);
-			disagree += want != got ||
-				    b->open_cnt[region] < count_open(b, region);
-			hits += got && b->open_hint[region] &&
-				got == &b->blk.rec[b->open_hint[region] - 1];
+			found += nsl_open_record(b, region) != NULL;
 			stops++;
 			nsl_stop_block(b, region, nsl_now());
 		} else if (op == 13) {
-			b->blk.nrec = rand_r(&seed) % (b->blk.nrec + 1);
-			b->nopen = 0;
+			if (rand_r(&seed) % 2) {
+				nsl_records_reset(b);
+			} else {
+				b->blk.nrec = rand_r(&seed) % (b->blk.nrec + 1);
+				nsl_recount_open(b);
+			}
 		} else if (op == 14 && b->blk.nrec < NET_SLICE_CONF) {
 			struct nsl_record *r = &b->blk.rec[b->blk.nrec++];
 
@@ -274,45 +291,49 @@ static void test_random(struct nsl_skb_block *b, long steps)
 		}
 		if (b->blk.nrec == NET_SLICE_CONF && rand_r(&seed) % 4 == 0)
 			block_reset(b);
+		inexact += !open_exact(b);
 	}
 	free(copy);
-	printf("# %ld STOPs, %ld found by the hint, %ld disagreements with the search\n",
-	       stops, hits, disagree);
-	EXPECT_EQ(disagree, 0);
-	EXPECT_TRUE(hits > 0);
-	CHECK("random sequences: the hinted lookup finds what the search finds");
+	printf("# %ld STOPs, %ld of them closing a record; %ld steps left open[] or nopen inexact\n",
+	       stops, found, inexact);
+	EXPECT_EQ(inexact, 0);
+	EXPECT_TRUE(found > 0);
+	CHECK("random sequences: open[] names what a search finds, nopen counts them, after every step");
 }
 
 /*
- * open_cnt[]: 0 answers "none open" without a search, so it may never be
- * below the records open; after a recount (a copy) it is exact.
+ * open[] counts the records open inside their region's latest (more[]),
+ * and a recount gives what the STARTs and STOPs kept.
  */
 static void test_open_counts(struct nsl_skb_block *b)
 {
-	int region;
+	u8 last[NSL_R_MAX], more[NSL_R_MAX];
 
 	block_reset(b);
 	nsl_start_block(b, NSL_R_LINK, NSL_NOW);
 	nsl_start_block(b, NSL_R_QDISC, NSL_NOW);
 	nsl_start_block(b, NSL_R_LINK, NSL_NOW);
-	EXPECT_EQ(b->open_cnt[NSL_R_LINK], 2);
-	EXPECT_EQ(b->open_cnt[NSL_R_QDISC], 1);
+	EXPECT_EQ(b->open.last[NSL_R_LINK], 3);
+	EXPECT_EQ(b->open.more[NSL_R_LINK], 1);
+	EXPECT_EQ(b->open.last[NSL_R_QDISC], 2);
+	EXPECT_EQ(b->open.more[NSL_R_QDISC], 0);
 	EXPECT_TRUE(!nsl_open_record(b, NSL_R_NIC));
-	nsl_stop_block(b, NSL_R_LINK, nsl_now());
-	EXPECT_EQ(b->open_cnt[NSL_R_LINK], 1);
-	/* The outer link is found past the stale hint. */
-	EXPECT_TRUE(nsl_open_record(b, NSL_R_LINK) == &b->blk.rec[0]);
-	nsl_stop_block(b, NSL_R_LINK, nsl_now());
-	EXPECT_EQ(b->open_cnt[NSL_R_LINK], 0);
-	EXPECT_TRUE(!nsl_open_record(b, NSL_R_LINK));
-	/* Records dropped by hand leave the count high; a recount fixes it. */
-	b->blk.nrec = 1;
-	EXPECT_EQ(b->open_cnt[NSL_R_QDISC], 1);
-	EXPECT_TRUE(!nsl_open_record(b, NSL_R_QDISC));
+	memcpy(last, b->open.last, sizeof(last));
+	memcpy(more, b->open.more, sizeof(more));
 	nsl_recount_open(b);
-	for (region = 0; region < NSL_R_MAX; region++)
-		EXPECT_EQ(b->open_cnt[region], count_open(b, region));
-	CHECK("open counts: none open needs no search, a count never below the open records, a recount exact");
+	EXPECT_TRUE(!memcmp(last, b->open.last, sizeof(last)));
+	EXPECT_TRUE(!memcmp(more, b->open.more, sizeof(more)));
+	nsl_stop_block(b, NSL_R_LINK, nsl_now());
+	EXPECT_TRUE(nsl_open_record(b, NSL_R_LINK) == &b->blk.rec[0]);
+	EXPECT_EQ(b->open.more[NSL_R_LINK], 0);
+	nsl_stop_block(b, NSL_R_LINK, nsl_now());
+	EXPECT_TRUE(!nsl_open_record(b, NSL_R_LINK));
+	/* Records dropped: a recount forgets the ones gone. */
+	b->blk.nrec = 1;
+	nsl_recount_open(b);
+	EXPECT_TRUE(!nsl_open_record(b, NSL_R_QDISC));
+	EXPECT_TRUE(open_exact(b));
+	CHECK("open records: the latest and the others counted, kept as a recount finds them");
 }
 
 static int run_tests(void)
@@ -323,7 +344,7 @@ static int run_tests(void)
 	test_nesting(b);
 	test_merge(b);
 	test_stacked(b);
-	test_stale_hint(b);
+	test_reset(b);
 	test_trunc(b);
 	test_tsc_order(b);
 	test_open_counts(b);
@@ -422,7 +443,7 @@ enum what {
 	TAU_O,		/* what an empty NSS..NST records (TSC last) */
 	TAU_O_FIRST,	/* the same with the TSC read first, as before */
 	STOP_OUTER,	/* rdtsc, NST of a block's first region, rdtsc */
-	STOP_SEARCH,	/* the same with the hint cleared (the search) */
+	STOP_NESTED,	/* the same, the region open inside itself (a search) */
 	NWHAT
 };
 
@@ -431,8 +452,8 @@ static const char *const what_name[NWHAT] = {
 	[PAIR] = "NSS + NST (the pair, from outside)",
 	[TAU_O] = "empty NSS..NST records (tau_o), TSC last",
 	[TAU_O_FIRST] = "empty NSS..NST records, TSC first (before)",
-	[STOP_OUTER] = "NST of the 1st of 7 records, hint",
-	[STOP_SEARCH] = "NST of the 1st of 7 records, search",
+	[STOP_OUTER] = "NST of the 1st of 7 records",
+	[STOP_NESTED] = "NST of a region inside itself (search)",
 };
 
 /* The block a sample starts from: write open, tcp nested in it. */
@@ -442,18 +463,17 @@ static void sample_setup(struct nsl_skb_block *b, enum what w)
 				    NSL_R_LINK, NSL_R_NIC, NSL_R_SNDQ };
 	unsigned int i;
 
-	b->blk.nrec = 0;
-	b->nopen = 0;
+	nsl_records_reset(b);
 	b->sealed = true;
 	nsl_start_block(b, NSL_R_WRITE, b->blk.tsc0);
-	if (w != STOP_OUTER && w != STOP_SEARCH)
+	if (w != STOP_OUTER && w != STOP_NESTED)
 		return;
 	for (i = 0; i < sizeof(seven); i++) {
 		nsl_start_block(b, seven[i], b->blk.tsc0);
 		nsl_stop_block(b, seven[i], b->blk.tsc0 + 1);
 	}
-	if (w == STOP_SEARCH)
-		b->open_hint[NSL_R_WRITE] = 0;
+	if (w == STOP_NESTED)
+		nsl_start_block(b, NSL_R_WRITE, b->blk.tsc0 + 2);
 }
 
 static u64 sample(struct fake_ext *ext, struct nsl_skb_block *b, enum what w,
@@ -484,7 +504,7 @@ static u64 sample(struct fake_ext *ext, struct nsl_skb_block *b, enum what w,
 		nst(ext, NSL_R_TCP);
 		return b->blk.rec[1].ticks;
 	case STOP_OUTER:
-	case STOP_SEARCH:
+	case STOP_NESTED:
 		t0 = nsl_now();
 		nst(ext, NSL_R_WRITE);
 		t1 = nsl_now();
