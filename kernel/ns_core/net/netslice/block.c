@@ -20,17 +20,14 @@
 #include "record.h"
 
 /*
- * A new block for @skb, with what NSI decided of it (@picked, NSL_PK_*),
- * returned so that the caller need not look it up again; NULL without
- * memory.
+ * nsl_init_block()'s block, returned so that the caller need not look it
+ * up again; NULL without memory.
  */
-struct nsl_skb_block *nsl_init_block(struct sk_buff *skb, int dir, u8 picked)
+struct nsl_skb_block *nsl_new_block(struct sk_buff *skb, int dir, u8 picked)
 {
 	struct nsl_skb_block *b;
 	struct nsl_block *blk;
 
-	if (nsl_stage_below(NSL_STAGE_CARRY))
-		return NULL;
 	b = skb_ext_add(skb, SKB_EXT_NETSLICE);
 	if (unlikely(!b)) {
 		this_cpu_inc(nsl_nomem_count);

@@ -80,7 +80,22 @@ static __always_inline bool nsl_stage_stops_macro(void)
 DECLARE_PER_CPU(u64, nsl_nomem_count);
 
 /* A block's life (block.c). */
-struct nsl_skb_block *nsl_init_block(struct sk_buff *skb, int dir, u8 picked);
+struct nsl_skb_block *nsl_new_block(struct sk_buff *skb, int dir, u8 picked);
+
+/*
+ * A new block for @skb, with what NSI decided of it (@picked, NSL_PK_*);
+ * NULL without memory, or in the cost bench's stage that makes none.
+ * The stage is tested here, before any call: a packet NSI passes over
+ * makes none either, and the stage stands for it.
+ */
+static __always_inline struct nsl_skb_block *
+nsl_init_block(struct sk_buff *skb, int dir, u8 picked)
+{
+	if (nsl_stage_below(NSL_STAGE_CARRY))
+		return NULL;
+	return nsl_new_block(skb, dir, picked);
+}
+
 void nsl_mark_shared(struct nsl_block *blk);
 void nsl_add_dev(struct nsl_skb_block *b, const struct net_device *dev, u8 dir);
 void nsl_flow(struct nsl_block *blk, const struct sk_buff *skb);
