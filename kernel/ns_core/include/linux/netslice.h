@@ -65,7 +65,11 @@ struct nsl_skb_block {
 	unsigned long state;		/* NSL_ST_* bits */
 	u32 gen;			/* counter set of this block */
 	u8 nopen;			/* records open now */
-	bool sealed;			/* no merging into the last record */
+	/*
+	 * The last record's region, which a START of that region may merge
+	 * into (record.h); NSL_R_NONE once sealed: a new phase, or none yet.
+	 */
+	u8 merge_region;
 	u8 picked;			/* NSL_PK_* */
 	/*
 	 * The open records of each region (record.h): last[] is 1 + the

@@ -46,7 +46,7 @@ struct nsl_skb_block *nsl_new_block(struct sk_buff *skb, int dir, u8 picked)
 	b->state = dir == NSL_DIR_RX ? BIT(NSL_ST_ELIGIBLE) : 0;
 	b->nopen = 0;
 	memset(&b->open, 0, sizeof(b->open));
-	b->sealed = false;
+	b->merge_region = NSL_R_NONE;
 	b->picked = picked;
 	/* Last, so that only @b lives across the call. */
 	b->gen = 0;
@@ -194,8 +194,9 @@ static void nsl_fold_shared(struct nsl_skb_block *b)
 	if (j + 1 == blk->nrec)
 		return;
 	blk->nrec = j + 1;
-	/* Records moved: where the open ones are now. */
+	/* Records moved: where the open ones are now, and the last. */
 	nsl_recount_open(b);
+	nsl_merge_last(b);
 }
 
 /* @to (a new skb split off @from) gets its own copy of @from's block. */
@@ -253,6 +254,7 @@ static void nsl_fold_record(struct nsl_skb_block *b,
 	d->start = from->blk.tsc0 + r->start - blk->tsc0;
 	if (!same_set && blk->nevents)
 		d->flags |= NSL_RF_INVALID;
+	nsl_merge_last(b);
 }
 
 /*

@@ -116,7 +116,6 @@ static void nsl_summarise_counts(struct nsl_calib_run *run,
 static void nsl_calib_reset(struct nsl_skb_block *b)
 {
 	nsl_records_reset(b);
-	b->sealed = true;
 }
 
 enum { NSL_OP_INIT, NSL_OP_START, NSL_OP_STOP, NSL_OP_EXIT };

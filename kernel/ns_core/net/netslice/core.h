@@ -49,7 +49,8 @@ nsl_block_known(const struct sk_buff *skb)
 {
 	const struct skb_ext *ext = skb->extensions;
 
-	return (void *)ext + (ext->offset[SKB_EXT_NETSLICE] << 3);
+	/* Unsigned and long: no sign extension of the int a shift makes. */
+	return (void *)ext + ((unsigned long)ext->offset[SKB_EXT_NETSLICE] << 3);
 }
 
 /* The stage a block's life stops at, and its key (core.c). */

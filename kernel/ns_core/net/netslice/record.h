@@ -42,12 +42,34 @@ static __always_inline void nsl_note_open(struct nsl_skb_block *b, int region,
 	b->open.last[region] = n + 1;
 }
 
+/*
+ * A new phase of the block (a fork, a calibration's sample): no START
+ * merges into a record made before.
+ */
+static inline void nsl_seal(struct nsl_skb_block *b)
+{
+	b->merge_region = NSL_R_NONE;
+}
+
+/*
+ * Records were appended or moved in bulk: a START may merge into the last
+ * one, as into one it made itself, unless the block is sealed.
+ */
+static inline void nsl_merge_last(struct nsl_skb_block *b)
+{
+	unsigned int n = b->blk.nrec;
+
+	if (b->merge_region != NSL_R_NONE)
+		b->merge_region = n ? b->blk.rec[n - 1].region : NSL_R_NONE;
+}
+
 /* No record at all: what a block is before its first START. */
 static inline void nsl_records_reset(struct nsl_skb_block *b)
 {
 	b->blk.nrec = 0;
 	b->nopen = 0;
 	memset(&b->open, 0, sizeof(b->open));
+	nsl_seal(b);
 }
 
 /*
@@ -116,9 +138,11 @@ static __always_inline void nsl_rec_end(struct nsl_skb_block *b,
  * count mode with @nev counters.  The record it opens is the last one,
  * when that is the same region, closed, in this phase (back-to-back
  * intervals of a region are summed); else a new one, unless the block is
- * full.  Bookkeeping first: what follows the time read is inside the
- * interval.  A new record's counts are zeroed only in count mode: nothing
- * reads a count past the block's nevents.
+ * full.  merge_region names the last record's region in this phase, so
+ * that most STARTs rule the merge out with one compare; the record is
+ * looked at only when it names @region.  Bookkeeping first: what follows
+ * the time read is inside the interval.  A new record's counts are zeroed
+ * only in count mode: nothing reads a count past the block's nevents.
  */
 static __always_inline void nsl_start_at(struct nsl_skb_block *b, int region,
 					 u64 now, u8 nev)
@@ -127,7 +151,7 @@ static __always_inline void nsl_start_at(struct nsl_skb_block *b, int region,
 	unsigned int n = blk->nrec;
 	struct nsl_record *r;
 
-	if (n && !b->sealed) {
+	if (b->merge_region == region && likely(n)) {
 		r = &blk->rec[n - 1];
 		if (r->region == region &&
 		    !(r->flags & (NSL_RF_OPEN | NSL_RF_SHARED))) {
@@ -155,7 +179,7 @@ static __always_inline void nsl_start_at(struct nsl_skb_block *b, int region,
 	r->cpu = raw_smp_processor_id();
 	if (nev)
 		memset(r->count, 0, sizeof(r->count));
-	b->sealed = false;
+	b->merge_region = region;
 	nsl_note_open(b, region, n);
 	now = nsl_start_time(b, r, now, nev);
 	r->ticks = -now;

@@ -211,7 +211,7 @@ void __nsl_tx_fork(struct sk_buff *skb, struct sock *sk)
 	/* The write queue's hold reads SENT and LENT; no one else does. */
 	b->state = b == tmpl ? BIT(NSL_ST_ELIGIBLE) | BIT(NSL_ST_SENT) |
 			       BIT(NSL_ST_LENT) : BIT(NSL_ST_ELIGIBLE);
-	b->sealed = true;
+	nsl_seal(b);
 	if (unlikely(nsl_records_on()) && skb->len)
 		nsl_event(sk, NULL, NSL_EV_TCP_SEND, skb->len, now,
 			  b->blk.conn, tcp_skb_pcount(skb) > 1 ? NSL_EVF_TSO : 0);
