@@ -44,9 +44,7 @@ struct nsl_skb_block *nsl_new_block(struct sk_buff *skb, int dir, u8 picked)
 	/* A received skb is its own block's owner from the start. */
 	b->owner = dir == NSL_DIR_RX ? skb : NULL;
 	b->state = dir == NSL_DIR_RX ? BIT(NSL_ST_ELIGIBLE) : 0;
-	b->nopen = 0;
-	memset(&b->open, 0, sizeof(b->open));
-	b->merge_region = NSL_R_NONE;
+	nsl_records_reset(b);
 	b->picked = picked;
 	/* Last, so that only @b lives across the call. */
 	b->gen = 0;

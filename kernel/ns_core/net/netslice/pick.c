@@ -302,9 +302,7 @@ static __always_inline enum nsl_pick_way nsl_pick_way(void)
 
 bool nsl_pick_on(void)
 {
-	return READ_ONCE(nsl_filter_at_init) ||
-	       nsl_conf_rate(READ_ONCE(nsl_sample_conf)) > 1 ||
-	       nsl_collect_paused();
+	return nsl_pick_way() != NSL_PICK_ALL;
 }
 
 /* nsl_pick() on @sk's flow, out of line as nsl_pick_rx_flow() is. */
