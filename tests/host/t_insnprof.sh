@@ -1,11 +1,13 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # bench/insnprof.py on snapshots written by hand, whose every count is
-# known: instructions per unit and per function, the ratio to II, a
+# known: instructions per unit and per function, the ratio to II, the
+# part of each step between stages that is NetSlice's own code, a
 # block of one REP instruction counted once per entry by default and per
 # iteration with --rep-iterations (the other count's ratio beside it),
-# user space as one bucket, --window's totals, and the budget's verdict
-# either side of its 2% slack.  Checked in Python.  TAP; exit 0 / 1.
+# user space as one bucket, --window's totals, and the budgets' verdicts
+# (a ratio, NetSlice's code) either side of their 2% slack.  Checked in
+# Python.  TAP; exit 0 / 1.
 here=$(cd "$(dirname "$0")" && pwd)
 exec python3 - "$here/../../bench/insnprof.py" "$here/../vm" <<'EOF'
 import json, os, shutil, subprocess, sys, tempfile
@@ -54,12 +56,20 @@ is_(once["III"]["functions"].get("f_copy"), 1.5, "f_copy: 3 entries of its REP b
 is_(once["III"]["functions"].get("(user space)"), 20.0, "user space outside nsdump: one bucket")
 is_(round(once["III"]["ratio"], 6), round(2183 / 2043, 6), "III / II, a REP once")
 is_(round(once["III"]["other_ratio"], 6), round(3180 / 3043, 6), "the other count's ratio: per iteration")
+# NetSlice's own code: the module's nsl_thing, not f_stack, f_copy or
+# user space outside nsdump; the step from II to III, in all and in it.
+is_(once["II"].get("netslice_code"), 0, "NetSlice's code in II: none ran")
+is_(once["III"].get("netslice_code"), 70.0, "NetSlice's code in III: nsl_thing alone")
+is_(once["III"].get("step"), {"from": "II", "all": 70.0, "netslice_code": 70.0},
+    "the step II -> III: 140 more instructions over 2 units, all NetSlice's")
+ok(any(l.split()[:3] == ["II", "->", "III"] and l.split()[3:5] == ["+70", "+70"]
+       for l in r.stdout.splitlines()), "the step table prints II -> III, +70 and +70")
 r = run("--rep-iterations", "--json", os.path.join(d, "iter.json"))
 it = json.load(open(os.path.join(d, "iter.json")))["w"]
 is_(it["II"]["per_unit"], 3043 / 2, "II per unit, a REP per iteration")
 is_(it["III"]["functions"].get("f_copy"), 500.0, "f_copy: 1000 iterations over 2 units")
 is_(round(it["III"]["other_ratio"], 6), round(2183 / 2043, 6), "--rep-iterations: the other ratio counts a REP once")
-ok("(a REP instruction per iteration; last column: once)" in r.stdout,
+ok("(a REP instruction per iteration; other: once;" in r.stdout,
    "the table says how it counts")
 r = run("--window", "1", "2")
 w = json.loads(r.stdout)
@@ -70,6 +80,10 @@ for limit, want in (("1.07", 0), ("1.048", 0), ("1.04", 1)):
     write("budget", "# III 1.0685\nw III %s\n" % limit)
     r = run("--budget", os.path.join(d, "budget"))
     is_(r.returncode, want, "budget %s (+2%%) against III 1.0685: exit status" % limit)
+for limit, want in (("70", 0), ("68.7", 0), ("68", 1)):
+    write("budget", "w III code %s\n" % limit)
+    r = run("--budget", os.path.join(d, "budget"))
+    is_(r.returncode, want, "a budget of %s (+2%%) on NetSlice's code, 70 a unit: exit status" % limit)
 write("budget", "w IV 2\n")
 r = run("--budget", os.path.join(d, "budget"))
 ok(r.returncode == 1 and "not measured" in r.stdout, "a budget for a configuration not run fails")
