@@ -331,12 +331,21 @@ def check_budget(out, path):
     budget and 2% over it."""
     budgets = []
     with open(path) as f:
-        for line in f:
-            line = line.split("#")[0].split()
-            if len(line) == 4 and line[2] == "code":
-                budgets.append((line[0], line[1], "netslice_code", float(line[3])))
-            elif line:
-                budgets.append((line[0], line[1], "ratio", float(line[2])))
+        for n, line in enumerate(f, 1):
+            words = line.split("#")[0].split()
+            try:
+                if len(words) == 4 and words[2] == "code":
+                    budgets.append((words[0], words[1], "netslice_code",
+                                    float(words[3])))
+                elif len(words) == 3:
+                    budgets.append((words[0], words[1], "ratio",
+                                    float(words[2])))
+                elif words:
+                    raise ValueError("not 3 or 4 words")
+            except ValueError as e:
+                sys.exit("insnprof: %s:%d: %r is neither \"workload config "
+                         "max_ratio\" nor \"workload config code max\" (%s)"
+                         % (path, n, line.strip(), e))
     print("1..%d" % len(budgets))
     bad = 0
     for i, (wl, cfg, what, limit) in enumerate(budgets, 1):

@@ -6,8 +6,9 @@
 # block of one REP instruction counted once per entry by default and per
 # iteration with --rep-iterations (the other count's ratio beside it),
 # user space as one bucket, --window's totals, and the budgets' verdicts
-# (a ratio, NetSlice's code) either side of their 2% slack.  Checked in
-# Python.  TAP; exit 0 / 1.
+# (a ratio, NetSlice's code) either side of their 2% slack, and a clear
+# error for a budget line that is neither.  Checked in Python.  TAP; exit
+# 0 / 1.
 here=$(cd "$(dirname "$0")" && pwd)
 exec python3 - "$here/../../bench/insnprof.py" "$here/../vm" <<'EOF'
 import json, os, shutil, subprocess, sys, tempfile
@@ -84,6 +85,11 @@ for limit, want in (("70", 0), ("68.7", 0), ("68", 1)):
     write("budget", "w III code %s\n" % limit)
     r = run("--budget", os.path.join(d, "budget"))
     is_(r.returncode, want, "a budget of %s (+2%%) on NetSlice's code, 70 a unit: exit status" % limit)
+for bad in ("w III\n", "w III code\n", "w III 1.2x\n", "w III code 5000 more\n"):
+    write("budget", "# a comment\n" + bad)
+    r = run("--budget", os.path.join(d, "budget"))
+    ok(r.returncode == 1 and ":2: " in r.stderr and "Traceback" not in r.stderr,
+       "a bad budget line %r: a clear error naming line 2" % bad.strip(), r.stderr.strip()[-200:])
 write("budget", "w IV 2\n")
 r = run("--budget", os.path.join(d, "budget"))
 ok(r.returncode == 1 and "not measured" in r.stdout, "a budget for a configuration not run fails")
