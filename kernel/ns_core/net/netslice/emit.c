@@ -149,13 +149,24 @@ static __always_inline void nsl_rx_ends(struct nsl_skb_block *b, u64 now)
 		nsl_rx_ends_slow(b, now);
 }
 
+/*
+ * Whether @b went out already: nothing is left to record or emit.  A
+ * TCP skb given back to its CPU (skb_attempt_defer_free()) had its NSE
+ * there and meets NSE again as it is freed at last; and the extension's
+ * release follows every emission.
+ */
+static __always_inline bool nsl_emitted_already(const struct nsl_skb_block *b)
+{
+	return READ_ONCE(b->state) & BIT(NSL_ST_EMITTED);
+}
+
 /* NSE: the skb is being freed. */
 void __nsl_exit(struct sk_buff *skb)
 {
 	u64 now = nsl_now();
 	struct nsl_skb_block *b = nsl_owned_block(skb);
 
-	if (!b)
+	if (!b || nsl_emitted_already(b))
 		return;
 	nsl_stop_block(b, NSL_R_NIC, now);
 	nsl_rx_ends(b, now);
@@ -194,6 +205,8 @@ void nsl_ext_release(struct skb_ext *ext, void *ptr)
 	struct nsl_skb_block *b = ptr;
 	u64 now = nsl_now();
 
+	if (nsl_emitted_already(b))
+		return;
 	if (b->owner)
 		nsl_stop_block(b, NSL_R_NIC, now);
 	nsl_rx_ends(b, now);
