@@ -25,11 +25,11 @@ ran (timers, the RCU): the median round is shown.
 A REP string instruction counts once, as the CPU's INST_RETIRED counts
 it; --rep-iterations counts each of its iterations, as TCG runs them
 (how every figure before 2026-11-28 was counted).  The ratio table gives
-the other count's ratio too ("other"), and NetSlice's own code's part
-of each count ("NetSlice", below).  --window prints, as
-JSON, what ran between two snapshots in user space and in the kernel,
-counted both ways, and each REP block's entries and iterations: the
-plugin's own check (tests/vm/t_insn.sh).
+the other count's ratio too ("other"), and NetSlice's own code's part of
+each count ("NetSlice", below).  --window prints, as JSON, what ran
+between two snapshots in user space and in the kernel, counted both
+ways, and each REP block's entries and iterations: the plugin's own
+check (tests/vm/t_insn.sh).
 
 For the stages of a block's life that ran (II, none, carry, clock,
 records, III: the module's cost_stage), a table says what each adds to
