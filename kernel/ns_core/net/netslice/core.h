@@ -6,6 +6,7 @@
 #define _NSL_CORE_H
 
 #include <linux/netslice.h>
+#include <linux/sock_diag.h>
 #include <linux/timex.h>
 #ifdef CONFIG_X86_TSC
 #include <asm/msr.h>
@@ -20,6 +21,17 @@ static inline u64 nsl_now(void)
 #else
 	return get_cycles();
 #endif
+}
+
+/*
+ * A block's conn: @sk's cookie, which is made once and then only read.
+ * Read inline; sock_gen_cookie() is a call even when it only reads.
+ */
+static inline u64 nsl_conn(struct sock *sk)
+{
+	u64 cookie = atomic64_read(&sk->sk_cookie);
+
+	return cookie ? cookie : sock_gen_cookie(sk);
 }
 
 /* The block @skb carries, if any. */

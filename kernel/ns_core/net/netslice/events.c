@@ -236,22 +236,14 @@ static u64 nsl_region_tsc(const struct nsl_skb_block *b, int region, u64 dflt)
 }
 
 /*
- * NET_SLICE_SK: a received skb reaches its socket (before it is queued).
- * Its block learns the connection, and its device, IP and TCP events go
- * out now that the connection is known.
+ * The device, IP and TCP (or UDP) events of a received skb, its
+ * connection (@conn) known: MAGNeT's records, out of line.
  */
-void __nsl_rx_sock(struct sk_buff *skb, struct sock *sk)
+static noinline void nsl_rx_sock_events(struct sk_buff *skb, struct sock *sk,
+					const struct nsl_skb_block *b, u64 conn)
 {
-	struct nsl_skb_block *b = skb_ext_find(skb, SKB_EXT_NETSLICE);
-	u64 now = nsl_now(), conn;
+	u64 now = nsl_now();
 
-	if (!b || !(b->blk.flags & NSL_BF_RX))
-		return;
-	conn = sock_gen_cookie(sk);
-	if (b->blk.dir == NSL_DIR_RX)
-		b->blk.conn = conn;
-	if (!nsl_records_on())
-		return;
 	/*
 	 * What the device handed up, Ethernet header already pulled: for a
 	 * GRO skb, all the frames merged into it.
@@ -270,5 +262,24 @@ void __nsl_rx_sock(struct sk_buff *skb, struct sock *sk)
 	else if (nsl_sk_udp(sk))
 		nsl_event(sk, skb, NSL_EV_UDP_RECV, nsl_udp_payload(skb), now,
 			  conn, skb_is_gso(skb) ? NSL_EVF_TSO : 0);
+}
+
+/*
+ * NET_SLICE_SK: a received skb reaches its socket (before it is queued).
+ * A receive block learns the connection (a send block that came over
+ * loopback or a veth has its socket's already), and with records on the
+ * device, IP and TCP events go out now that the connection is known.
+ * The hook found the block; without records this is a leaf.
+ */
+void __nsl_rx_sock(struct sk_buff *skb, struct sock *sk)
+{
+	struct nsl_skb_block *b = nsl_block_known(skb);
+
+	if (!(b->blk.flags & NSL_BF_RX))
+		return;
+	if (b->blk.dir == NSL_DIR_RX)
+		b->blk.conn = nsl_conn(sk);
+	if (unlikely(nsl_records_on()))
+		nsl_rx_sock_events(skb, sk, b, nsl_conn(sk));
 }
 EXPORT_SYMBOL_GPL(__nsl_rx_sock);

@@ -76,17 +76,6 @@ struct nsl_skb_block *nsl_copy_at_link(struct sk_buff *skb,
 }
 
 /*
- * A block's conn: @sk's cookie, which is made once and then only read.
- * Read inline here; sock_gen_cookie() is a call even when it only reads.
- */
-static inline u64 nsl_conn(struct sock *sk)
-{
-	u64 cookie = atomic64_read(&sk->sk_cookie);
-
-	return cookie ? cookie : sock_gen_cookie(sk);
-}
-
-/*
  * The data waited in the TCP write queue from the end of its first copy in
  * sendmsg() until now, less the copies that came later (sendmsg() can wait
  * for memory between two copies into an skb already queued): a GAP record,

@@ -42,6 +42,15 @@ static inline bool skb_ext_exist(const struct sk_buff *skb, enum skb_ext_id id)
 /* core.h's nsl_block_of(); hotpath.c mimics the lookup (fake_find()). */
 void *skb_ext_find(const struct sk_buff *skb, enum skb_ext_id id);
 
+/* linux/sock_diag.h: what core.h's nsl_conn() reads (no test calls it). */
+typedef struct { long long counter; } atomic64_t;
+struct sock { atomic64_t sk_cookie; };
+static inline long long atomic64_read(const atomic64_t *v)
+{
+	return v->counter;
+}
+u64 sock_gen_cookie(struct sock *sk);
+
 /* The CPU at START and STOP; the harness pins itself to one. */
 extern int shim_cpu;
 #define raw_smp_processor_id()		shim_cpu
