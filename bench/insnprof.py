@@ -356,12 +356,10 @@ def check_budget(out, path):
             continue
         ok = got[what] <= limit * SLACK
         bad += not ok
-        if what == "ratio":
-            print("%sok %d - insn budget %s %s: ratio %.3f x II, budget %.3f (+2%%)"
-                  % ("" if ok else "not ", i, wl, cfg, got[what], limit))
-        else:
-            print("%sok %d - insn budget %s %s: NetSlice's code %.0f a unit, budget %.0f (+2%%)"
-                  % ("" if ok else "not ", i, wl, cfg, got[what], limit))
+        form = "ratio %.3f x II, budget %.3f" if what == "ratio" else \
+            "NetSlice's code %.0f a unit, budget %.0f"
+        print("%sok %d - insn budget %s %s: %s (+2%%)"
+              % ("" if ok else "not ", i, wl, cfg, form % (got[what], limit)))
     print("%d passed, %d failed" % (len(budgets) - bad, bad))
     return bad == 0
 

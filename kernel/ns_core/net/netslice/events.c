@@ -202,7 +202,7 @@ void __nsl_sock_event(struct sock *sk, int type, int bytes)
 	/* Every write and read comes here: no TSC read unless it is kept. */
 	if (bytes <= 0 || !nsl_records_on() || nsl_collect_paused())
 		return;
-	nsl_event(sk, NULL, type, bytes, nsl_now(), sock_gen_cookie(sk), 0);
+	nsl_event(sk, NULL, type, bytes, nsl_now(), nsl_conn(sk), 0);
 }
 EXPORT_SYMBOL_GPL(__nsl_sock_event);
 
@@ -237,12 +237,12 @@ static u64 nsl_region_tsc(const struct nsl_skb_block *b, int region, u64 dflt)
 
 /*
  * The device, IP and TCP (or UDP) events of a received skb, its
- * connection (@conn) known: MAGNeT's records, out of line.
+ * connection known: MAGNeT's records, out of line.
  */
 static noinline void nsl_rx_sock_events(struct sk_buff *skb, struct sock *sk,
-					const struct nsl_skb_block *b, u64 conn)
+					const struct nsl_skb_block *b)
 {
-	u64 now = nsl_now();
+	u64 now = nsl_now(), conn = nsl_conn(sk);
 
 	/*
 	 * What the device handed up, Ethernet header already pulled: for a
@@ -280,6 +280,6 @@ void __nsl_rx_sock(struct sk_buff *skb, struct sock *sk)
 	if (b->blk.dir == NSL_DIR_RX)
 		b->blk.conn = nsl_conn(sk);
 	if (unlikely(nsl_records_on()))
-		nsl_rx_sock_events(skb, sk, b, nsl_conn(sk));
+		nsl_rx_sock_events(skb, sk, b);
 }
 EXPORT_SYMBOL_GPL(__nsl_rx_sock);
