@@ -113,7 +113,22 @@ DEFINE_MUTEX(nslm_ring_mutex);
 DECLARE_WAIT_QUEUE_HEAD(nslm_ring_wait);
 
 static unsigned int wakeup_bytes = 32768;
-module_param(wakeup_bytes, uint, 0644);
+
+/*
+ * watermark(), kept as its inputs change (wakeup_bytes set, a resize,
+ * under nslm_ring_mutex): the producer reads one word, not two and a
+ * clamp.
+ */
+static u32 ring_wm = 32768;
+
+static int wakeup_bytes_set(const char *val, const struct kernel_param *kp);
+
+static const struct kernel_param_ops wakeup_bytes_ops = {
+	.set = wakeup_bytes_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(wakeup_bytes, &wakeup_bytes_ops, &wakeup_bytes, 0644);
 MODULE_PARM_DESC(wakeup_bytes, "Wake a sleeping reader when a ring holds this many bytes (default 32768, at most half a ring; 1: every item)");
 
 static unsigned int wakeup_us = 5000;
@@ -128,9 +143,28 @@ static size_t ring_stride(u32 size)
 /* The watermark, at most half a ring (a reader must get room in time). */
 static u64 watermark(void)
 {
+	return READ_ONCE(ring_wm);
+}
+
+static void watermark_update(void)
+{
 	u32 wm = READ_ONCE(wakeup_bytes);
 
-	return clamp_t(u32, wm, 1, max_t(u32, READ_ONCE(ring_size) / 2, 1));
+	lockdep_assert_held(&nslm_ring_mutex);
+	WRITE_ONCE(ring_wm, clamp_t(u32, wm, 1,
+				    max_t(u32, READ_ONCE(ring_size) / 2, 1)));
+}
+
+static int wakeup_bytes_set(const char *val, const struct kernel_param *kp)
+{
+	int ret;
+
+	mutex_lock(&nslm_ring_mutex);
+	ret = param_set_uint(val, kp);
+	if (!ret)
+		watermark_update();
+	mutex_unlock(&nslm_ring_mutex);
+	return ret;
 }
 
 /*
@@ -211,16 +245,25 @@ static DEFINE_IRQ_WORK(wake_work, wake_readers);
  */
 static struct irq_work wake_work_lazy = IRQ_WORK_INIT_LAZY(wake_readers);
 
-/* What the reader sees besides the items; the producer's CPU only. */
+/*
+ * What the reader sees besides the items; the producer's CPU only.  The
+ * loss counters are published where they change (ring_publish_losses()),
+ * which an item that fits does not.
+ */
 static void ring_publish(struct nslm_ring *ring)
 {
 	struct nsl_ring_ctl *ctl = ring->ctl;
 
 	WRITE_ONCE(ctl->offered, ring->offered);
-	WRITE_ONCE(ctl->dropped, ring->dropped);
-	WRITE_ONCE(ctl->lost, ring->lost);
 	/* The items first, then the head that makes them readable. */
 	smp_store_release(&ctl->head, ring->head);
+}
+
+/* Before ring_publish(): its release covers these stores too. */
+static void ring_publish_losses(struct nslm_ring *ring)
+{
+	WRITE_ONCE(ring->ctl->dropped, ring->dropped);
+	WRITE_ONCE(ring->ctl->lost, ring->lost);
 }
 
 static void ring_advance(struct nslm_ring *ring, u32 len)
@@ -236,7 +279,7 @@ static void ring_advance(struct nslm_ring *ring, u32 len)
  * would not fit before it; NULL, with nothing written, if there is no
  * room.  @len is at most NSLM_ITEM_MAX, far below half a ring.
  */
-static void *ring_reserve(struct nslm_ring *ring, u32 len)
+static __always_inline void *ring_reserve(struct nslm_ring *ring, u32 len)
 {
 	/* The reader's release of tail: it is done with what lies behind. */
 	u64 used = ring->head - smp_load_acquire(&ring->ctl->tail);
@@ -270,6 +313,7 @@ static bool ring_push_loss(struct nslm_ring *ring)
 	loss->tsc = ring->lost_tsc;
 	ring_advance(ring, sizeof(*loss));
 	ring->lost = 0;
+	ring_publish_losses(ring);
 	return true;
 }
 
@@ -281,6 +325,7 @@ static void ring_drop(struct nslm_ring *ring, u64 seq)
 	}
 	ring->lost++;
 	ring->dropped++;
+	ring_publish_losses(ring);
 }
 
 /* Blocks and event records share the per-CPU seq, at the same offset. */
@@ -293,23 +338,17 @@ static u64 *item_seq(struct nsl_item_hdr *item)
 	return &container_of(item, struct nsl_block, hdr)->seq;
 }
 
-/* Bytes @item may take in the ring (a block's compact size at most). */
+/*
+ * Bytes @item may take in the ring.  A block's are bounded, not counted:
+ * the encoder clamps its records and devices to what NSL_CBLOCK_MAX
+ * holds.  Reserving the bound costs at most that much padding at the
+ * ring's end once a lap; counting it cost every block 15 instructions.
+ */
 static u32 item_room(const struct nsl_item_hdr *item)
 {
-	const struct nsl_block *blk;
-
 	switch (item->kind) {
 	case NSL_ITEM_BLOCK:
-		blk = container_of(item, struct nsl_block, hdr);
-		if (blk->nrec > NSL_MAX_RECORDS ||
-		    item->size != NSL_BLOCK_SIZE(blk->nrec))
-			return 0;
-		return sizeof(struct nsl_cblock) + 32 +
-		       min_t(u32, blk->ndev, NSL_MAX_DEVS) *
-		       sizeof(struct nsl_cdev) +
-		       blk->nrec * (sizeof(struct nsl_crec) +
-				    sizeof(struct nsl_crec_ext) +
-				    NSL_MAX_EVENTS * sizeof(__u64));
+		return NSL_CBLOCK_MAX;
 	case NSL_ITEM_EVENT:
 		return item->size == sizeof(struct nsl_event_rec) ?
 		       item->size : 0;
@@ -350,8 +389,8 @@ static u64 ring_offer(struct nslm_ring *ring, const struct nsl_item_hdr *item,
 	} else {
 		len = item->size;
 		memcpy(dst, item, len);
+		dst->cpu = ring->cpu;
 	}
-	dst->cpu = ring->cpu;
 	*item_seq(dst) = seq;
 	ring_advance(ring, len);
 	ring_publish(ring);
@@ -630,6 +669,7 @@ static void ring_replace(void *arg)
 	ring_attach(ring, m->area, m->size);
 	if (ring->lost)
 		ring_push_loss(ring);
+	ring_publish_losses(ring);
 	ring_publish(ring);
 }
 
@@ -642,6 +682,7 @@ static void ring_clear(void *arg)
 	ring->lost = 0;
 	ring_attach(ring, ring->ctl, ring->size);
 	WRITE_ONCE(ring->ctl->tail, 0);
+	ring_publish_losses(ring);
 	ring_publish(ring);
 }
 
@@ -711,6 +752,7 @@ int nslm_rings_resize(u64 bytes)
 	}
 	old = ring_area;
 	WRITE_ONCE(ring_size, size);
+	watermark_update();
 	for_each_possible_cpu(cpu) {
 		move.ring = per_cpu_ptr(&nslm_rings, cpu);
 		move.area = area + cpu * ring_stride(size);

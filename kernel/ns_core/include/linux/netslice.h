@@ -52,6 +52,12 @@ enum nsl_state_bit {
 	 * write queue's skb holds it too, for SENT and RETRANS alone.
 	 */
 	NSL_ST_LENT,
+	/*
+	 * The flow came from the socket at TCP's fork: the driver's
+	 * hand-off reads the header lengths alone.  Any copy of the block
+	 * reads the headers (its state is set anew).
+	 */
+	NSL_ST_FLOW,
 };
 
 /* nsl_skb_block.picked: what was decided at NSI (pick.c) */

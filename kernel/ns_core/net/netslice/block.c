@@ -291,15 +291,31 @@ EXPORT_SYMBOL_GPL(__nsl_eat);
  * Headers not in the linear data leave their fields as they were.  Read
  * straight into the block: what else the headers say is not read.
  */
-void nsl_flow(struct nsl_block *blk, const struct sk_buff *skb)
+static __always_inline struct nsl_hdr_dst nsl_block_dst(struct nsl_block *blk)
 {
-	nsl_read_headers(skb, skb_network_header(skb), (struct nsl_hdr_dst) {
+	return (struct nsl_hdr_dst) {
 		.family = &blk->family, .proto = &blk->proto,
 		.nhlen = &blk->nhlen, .thlen = &blk->thlen,
 		.sport = &blk->sport, .dport = &blk->dport,
 		.tcp_seq = &blk->tcp_seq,
 		.saddr = blk->saddr, .daddr = blk->daddr, .addrs = true,
-	});
+	};
+}
+
+void nsl_flow(struct nsl_block *blk, const struct sk_buff *skb)
+{
+	nsl_read_headers(skb, skb_network_header(skb), nsl_block_dst(blk));
+}
+
+/*
+ * The flow of what @sk sends, known before any header is built (TCP's
+ * fork): the family, protocol, ports and addresses nsl_flow() would read
+ * at the driver, where only the header lengths are left to read.  False,
+ * with nothing written, if @sk has no peer.
+ */
+bool nsl_flow_sk(struct nsl_block *blk, const struct sock *sk)
+{
+	return nsl_read_sk(sk, nsl_block_dst(blk));
 }
 
 /*

@@ -39,7 +39,7 @@ const struct nsl_receiver *nsl_receiver(void)
  * A block is chosen with its whole flow (what NSI left undecided), and
  * leaves with its addresses only when the reader asked for them.
  */
-static bool nsl_block_leaves(struct nsl_skb_block *b)
+static __always_inline bool nsl_block_leaves(struct nsl_skb_block *b)
 {
 	struct nsl_block *blk = &b->blk;
 

@@ -25,7 +25,10 @@
 #include <linux/tcp.h>
 #include <linux/udp.h>
 #include <linux/unaligned.h>
+#include <net/inet_sock.h>
 #include <net/ip.h>
+#include <net/ipv6.h>
+#include <net/sock.h>
 
 /*
  * Where nsl_read_headers() writes what it reads: each a field of the
@@ -143,6 +146,41 @@ nsl_read_headers(const struct sk_buff *skb, const u8 *nh,
 	*d.sport = ntohs(ports->source);
 	*d.dport = ntohs(ports->dest);
 	return NSL_HDR_PORTS;
+}
+
+/*
+ * The flow of what connected @sk sends, into @d's fields as
+ * nsl_read_headers() writes them, the lengths and the sequence aside:
+ * false, with nothing written, if @sk has no peer.  An IPv6 socket that
+ * talks to an IPv4 peer (a v4-mapped address) sends IPv4.
+ */
+static __always_inline bool nsl_read_sk(const struct sock *sk,
+					const struct nsl_hdr_dst d)
+{
+	const struct inet_sock *inet = inet_sk(sk);
+
+	if (!inet->inet_dport)
+		return false;
+	*d.proto = sk->sk_protocol;
+	*d.sport = ntohs(inet->inet_sport);
+	*d.dport = ntohs(inet->inet_dport);
+#if IS_ENABLED(CONFIG_IPV6)
+	if (sk->sk_family == AF_INET6 &&
+	    !ipv6_addr_v4mapped(&sk->sk_v6_daddr)) {
+		*d.family = AF_INET6;
+		if (d.addrs) {
+			nsl_put_addr(d.saddr, &sk->sk_v6_rcv_saddr, 16);
+			nsl_put_addr(d.daddr, &sk->sk_v6_daddr, 16);
+		}
+		return true;
+	}
+#endif
+	*d.family = AF_INET;
+	if (d.addrs) {
+		nsl_put_addr(d.saddr, &inet->inet_saddr, 4);
+		nsl_put_addr(d.daddr, &inet->inet_daddr, 4);
+	}
+	return true;
 }
 
 /*

@@ -141,32 +141,12 @@ bool nsl_parse(const struct sk_buff *skb, const u8 *nh, struct nsl_hdrs *h)
 
 /*
  * The flow of a connected socket @sk, as its packets' headers will say;
- * false when the socket has no peer (each datagram names its own).  An
- * IPv6 socket talking to an IPv4-mapped peer sends IPv4 packets.
+ * false when the socket has no peer (each datagram names its own).
  */
 static bool nsl_sk_flow(const struct sock *sk, struct nsl_filter_flow *f)
 {
-	const struct inet_sock *inet = inet_sk(sk);
-
 	memset(f, 0, sizeof(*f));
-	if (!inet->inet_dport)
-		return false;
-	f->proto = sk->sk_protocol;
-	f->sport = ntohs(inet->inet_sport);
-	f->dport = ntohs(inet->inet_dport);
-#if IS_ENABLED(CONFIG_IPV6)
-	if (sk->sk_family == AF_INET6 &&
-	    !ipv6_addr_v4mapped(&sk->sk_v6_daddr)) {
-		f->family = AF_INET6;
-		memcpy(f->saddr, &sk->sk_v6_rcv_saddr, 16);
-		memcpy(f->daddr, &sk->sk_v6_daddr, 16);
-		return true;
-	}
-#endif
-	f->family = AF_INET;
-	memcpy(f->saddr, &inet->inet_saddr, 4);
-	memcpy(f->daddr, &inet->inet_daddr, 4);
-	return true;
+	return nsl_read_sk(sk, nsl_flow_dst(f));
 }
 
 /* The same for both directions: the two ends combine symmetrically. */

@@ -164,6 +164,7 @@ void __nsl_tx_fork(struct sk_buff *skb, struct sock *sk)
 	struct nsl_skb_block *tmpl = nsl_block_known(skb);
 	struct nsl_skb_block *b;
 	bool sent, retrans;
+	unsigned long flow;
 	u64 now;
 
 	sent = test_and_set_bit(NSL_ST_SENT, &tmpl->state);
@@ -196,10 +197,11 @@ void __nsl_tx_fork(struct sk_buff *skb, struct sock *sk)
 	b->blk.conn = nsl_conn(sk);
 	b->blk.tcp_seq = TCP_SKB_CB(skb)->seq;
 	b->blk.proto = IPPROTO_TCP;
+	flow = nsl_flow_sk(&b->blk, sk) ? BIT(NSL_ST_FLOW) : 0;
 	b->owner = NULL;
 	/* The write queue's hold reads SENT and LENT; no one else does. */
-	b->state = b == tmpl ? BIT(NSL_ST_ELIGIBLE) | BIT(NSL_ST_SENT) |
-			       BIT(NSL_ST_LENT) : BIT(NSL_ST_ELIGIBLE);
+	b->state = (b == tmpl ? BIT(NSL_ST_ELIGIBLE) | BIT(NSL_ST_SENT) |
+				BIT(NSL_ST_LENT) : BIT(NSL_ST_ELIGIBLE)) | flow;
 	nsl_seal(b);
 	if (unlikely(nsl_records_on()) && skb->len)
 		nsl_event(sk, NULL, NSL_EV_TCP_SEND, skb->len, now,
@@ -302,7 +304,13 @@ void __nsl_xmit(struct sk_buff *skb, struct net_device *dev)
 	off = skb_network_offset(skb);
 	blk->len = off > 0 && off < skb->len ? skb->len - off : skb->len;
 	blk->gso_segs = skb_is_gso(skb) ? skb_shinfo(skb)->gso_segs : 1;
-	nsl_flow(blk, skb);
+	if (test_bit(NSL_ST_FLOW, &b->state)) {
+		/* The socket's flow (the fork's): the headers' lengths. */
+		blk->nhlen = skb_network_header_len(skb);
+		blk->thlen = tcp_hdrlen(skb);
+	} else {
+		nsl_flow(blk, skb);
+	}
 	if (dev->flags & IFF_LOOPBACK)
 		blk->flags |= NSL_BF_LOOPBACK;
 	if (unlikely(nsl_records_on()) && blk->conn)
