@@ -12,6 +12,11 @@ picked by their flow (direction, family, protocol, a port) and checked.
         prints the number of blocks that pass the filters
     nspath.py segs FILE [filters]
         prints the wire packets they stand for (their gso_segs summed)
+    nspath.py flows FILE --pcap PCAP [filters]
+        checks every block that passes against the TCP packet with its
+        ports and sequence number in PCAP (read by tshark): the family,
+        the addresses (if the block has them), the ports and both header
+        lengths as the packet's headers say; prints "ok ..." / "fail ..."
     nspath.py check FILE --want write,udp,ip,link,nic [filters]
         checks every block that passes: each region of --want present,
         nothing else but the queues (qdisc, backlog, sk-backlog, sndq)
@@ -26,7 +31,9 @@ destination), --ifindex N, --flag NAME (must carry it), --without NAME
 (must not).
 """
 import argparse
+import ipaddress
 import struct
+import subprocess
 import sys
 
 import nstrace
@@ -261,11 +268,76 @@ def problems(b, want, may=()):
     return errs
 
 
+# What tshark says of each TCP packet with payload, in this order.
+PKT_FIELDS = ("ip.version", "ip.src", "ip.dst", "ipv6.src", "ipv6.dst",
+              "ip.hdr_len", "tcp.srcport", "tcp.dstport", "tcp.seq_raw",
+              "tcp.hdr_len")
+
+
+def packets(pcap):
+    """{(sport, dport, seq): (family, saddr, daddr, nhlen, thlen)} of the
+    TCP packets with payload in @pcap, as tshark decodes their headers."""
+    cmd = ["tshark", "-n", "-r", pcap, "-Y", "tcp.len > 0", "-T", "fields",
+           "-E", "separator=/t", "-E", "occurrence=f"]
+    for f in PKT_FIELDS:
+        cmd += ["-e", f]
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True)
+    pkts = {}
+    for line in out.stdout.splitlines():
+        v = dict(zip(PKT_FIELDS, line.split("\t")))
+        six = bool(v["ipv6.src"])
+        src, dst = (v["ipv6.src"], v["ipv6.dst"]) if six else \
+            (v["ip.src"], v["ip.dst"])
+        key = (int(v["tcp.srcport"]), int(v["tcp.dstport"]),
+               int(v["tcp.seq_raw"]))
+        pkts[key] = (6 if six else 4, ipaddress.ip_address(src).packed,
+                     ipaddress.ip_address(dst).packed,
+                     40 if six else int(v["ip.hdr_len"]),
+                     int(v["tcp.hdr_len"]))
+    return pkts
+
+
+def flow_errors(b, pkts):
+    """How @b's flow differs from its packet's headers."""
+    p = pkts.get((b["sport"], b["dport"], b["tcp_seq"]))
+    if p is None:
+        return ["no packet %d > %d seq %d" % (b["sport"], b["dport"],
+                                               b["tcp_seq"])]
+    fam, src, dst, nhlen, thlen = p
+    got = (AF.get(b["family"]), b["nhlen"], b["thlen"])
+    errs = [] if got == (fam, nhlen, thlen) else \
+        ["family, nhlen, thlen %s, the packet's %s" % (got, (fam, nhlen,
+                                                              thlen))]
+    have = (b["saddr"][:len(src)], b["daddr"][:len(dst)])
+    if b["saddr"] != bytes(16) and have != (src, dst):
+        errs.append("addresses %s > %s, the packet's %s > %s"
+                    % (b["saddr"].hex(), b["daddr"].hex(), src.hex(),
+                       dst.hex()))
+    return errs
+
+
+def check_flows(sel, pcap, tag):
+    pkts = packets(pcap)
+    bad = [(b, flow_errors(b, pkts)) for b in sel]
+    bad = [(b, e) for b, e in bad if e]
+    addr = sum(b["saddr"] != bytes(16) for b in sel)
+    if bad:
+        print("# first bad block: seq %d: %s" % (bad[0][0]["seq"],
+                                                 "; ".join(bad[0][1])))
+    fail = bad or not sel
+    print("%s %s%d of %d blocks' flows (family, ports, header lengths, and "
+          "%d with addresses) are their packets' as tshark reads them"
+          % ("fail" if fail else "ok", tag, len(sel) - len(bad), len(sel),
+             addr))
+    return 1 if fail else 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("cmd", choices=("count", "segs", "check", "devs",
-                                    "shared-runs"))
+                                    "shared-runs", "flows"))
     ap.add_argument("file")
+    ap.add_argument("--pcap")
     ap.add_argument("--want", default="")
     ap.add_argument("--may", default="")
     ap.add_argument("--dir", choices=("tx", "rx"))
@@ -296,6 +368,9 @@ def main():
         for p, n in sorted(paths.items(), key=lambda x: -x[1]):
             print(n, p or "-")
         return 0
+    tag = a.tag + ": " if a.tag else ""
+    if a.cmd == "flows":
+        return check_flows(sel, a.pcap, tag)
     want = [w for w in a.want.split(",") if w]
     may = [w for w in a.may.split(",") if w]
     # A block that ran out of records (TRUNC: more regions than it has
@@ -309,7 +384,6 @@ def main():
                 if not (b["flags"] & BF["TRUNC"] and e.startswith("no "))])
            for b in sel]
     bad = [(b, e) for b, e in bad if e]
-    tag = a.tag + ": " if a.tag else ""
     if bad:
         b, e = bad[0]
         print("# first bad block: seq %d cpu %d flags 0x%x: %s; regions %s"

@@ -231,7 +231,7 @@ tap_lines < <($PATHS check "$W/t6.nst" --tag "TCP/IPv6 NIC send" --dir tx --fami
 "$BENCH/lat_tcp" -s -n -b ::1 -p 5602 >"$W/lsrv6.out" 2>&1 &
 srv=$!
 wait_listen 5602 || die "lat_tcp server did not start"
-nsdump_bg "$W/lt6.err" -q -B 32M -w "$W/lt6.nst" || die "nsdump did not start"
+nsdump_bg "$W/lt6.err" -q --addr -B 32M -w "$W/lt6.nst" || die "nsdump did not start"
 capture_start lo "$W/lo6.pcap" "$W/tcpdump-lo6.err" || die "tcpdump on lo did not start"
 tpid=$!
 "$BENCH/lat_tcp" -c ::1 -p 5602 -W 20 -N 300 >/dev/null
@@ -248,6 +248,28 @@ tap $? "TCP/IPv6 loopback: blocks ($blocks) == data skbs seen by tcpdump ($data_
 tap_lines < <($PATHS check "$W/lt6.nst" --tag "TCP/IPv6 loopback" --family 6 --proto 6 \
 	--port 5602 --flag LOOPBACK --dir tx \
 	--want write,tcp,ip,link,nic,rx-link,rx-ip,rx-tcp,queue,copy)
+# A TCP block's flow comes from its socket at the fork: what the packet's
+# headers say, whatever the socket's family.
+tap_lines < <($PATHS flows "$W/lt6.nst" --pcap "$W/lo6.pcap" --tag "TCP/IPv6 loopback" \
+	--family 6 --proto 6 --port 5602 --flag LOOPBACK --dir tx)
+
+# --- TCP over loopback between IPv6 sockets at an IPv4-mapped address:
+# IPv4 packets
+"$BENCH/lat_tcp" -s -n -b ::ffff:127.0.0.1 -p 5603 >"$W/lsrvm.out" 2>&1 &
+srv=$!
+wait_listen 5603 || die "lat_tcp server did not start"
+nsdump_bg "$W/ltm.err" -q --addr -B 32M -w "$W/ltm.nst" || die "nsdump did not start"
+capture_start lo "$W/lom.pcap" "$W/tcpdump-lom.err" || die "tcpdump on lo did not start"
+tpid=$!
+"$BENCH/lat_tcp" -c ::ffff:127.0.0.1 -p 5603 -W 20 -N 100 >/dev/null
+tap $? "TCP/IPv4-mapped loopback: lat_tcp between IPv6 sockets"
+wait $srv
+capture_stop $tpid "$W/tcpdump-lom.err" "$W/lom.pcap" lo
+kill -INT $nsd
+wait $nsd
+tap_lines < <($PATHS flows "$W/ltm.nst" --pcap "$W/lom.pcap" \
+	--tag "TCP/IPv4-mapped loopback" --family 4 --proto 6 --port 5603 \
+	--flag LOOPBACK --dir tx)
 
 # --- into a container: a namespace behind a veth pair
 ip netns add ctr || die "ip netns add ctr"
