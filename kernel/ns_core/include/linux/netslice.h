@@ -110,6 +110,11 @@ struct nsl_skb_block {
 	 (b)->blk.nrec * sizeof(struct nsl_record))
 
 DECLARE_STATIC_KEY_FALSE(nsl_active);
+/*
+ * On while MAGNeT's event records are kept (nsl_records_set()): only then
+ * do the ip region's hooks and the socket hooks have an event to send.
+ */
+DECLARE_STATIC_KEY_FALSE(nsl_magnet);
 
 /*
  * How far each block's life goes: every stage does what the one before it
@@ -157,6 +162,7 @@ void nsl_sample_get(struct nsl_sample *s);
 void __nsl_init(struct sk_buff *skb, int dir);
 void __nsl_init_sk(struct sk_buff *skb, struct sock *sk);
 void __nsl_start(int region, struct sk_buff *skb);
+void __nsl_start_link(struct sk_buff *skb);
 void __nsl_stop(int region, struct sk_buff *skb);
 void __nsl_start_on(int region, struct sk_buff *skb);
 void __nsl_stop_on(int region, struct sk_buff *skb);
@@ -207,6 +213,11 @@ static __always_inline bool nsl_block_on(const struct sk_buff *skb)
 	       skb_ext_exist(skb, SKB_EXT_NETSLICE);
 }
 
+static __always_inline bool nsl_magnet_on(void)
+{
+	return static_branch_unlikely(&nsl_magnet);
+}
+
 /*
  * Where the stack drops an skb's extensions: all but the block go (one
  * call, at places -- a namespace crossing -- that cost far more).
@@ -224,6 +235,7 @@ static __always_inline bool nsl_block_on(const struct sk_buff *skb)
 static inline void __nsl_init(struct sk_buff *skb, int dir) {}
 static inline void __nsl_init_sk(struct sk_buff *skb, struct sock *sk) {}
 static inline void __nsl_start(int region, struct sk_buff *skb) {}
+static inline void __nsl_start_link(struct sk_buff *skb) {}
 static inline void __nsl_stop(int region, struct sk_buff *skb) {}
 static inline void __nsl_start_on(int region, struct sk_buff *skb) {}
 static inline void __nsl_stop_on(int region, struct sk_buff *skb) {}
@@ -264,6 +276,11 @@ static inline bool nsl_block_on(const struct sk_buff *skb)
 	return false;
 }
 
+static inline bool nsl_magnet_on(void)
+{
+	return false;
+}
+
 #endif /* CONFIG_NETSLICE */
 
 /*
@@ -280,13 +297,14 @@ static __always_inline void nsl_skb_hook(void (*fn)(struct sk_buff *),
 
 /*
  * The regions whose START or STOP has a case of its own (core.c): the
- * link's device at its START, MAGNeT's send events at ip.  Every other
- * region's hook goes to a plainer entry (__nsl_start_on() and its kin),
- * which counts on the hook having found the block.
+ * link's device at its START, MAGNeT's send events at ip while they are
+ * kept.  Every other region's hook goes to a plainer entry
+ * (__nsl_start_on() and its kin), which counts on the hook having found
+ * the block.
  */
 static __always_inline bool nsl_region_own_case(int id)
 {
-	return id == NSL_R_LINK || id == NSL_R_IP;
+	return id == NSL_R_LINK || (id == NSL_R_IP && nsl_magnet_on());
 }
 
 /* START or STOP: @own for a region with a case, @plain for the others. */
@@ -303,13 +321,24 @@ nsl_region_hook(void (*own)(int, struct sk_buff *),
 		plain(id, skb);
 }
 
+/* START: the link's own entry, then as nsl_region_hook() chooses. */
+static __always_inline void nsl_start_hook(int id, struct sk_buff *skb)
+{
+	if (id == NSL_R_LINK) {
+		if (nsl_block_on(skb))
+			__nsl_start_link(skb);
+	} else {
+		nsl_region_hook(__nsl_start, __nsl_start_on, id, skb);
+	}
+}
+
 /* @from ends where @to begins: one call, where neither has a case. */
 static __always_inline void nsl_next_hook(int from, int to,
 					  struct sk_buff *skb)
 {
 	if (nsl_region_own_case(from) || nsl_region_own_case(to)) {
 		nsl_region_hook(__nsl_stop, __nsl_stop_on, from, skb);
-		nsl_region_hook(__nsl_start, __nsl_start_on, to, skb);
+		nsl_start_hook(to, skb);
 	} else if (nsl_block_on(skb)) {
 		__nsl_next_on(from, to, skb);
 	}
@@ -349,8 +378,7 @@ static __always_inline void nsl_gso_hook(struct sk_buff *orig,
 #define NET_SLICE_INIT(skb, dir)	NSL_HOOK(__nsl_init(skb, dir))
 /* NSI of a socket's new skb to send: its flow is the socket's. */
 #define NET_SLICE_INIT_SK(skb, sk)	NSL_HOOK(__nsl_init_sk(skb, sk))
-#define NET_SLICE_START(id, skb) \
-	nsl_region_hook(__nsl_start, __nsl_start_on, id, skb)
+#define NET_SLICE_START(id, skb)	nsl_start_hook(id, skb)
 #define NET_SLICE_STOP(id, skb) \
 	nsl_region_hook(__nsl_stop, __nsl_stop_on, id, skb)
 /* STOP of @from and START of @to, at the same place. */
@@ -382,7 +410,11 @@ static __always_inline void nsl_gso_hook(struct sk_buff *orig,
 /* A received skb reaches its socket: its connection is known. */
 #define NET_SLICE_SK(skb, sk)		nsl_sock_hook(__nsl_rx_sock, skb, sk)
 /* The application wrote or read @bytes (MAGNeT socket events). */
-#define NET_SLICE_SOCK(sk, type, bytes)	NSL_HOOK(__nsl_sock_event(sk, type, bytes))
+#define NET_SLICE_SOCK(sk, type, bytes)				\
+	do {								\
+		if (nsl_magnet_on())					\
+			NSL_HOOK(__nsl_sock_event(sk, type, bytes));	\
+	} while (0)
 
 /* A datagram's first skb (UDP, IPv4 or IPv6): its block, write opens. */
 #define NET_SLICE_DGRAM(skb, sk, fl4)	NSL_HOOK(__nsl_dgram(skb, sk, fl4))

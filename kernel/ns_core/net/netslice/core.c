@@ -76,32 +76,45 @@ static __always_inline bool nsl_region_slow(int region,
 }
 
 /*
- * START's rare cases, out of line: the link's copy of a block still
- * shared with the write queue, the device the link hands to, UDP's MAGNeT
- * send event, and count mode.
+ * What the link's START does before its record: a copy of a block still
+ * shared with the write queue, and the device the link hands to.  The
+ * block to record in, NULL if a copy found no memory.
+ */
+static __always_inline struct nsl_skb_block *
+nsl_link_begins(struct sk_buff *skb, struct nsl_skb_block *b)
+{
+	/*
+	 * Shared by more than the write queue's hold on a block TCP's first
+	 * transmission took (NSL_ST_LENT): a copy.  That hold lasts until
+	 * the data is acknowledged, which the transmission and the copies
+	 * made on its way down come before -- all but one held in a queue
+	 * past an RTO while a retransmission got through, then copied (a
+	 * bridge with a qdisc flooding it): taken for no copy.
+	 */
+	if (b->owner != skb &&
+	    refcount_read(&skb->extensions->refcnt) >
+	    1 + test_bit(NSL_ST_LENT, &b->state) &&
+	    test_bit(NSL_ST_ELIGIBLE, &b->state)) {
+		b = nsl_copy_at_link(skb, b);
+		if (!b)
+			return NULL;
+	}
+	nsl_add_dev(b, skb->dev, NSL_DIR_TX);
+	return b;
+}
+
+/*
+ * START's rare cases, out of line: the link's START where it comes
+ * another way than its hook (calibration), UDP's MAGNeT send event, and
+ * count mode.
  */
 static noinline void nsl_start_slow(int region, struct sk_buff *skb,
 				    struct nsl_skb_block *b)
 {
 	if (region == NSL_R_LINK) {
-		/*
-		 * Shared by more than the write queue's hold on a block
-		 * TCP's first transmission took (NSL_ST_LENT): a copy.
-		 * That hold lasts until the data is acknowledged, which
-		 * the transmission and the copies made on its way down
-		 * come before -- all but one held in a queue past an RTO
-		 * while a retransmission got through, then copied (a
-		 * bridge with a qdisc flooding it): taken for no copy.
-		 */
-		if (b->owner != skb &&
-		    refcount_read(&skb->extensions->refcnt) >
-		    1 + test_bit(NSL_ST_LENT, &b->state) &&
-		    test_bit(NSL_ST_ELIGIBLE, &b->state)) {
-			b = nsl_copy_at_link(skb, b);
-			if (!b)
-				return;
-		}
-		nsl_add_dev(b, skb->dev, NSL_DIR_TX);
+		b = nsl_link_begins(skb, b);
+		if (!b)
+			return;
 	}
 	/* UDP hands the datagram it built to IP: MAGNeT's UDP send event. */
 	if (region == NSL_R_IP && unlikely(nsl_records_on()) &&
@@ -134,6 +147,23 @@ void __nsl_start(int region, struct sk_buff *skb)
 		nsl_start_duration(b, region);
 }
 EXPORT_SYMBOL_GPL(__nsl_start);
+
+/* The link's START, from its hook, which found the block. */
+void __nsl_start_link(struct sk_buff *skb)
+{
+	struct nsl_skb_block *b;
+
+	if (nsl_stage_stops_macro())
+		return;
+	b = nsl_link_begins(skb, nsl_block_known(skb));
+	if (!b)
+		return;
+	if (unlikely(b->blk.nevents))
+		nsl_start_count(b, NSL_R_LINK, NSL_NOW);
+	else
+		nsl_start_duration(b, NSL_R_LINK);
+}
+EXPORT_SYMBOL_GPL(__nsl_start_link);
 
 /* STOP's rare cases: count mode, MAGNeT's IP send event. */
 static noinline void nsl_stop_slow(int region, struct sk_buff *skb,

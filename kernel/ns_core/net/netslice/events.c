@@ -18,6 +18,7 @@
 #include <linux/tcp.h>
 #include <linux/udp.h>
 #include <linux/jiffies.h>
+#include <linux/mutex.h>
 #include <net/ipv6.h>
 #include <net/tcp.h>
 #include <net/inet_sock.h>
@@ -27,6 +28,15 @@
 
 /* NSL_REC_* flags in force; written by nsl_records_set(), read anywhere. */
 u32 nsl_rec_flags;
+
+/*
+ * NSL_REC_ON's mirror in the hooks (linux/netslice.h), kept with the
+ * flags under nsl_rec_lock.  A packet in flight as it changes may miss an
+ * event, as one does as the flags change.
+ */
+DEFINE_STATIC_KEY_FALSE(nsl_magnet);
+EXPORT_SYMBOL_GPL(nsl_magnet);
+static DEFINE_MUTEX(nsl_rec_lock);
 
 int nsl_records_set(const struct nsl_record_opts *opts)
 {
@@ -38,7 +48,13 @@ int nsl_records_set(const struct nsl_record_opts *opts)
 	 */
 	if ((opts->flags & ~NSL_REC_FLOWADDR) && !(opts->flags & NSL_REC_ON))
 		return -EINVAL;
+	mutex_lock(&nsl_rec_lock);
 	WRITE_ONCE(nsl_rec_flags, opts->flags);
+	if (opts->flags & NSL_REC_ON)
+		static_branch_enable(&nsl_magnet);
+	else
+		static_branch_disable(&nsl_magnet);
+	mutex_unlock(&nsl_rec_lock);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(nsl_records_set);

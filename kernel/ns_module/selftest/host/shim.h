@@ -5,6 +5,7 @@
  */
 #ifndef SHIM_H
 #define SHIM_H
+#include <errno.h>
 #include <stdint.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -155,6 +156,21 @@ static inline unsigned long copy_to_user(void *to, const void *from,
 #define __init
 #define module_param(n, t, p)
 #define MODULE_PARM_DESC(n, d)
+/* A parameter's setter is never called here: it only has to compile. */
+struct kernel_param { void *arg; };
+struct kernel_param_ops {
+	int (*set)(const char *val, const struct kernel_param *kp);
+	int (*get)(char *buf, const struct kernel_param *kp);
+};
+static inline int param_set_uint(const char *val, const struct kernel_param *kp)
+{
+	return sscanf(val, "%u", (unsigned int *)kp->arg) == 1 ? 0 : -EINVAL;
+}
+static inline int param_get_uint(char *buf, const struct kernel_param *kp)
+{
+	return sprintf(buf, "%u\n", *(unsigned int *)kp->arg);
+}
+#define module_param_cb(n, ops, arg, p)
 struct timer_list { int pending; };
 #define DEFINE_TIMER(n, f) struct timer_list n
 #define timer_pending(t) ((t)->pending)
