@@ -4,8 +4,12 @@
  * EBUSY), which reads or maps the rings (ring.c), or both.  Opening resets
  * the rings and counters, so NSIOCGPACKETS and NSIOCGDROPS count from the
  * open, seqs restart at 0 on every CPU, and the first item read is a
- * struct nsl_sysinfo.  Collection itself (NSIOCSSTATE) is left as it was,
- * on open and close.
+ * struct nsl_sysinfo.  A resize (NSIOCSRCVBUF) before the reader's stream
+ * begins -- before it reads or switches collection on -- resets them
+ * again: what the rings held came before the stream, not out of it, and
+ * is no drop of the reader's (nsdump -B resizes as it starts, on a host
+ * whose traffic goes on).  Collection itself (NSIOCSSTATE) is left as it
+ * was, on open and close.
  */
 
 #include <linux/bitops.h>
@@ -43,6 +47,15 @@ struct nslm_reader {
 
 static unsigned long device_busy;	/* bit 0: open; atomic bitops */
 
+/*
+ * The reader read, or switched collection on, since it opened: a resize
+ * then turns what the rings hold into drops.  Cleared by open and read by
+ * a resize under nslm_ring_mutex; set by read() there too, by NSIOCSSTATE
+ * with WRITE_ONCE.  (A mapping needs no mark: no resize comes while the
+ * rings are mapped.)
+ */
+static bool stream_begun;
+
 bool nslm_device_is_open(void)
 {
 	return test_bit(0, &device_busy);
@@ -63,6 +76,7 @@ static int nslm_open(struct inode *inode, struct file *file)
 
 	mutex_lock(&nslm_ring_mutex);
 	nslm_rings_reset();
+	WRITE_ONCE(stream_begun, false);
 	mutex_unlock(&nslm_ring_mutex);
 	nslm_filter_reset();
 	nsl_sample_set(0, 0);
@@ -210,6 +224,7 @@ static ssize_t nslm_read(struct file *file, char __user *buf, size_t count,
 		}
 		if (mutex_lock_interruptible(&nslm_ring_mutex))
 			return -ERESTARTSYS;
+		WRITE_ONCE(stream_begun, true);
 		ret = 0;
 		if (reader->sysinfo_due) {
 			ret = put_sysinfo(buf);
@@ -291,6 +306,8 @@ static int set_rcvbuf(void __user *argp)
 
 	mutex_lock(&nslm_ring_mutex);
 	ret = nslm_rings_resize(rb.bytes);
+	if (!ret && !READ_ONCE(stream_begun))
+		nslm_rings_reset();
 	mutex_unlock(&nslm_ring_mutex);
 	return ret;
 }
@@ -304,6 +321,8 @@ static int set_state(void __user *argp)
 	if (st.flags || (st.state != NSL_STATE_OFF && st.state != NSL_STATE_ON))
 		return -EINVAL;
 
+	if (st.state == NSL_STATE_ON)
+		WRITE_ONCE(stream_begun, true);
 	nslm_receiver_collect(st.state == NSL_STATE_ON);
 	return 0;
 }

@@ -636,6 +636,25 @@ static void check_poll_wakeup(int fd)
 	waitpid(pid, &status, 0);
 }
 
+/*
+ * A resize before the stream began (nothing read, collection not switched
+ * on by this reader; on from the module's load) forgets what the rings
+ * hold, as the open did: none of it is the reader's drop.
+ */
+static void check_fresh_resize(int fd, const struct nsl_info *info)
+{
+	uint64_t before, drops;
+
+	traffic(20, 100, 0);
+	msleep(100);
+	before = counter(fd, NSIOCGPACKETS);
+	EXPECT_OK(set_rcvbuf(fd, info->ring_bytes));
+	drops = counter(fd, NSIOCGDROPS);
+	tap(TAP_IS(before > 0) && TAP_IS(drops == 0),
+	    "a resize before the stream began: %llu items since open, %llu counted as dropped",
+	    (unsigned long long)before, (unsigned long long)drops);
+}
+
 static int check(void)
 {
 	struct nsl_record_opts recs;
@@ -669,6 +688,7 @@ static int check(void)
 	s.track = true;
 	check_bad_input(fd, &info);
 	check_eperm(fd);
+	check_fresh_resize(fd, &info);
 
 	/* Quiet rings: off, drained, EAGAIN, poll says nothing. */
 	EXPECT_OK(set_state(fd, NSL_STATE_OFF));
