@@ -115,11 +115,11 @@ DECLARE_WAIT_QUEUE_HEAD(nslm_ring_wait);
 static unsigned int wakeup_bytes = 32768;
 
 /*
- * watermark(), kept as its inputs change (wakeup_bytes set, a resize,
- * under nslm_ring_mutex): the producer reads one word, not two and a
- * clamp.
+ * watermark(), kept as its inputs change (wakeup_bytes set, a resize --
+ * the first at load, before any item -- under nslm_ring_mutex): the
+ * producer reads one word, not two and a clamp.
  */
-static u32 ring_wm = 32768;
+static u32 ring_wm;
 
 static int wakeup_bytes_set(const char *val, const struct kernel_param *kp);
 

@@ -269,9 +269,8 @@ def problems(b, want, may=()):
 
 
 # What tshark says of each TCP packet with payload, in this order.
-PKT_FIELDS = ("ip.version", "ip.src", "ip.dst", "ipv6.src", "ipv6.dst",
-              "ip.hdr_len", "tcp.srcport", "tcp.dstport", "tcp.seq_raw",
-              "tcp.hdr_len")
+PKT_FIELDS = ("ip.src", "ip.dst", "ipv6.src", "ipv6.dst", "ip.hdr_len",
+              "tcp.srcport", "tcp.dstport", "tcp.seq_raw", "tcp.hdr_len")
 
 
 def packets(pcap):

@@ -156,12 +156,8 @@ void __nsl_start_link(struct sk_buff *skb)
 	if (nsl_stage_stops_macro())
 		return;
 	b = nsl_link_begins(skb, nsl_block_known(skb));
-	if (!b)
-		return;
-	if (unlikely(b->blk.nevents))
-		nsl_start_count(b, NSL_R_LINK, NSL_NOW);
-	else
-		nsl_start_duration(b, NSL_R_LINK);
+	if (b)
+		nsl_start_block(b, NSL_R_LINK, NSL_NOW);
 }
 EXPORT_SYMBOL_GPL(__nsl_start_link);
 

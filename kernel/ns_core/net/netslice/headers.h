@@ -13,6 +13,10 @@
  * pull.  An IPv6 packet with extension headers is taken with its first
  * next-header as its protocol, with no ports: the stack's own parsing is
  * not repeated.
+ *
+ * nsl_read_sk() writes the same fields from a connected socket, for the
+ * packets it will send: TCP's fork (a block's flow) and NSI's choice on a
+ * socket's flow (pick.c).
  */
 #ifndef _NSL_HEADERS_H
 #define _NSL_HEADERS_H
