@@ -40,8 +40,12 @@
  * 7: aggregate mode (NSIOCSAGG, NSIOCGAGG): per-layer histograms folded
  * in the module, and the slow blocks alone delivered whole (exemplars).
  * Items and files are as in version 6.
+ * 8: a compact block may carry its records as the log of START and STOP
+ * steps that made them (NSL_CB_LOG), for the reader to replay
+ * (nsl_log_replay()): the kernel keeps no record on a packet's path.  A
+ * version-7 reader refuses such a block (an unknown cflags bit).
  */
-#define NSL_ABI_VERSION		7
+#define NSL_ABI_VERSION		8
 
 #define NSL_MAX_RECORDS		16	/* region records in one block */
 #define NSL_MAX_DEVS		6	/* devices one block names */
@@ -201,6 +205,9 @@ struct nsl_block {
  *     struct nsl_crec_ext          12 bytes, only with NSL_RF_EXT
  *     __u64 count[nevents]         only in count mode
  *   zeros up to a multiple of 8
+ * or, with NSL_CB_LOG, no record (nrec and nevents 0) and then:
+ *   zeros up to a multiple of 8
+ *   __u64 log[]                    to the end: the steps (nsl_log_entry())
  *
  * Parts after the header may sit at any 4-byte boundary: copy them out
  * before use.  A record's depth and, up to 16, its nmerged share a byte;
@@ -219,7 +226,10 @@ struct nsl_block {
 #define NSL_CB_ADDR		0x04	/* saddr and daddr follow the header */
 #define NSL_CB_NDEV_SHIFT	3	/* bits 3..5: ndev (ABI 6) */
 #define NSL_CB_NDEV(cflags)	(((cflags) >> NSL_CB_NDEV_SHIFT) & 7)
-#define NSL_CB_KNOWN		0x3f
+#define NSL_CB_LOG		0x40	/* the records as a log (ABI 8, below) */
+#define NSL_CB_KNOWN		0x7f
+/* The most entries a compact block's log carries. */
+#define NSL_LOG_MAX		64
 
 struct nsl_cblock {
 	struct nsl_item_hdr hdr;	/* kind NSL_ITEM_CBLOCK */
@@ -504,19 +514,15 @@ again:
 #endif
 
 /*
- * Writes @b compact to @out (NSL_CBLOCK_MAX bytes of room, 8-aligned),
- * as carried by @hcpu's ring; returns its size, which is also out's
- * hdr.size.  Shared by the kernel, which emits blocks so, and readers,
- * which write them so to files (nsl_cblock_encode(): hcpu from the block).
+ * Writes @b's header and devices compact to @out, as carried by @hcpu's
+ * ring, and returns where the records (or a log) go.
  */
-static __inline__ __u32 nsl_cblock_encode_on(const struct nsl_block *b,
-					     __u32 hcpu, void *out)
+static __inline__ unsigned char *nsl_cblock_head(const struct nsl_block *b,
+						 __u32 hcpu, void *out)
 {
 	struct nsl_cblock *c = (struct nsl_cblock *)out;
-	unsigned char *p = (unsigned char *)out + sizeof(*c), *end = 0;
+	unsigned char *p = (unsigned char *)out + sizeof(*c);
 	unsigned int i, addr = 0, ndev;
-	__u16 rcpu;
-	__u32 size;
 
 	/* Eight bytes at a time. */
 	for (i = 0; i < 16; i += 8) {
@@ -559,27 +565,294 @@ static __inline__ __u32 nsl_cblock_encode_on(const struct nsl_block *b,
 		__builtin_memset(p + 10, 0, 2);
 		p += sizeof(struct nsl_cdev);
 	}
+	return p;
+}
+
+/* Ends the compact block at @out whose parts end at @end: its size. */
+static __inline__ __u32 nsl_cblock_end(void *out, unsigned char *end)
+{
+	__u32 size = (__u32)(end - (unsigned char *)out);
+
+	/* Parts end on 4-byte boundaries: at most one word of padding. */
+	if (size % 8) {
+		__builtin_memset(end, 0, 4);
+		size += 4;
+	}
+	((struct nsl_cblock *)out)->hdr.size = (__u16)size;
+	return size;
+}
+
+/*
+ * Writes @b compact to @out (NSL_CBLOCK_MAX bytes of room, 8-aligned),
+ * as carried by @hcpu's ring; returns its size, which is also out's
+ * hdr.size.  Shared by the kernel, which emits blocks so, and readers,
+ * which write them so to files (nsl_cblock_encode(): hcpu from the block).
+ */
+static __inline__ __u32 nsl_cblock_encode_on(const struct nsl_block *b,
+					     __u32 hcpu, void *out)
+{
+	unsigned char *p = nsl_cblock_head(b, hcpu, out), *end = 0;
+	__u16 rcpu;
+
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	if (!b->nevents)
 		end = nsl_crecs_put_fast(b, hcpu, p, &rcpu);
 #endif
 	if (!end)
 		end = nsl_crecs_put_any(b, hcpu, p, &rcpu);
-	c->rcpu = rcpu;
-	size = (__u32)(end - (unsigned char *)out);
-	/* Parts end on 4-byte boundaries: at most one word of padding. */
-	if (size % 8) {
-		__builtin_memset(end, 0, 4);
-		size += 4;
+	((struct nsl_cblock *)out)->rcpu = rcpu;
+	return nsl_cblock_end(out, end);
+}
+
+/*
+ * Writes @b compact to @out as nsl_cblock_encode_on() does, its records
+ * as the @n entries of its log at @log (NSL_CB_LOG; @b in duration mode,
+ * with no record): what the kernel emits for a block that kept a log.
+ */
+static __inline__ __u32 nsl_cblock_encode_log_on(const struct nsl_block *b,
+						 __u32 hcpu, void *out,
+						 const void *log,
+						 unsigned int n)
+{
+	struct nsl_cblock *c = (struct nsl_cblock *)out;
+	unsigned char *p = nsl_cblock_head(b, hcpu, out);
+
+	c->nrec = 0;
+	c->nevents = 0;
+	c->cflags = (__u8)((c->cflags & ~NSL_CB_COUNT) | NSL_CB_LOG);
+	c->rcpu = 0;
+	/* The entries from an 8-byte boundary. */
+	if ((p - (unsigned char *)out) % 8) {
+		__builtin_memset(p, 0, 4);
+		p += 4;
 	}
-	c->hdr.size = (__u16)size;
-	return size;
+	if (n > NSL_LOG_MAX)
+		n = NSL_LOG_MAX;
+	__builtin_memcpy(p, log, n * 8);
+	return nsl_cblock_end(out, p + n * 8);
 }
 
 static __inline__ __u32 nsl_cblock_encode(const struct nsl_block *b,
 					  void *out)
 {
 	return nsl_cblock_encode_on(b, b->hdr.cpu, out);
+}
+
+/*
+ * A block's records as the steps that made them: with NSL_CB_LOG a
+ * compact block carries no record (nrec 0, nevents 0) and, after its
+ * devices, from the next 8-byte boundary to its end, one 64-bit word per
+ * step, in the order the steps ran:
+ *
+ *   bits  0..31  the step's TSC less the block's tsc0
+ *   bits 32..39  the region (START, STOP), or the device's index (DEV)
+ *   bits 40..43  the step, NSL_LOG_*
+ *   bits 48..63  the CPU it ran on
+ *
+ * nsl_log_replay() makes of them the records the kernel would have kept
+ * had it run the steps on the block itself (record.h): the writer keeps
+ * the bookkeeping out of its path, and the reader does it.
+ */
+enum nsl_log_step {
+	NSL_LOG_START	= 1,	/* a region begins (or resumes: merged) */
+	NSL_LOG_STOP	= 2,	/* its latest open record ends */
+	NSL_LOG_SEAL	= 3,	/* no START merges into a record made before */
+	NSL_LOG_DEV	= 4,	/* device @region's records begin here */
+	NSL_LOG_GAP	= 5	/* the send queue's wait ends (nsl_gap_record()) */
+};
+
+static __inline__ __u64 nsl_log_entry(unsigned int step, unsigned int region,
+				      __u32 t, __u16 cpu)
+{
+	return t | (__u64)(__u8)region << 32 | (__u64)(step & 15) << 40 |
+	       (__u64)cpu << 48;
+}
+
+#define NSL_LOG_T(e)		((__u32)(e))
+#define NSL_LOG_REGION(e)	((__u8)((e) >> 32))
+#define NSL_LOG_STEP(e)		((unsigned int)((e) >> 40) & 15)
+#define NSL_LOG_CPU(e)		((__u16)((e) >> 48))
+
+/*
+ * The send queue's wait, a GAP record appended at @now on @cpu: from the
+ * end of the first copy into the skb (its first tcp record) until now,
+ * less the copies that came later -- sendmsg() can wait for memory
+ * between two copies into an skb already queued -- none of which a
+ * macro pair timed.  @nopen records are open, room for @cap.  Only when
+ * the last record is closed and a copy was timed.  The kernel (at TCP's
+ * fork) and the replay of a log share it.
+ */
+static __inline__ void nsl_gap_record(struct nsl_block *b, unsigned int nopen,
+				      unsigned int cap, __u16 cpu, __u64 now)
+{
+	struct nsl_record *first = 0, *r;
+	__u64 at = now - b->tsc0, copied = 0;
+	unsigned int i, n = 0;
+
+	if (!b->nrec || b->nrec >= cap ||
+	    (b->rec[b->nrec - 1].flags & NSL_RF_OPEN))
+		return;
+	for (i = 0; i < b->nrec; i++) {
+		r = &b->rec[i];
+		if (r->region != NSL_R_TCP || (r->flags & NSL_RF_OPEN))
+			continue;
+		if (!first || r->start < first->start)
+			first = r;
+		copied += r->ticks;
+		n++;
+	}
+	if (!first || at < first->start + copied)
+		return;
+	r = &b->rec[b->nrec++];
+	/* Counts are read only up to nevents, as a START keeps them. */
+	if (b->nevents)
+		__builtin_memset(r->count, 0, sizeof(r->count));
+	r->region = NSL_R_SNDQ;
+	r->depth = (__u8)nopen;
+	/* No counter was read for a gap: nothing to trust. */
+	r->flags = NSL_RF_GAP | (n > 1 ? NSL_RF_MERGED : 0) |
+		   (b->nevents ? NSL_RF_INVALID : 0);
+	r->nmerged = (__u16)n;
+	r->cpu = cpu;
+	r->start = first->start + first->ticks;
+	r->ticks = at - first->start - copied;
+}
+
+/*
+ * What a replay keeps while it runs, as the kernel keeps it in the
+ * block: the open records (nopen; of each region the latest as 1 + its
+ * index in last[], the others inside it counted in more[]), and the
+ * region a START may merge into (NSL_R_NONE once sealed).
+ */
+struct nsl_log_state {
+	__u8 nopen;
+	__u8 merge_region;
+	__u8 last[NSL_R_MAX];
+	__u8 more[NSL_R_MAX];
+};
+
+static __inline__ void nsl_log_start(struct nsl_block *b,
+				     struct nsl_log_state *st,
+				     unsigned int region, __u64 now,
+				     __u16 cpu, unsigned int cap)
+{
+	unsigned int n = b->nrec;
+	struct nsl_record *r;
+
+	if (st->merge_region == region && n) {
+		r = &b->rec[n - 1];
+		if (r->region == region &&
+		    !(r->flags & (NSL_RF_OPEN | NSL_RF_SHARED))) {
+			r->flags |= NSL_RF_MERGED | NSL_RF_OPEN;
+			r->nmerged++;
+			if (r->cpu != cpu)
+				r->flags |= NSL_RF_MIGRATED;
+			n--;
+			goto opened;
+		}
+	}
+	if (n >= cap) {
+		b->flags |= NSL_BF_TRUNC;
+		return;
+	}
+	r = &b->rec[n];
+	__builtin_memset(r, 0, sizeof(*r));
+	b->nrec = (__u8)(n + 1);
+	r->region = (__u8)region;
+	r->depth = st->nopen;
+	r->flags = NSL_RF_OPEN;
+	r->nmerged = 1;
+	r->cpu = cpu;
+	r->start = now - b->tsc0;
+	st->merge_region = (__u8)region;
+opened:
+	st->nopen++;
+	if (st->last[region])
+		st->more[region]++;
+	st->last[region] = (__u8)(n + 1);
+	r->ticks -= now;
+}
+
+static __inline__ void nsl_log_stop(struct nsl_block *b,
+				    struct nsl_log_state *st,
+				    unsigned int region, __u64 now, __u16 cpu)
+{
+	unsigned int last = st->last[region];
+	struct nsl_record *r;
+	int i;
+
+	if (!last)
+		return;
+	r = &b->rec[last - 1];
+	r->ticks += now;
+	r->flags &= ~NSL_RF_OPEN;
+	if (r->cpu != cpu)
+		r->flags |= NSL_RF_MIGRATED;
+	st->nopen--;
+	st->last[region] = 0;
+	if (!st->more[region])
+		return;
+	/* A region open inside itself: its latest open record before. */
+	st->more[region]--;
+	for (i = (int)b->nrec - 1; i >= 0; i--) {
+		if (b->rec[i].region == region &&
+		    (b->rec[i].flags & NSL_RF_OPEN)) {
+			st->last[region] = (__u8)(i + 1);
+			return;
+		}
+	}
+}
+
+/*
+ * Replays @n entries at @log (8-byte words, any alignment) onto @b, in
+ * duration mode, with room for @cap records.  @st is the bookkeeping
+ * when the log began: zeroed and sealed (merge_region NSL_R_NONE) for a
+ * block's whole log.  Returns 0, or -1 for an entry no writer makes (an
+ * unknown step, a region or device out of range), having replayed those
+ * before it.
+ */
+static __inline__ int nsl_log_replay(struct nsl_block *b,
+				     struct nsl_log_state *st,
+				     const void *log, unsigned int n,
+				     unsigned int cap)
+{
+	const unsigned char *p = (const unsigned char *)log;
+	unsigned int i, region;
+	__u64 e, now;
+
+	if (cap > NSL_MAX_RECORDS)
+		cap = NSL_MAX_RECORDS;
+	for (i = 0; i < n; i++, p += 8) {
+		__builtin_memcpy(&e, p, 8);
+		region = NSL_LOG_REGION(e);
+		now = b->tsc0 + NSL_LOG_T(e);
+		switch (NSL_LOG_STEP(e)) {
+		case NSL_LOG_START:
+			if (region == NSL_R_NONE || region >= NSL_R_MAX)
+				return -1;
+			nsl_log_start(b, st, region, now, NSL_LOG_CPU(e), cap);
+			break;
+		case NSL_LOG_STOP:
+			if (region == NSL_R_NONE || region >= NSL_R_MAX)
+				return -1;
+			nsl_log_stop(b, st, region, now, NSL_LOG_CPU(e));
+			break;
+		case NSL_LOG_SEAL:
+			st->merge_region = NSL_R_NONE;
+			break;
+		case NSL_LOG_DEV:
+			if (region >= b->ndev)
+				return -1;
+			b->dev[region].first = b->nrec;
+			break;
+		case NSL_LOG_GAP:
+			nsl_gap_record(b, st->nopen, cap, NSL_LOG_CPU(e), now);
+			break;
+		default:
+			return -1;
+		}
+	}
+	return 0;
 }
 
 /*

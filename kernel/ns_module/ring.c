@@ -382,8 +382,14 @@ static u64 ring_offer(struct nslm_ring *ring, const struct nsl_item_hdr *item,
 		goto drop;
 	}
 	if (item->kind == NSL_ITEM_BLOCK) {
-		len = nsl_cblock_encode_on(container_of(item, struct nsl_block,
-							hdr), ring->cpu, dst);
+		const struct nsl_block *b = container_of(item, struct nsl_block,
+							 hdr);
+		unsigned int nlog = nsl_block_log(b);
+
+		/* A log is copied: the reader replays it into records. */
+		len = nlog ? nsl_cblock_encode_log_on(b, ring->cpu, dst,
+						      b->rec, nlog) :
+			     nsl_cblock_encode_on(b, ring->cpu, dst);
 		/* item_room() bounds every part the encoder writes. */
 		WARN_ON_ONCE(len > room);
 	} else {

@@ -178,6 +178,51 @@ static void cblock_fields(struct nsl_block *b, const struct nsl_cblock *c)
 	b->mode = c->cflags & NSL_CB_COUNT ? NSL_MODE_COUNT : NSL_MODE_DURATION;
 }
 
+/* Zero bytes of @buf from @off up to @end: a compact block's padding. */
+static enum ns_decode_error check_pad(const unsigned char *buf,
+				      struct ns_item *it, size_t off,
+				      size_t end)
+{
+	for (; off < end; off++)
+		if (buf[off])
+			return fail(it, NS_DEC_CBLOCK_PAD, off);
+	return NS_DEC_OK;
+}
+
+/*
+ * The rest of a compact block that carries its records as a log
+ * (NSL_CB_LOG), from @off past its devices: the entries, from the next
+ * 8-byte boundary to the end, replayed into the records the kernel would
+ * have kept.  The whole log is there or the block is refused.
+ */
+static enum ns_decode_error decode_log(const unsigned char *buf,
+				       struct ns_item *it,
+				       const struct nsl_cblock *c, size_t off)
+{
+	struct nsl_log_state st = { .merge_region = NSL_R_NONE };
+	size_t size = it->hdr.size, at = (off + 7) / 8 * 8;
+	struct nsl_block *b = &it->block;
+	enum ns_decode_error err;
+	unsigned int i;
+
+	if (c->nrec || c->nevents || (c->cflags & NSL_CB_COUNT))
+		return fail(it, NS_DEC_LOG, 0);
+	if (at > size)
+		return fail(it, NS_DEC_CBLOCK_SIZE, size);
+	err = check_pad(buf, it, off, at);
+	if (err)
+		return err;
+	/* A device's first record is the log's to say (NSL_LOG_DEV). */
+	for (i = 0; i < b->ndev; i++)
+		if (b->dev[i].first)
+			return fail(it, NS_DEC_LOG, 2);
+	if (nsl_log_replay(b, &st, buf + at, (size - at) / 8,
+			   NSL_MAX_RECORDS))
+		return fail(it, NS_DEC_LOG, 1);
+	err = check_devs(it);
+	return err ? err : check_records(it);
+}
+
 static enum ns_decode_error decode_cblock(const unsigned char *buf,
 					  struct ns_item *it)
 {
@@ -213,6 +258,8 @@ static enum ns_decode_error decode_cblock(const unsigned char *buf,
 		b->dev[i].dir = cd.dir;
 		b->dev[i].pad = cd.pad;
 	}
+	if (c.cflags & NSL_CB_LOG)
+		return decode_log(buf, it, &c, off);
 	err = check_devs(it);
 	if (err)
 		return err;
@@ -245,10 +292,8 @@ static enum ns_decode_error decode_cblock(const unsigned char *buf,
 	}
 	if ((off + 7) / 8 * 8 != size)
 		return fail(it, NS_DEC_CBLOCK_SIZE, size);
-	for (; off < size; off++)
-		if (buf[off])
-			return fail(it, NS_DEC_CBLOCK_PAD, off);
-	return check_records(it);
+	err = check_pad(buf, it, off, size);
+	return err ? err : check_records(it);
 }
 
 bool ns_block_compacts(const struct nsl_block *b)
@@ -349,9 +394,9 @@ enum ns_decode_error ns_decode_shallow(const void *buf, size_t len,
  * from the first: what the run checks of the last three at once.  Each
  * byte under 0x80 plus 0x7f less its limit sets its top bit just when it
  * passes the limit, and carries into no other byte; a byte of 0x80 or
- * more has its top bit already.  cflags passes NSL_CB_KNOWN, or names
- * more than NSL_MAX_DEVS devices, just when it is past 0x37: its device
- * count is its highest known bits.
+ * more has its top bit already.  cflags less NSL_CB_LOG passes
+ * NSL_CB_KNOWN, or names more than NSL_MAX_DEVS devices, just when it is
+ * past 0x37: its device count is then its highest known bits.
  */
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define CB_BYTES(a, b, c, d) \
@@ -363,9 +408,9 @@ enum ns_decode_error ns_decode_shallow(const void *buf, size_t len,
 	 (uint32_t)(a) << 24)
 #endif
 #define CB_CFLAGS_MAX \
-	((NSL_CB_KNOWN & ~(7u << NSL_CB_NDEV_SHIFT)) | \
+	((NSL_CB_KNOWN & ~(7u << NSL_CB_NDEV_SHIFT) & ~NSL_CB_LOG) | \
 	 NSL_MAX_DEVS << NSL_CB_NDEV_SHIFT)
-#define CB_MASK		CB_BYTES(0, 0xff, 0xff, 0xff)
+#define CB_MASK		CB_BYTES(0, 0xff, 0xff, 0xff & ~NSL_CB_LOG)
 #define CB_TOP		CB_BYTES(0, 0x80, 0x80, 0x80)
 #define CB_ADD		CB_BYTES(0, 0x7f - NSL_MAX_RECORDS, 0x7f - NSL_MAX_EVENTS, \
 				 0x7f - CB_CFLAGS_MAX)
@@ -376,8 +421,9 @@ _Static_assert(offsetof(struct nsl_cblock, nrec) ==
 	       offsetof(struct nsl_cblock, family) + 2 &&
 	       offsetof(struct nsl_cblock, cflags) ==
 	       offsetof(struct nsl_cblock, family) + 3, "the bytes the run checks");
-_Static_assert(NSL_CB_KNOWN == 0x3f && NSL_CB_NDEV_SHIFT == 3 &&
-	       NSL_MAX_DEVS < 7, "cflags' device count is its top known bits");
+_Static_assert(NSL_CB_KNOWN == 0x7f && NSL_CB_LOG == 0x40 &&
+	       NSL_CB_NDEV_SHIFT == 3 && NSL_MAX_DEVS < 7,
+	       "cflags less NSL_CB_LOG: its device count is its top known bits");
 _Static_assert(NSL_MAX_RECORDS < 0x80 && NSL_MAX_EVENTS < 0x80,
 	       "limits a byte holds");
 
@@ -579,6 +625,12 @@ void ns_decode_describe(enum ns_decode_error err, const struct ns_item *it,
 	case NS_DEC_CBLOCK_SIZE:
 		snprintf(msg, msglen, "compact block size %llu does not fit its %u records and %u counters",
 			 bad, it->block.nrec, it->block.nevents);
+		break;
+	case NS_DEC_LOG:
+		snprintf(msg, msglen, "%s", bad == 2 ?
+			 "compact block's log comes with a device's first record" :
+			 bad ? "compact block's log has a step no writer makes" :
+			 "compact block has both a log and records or counters");
 		break;
 	case NS_DEC_CBLOCK_PAD:
 		snprintf(msg, msglen, "compact block has a non-zero byte at %llu, in its padding",

@@ -42,6 +42,8 @@ enum ns_decode_error {
 	NS_DEC_CBLOCK_PAD,	/* compact block: non-zero bytes after its parts */
 	NS_DEC_CREC_HCPU,	/* compact record: NSL_RF_HCPU and no ring CPU */
 	NS_DEC_CDEV,		/* a device: ndev, dir, first or pad bad */
+	NS_DEC_LOG,		/* a log with records, counters or a device's first */
+				/* record, or a step no writer makes */
 };
 
 #define NS_EVF_KNOWN	(NSL_EVF_TCP | NSL_EVF_IP | NSL_EVF_ADDR | NSL_EVF_TSO | \

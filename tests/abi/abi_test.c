@@ -15,12 +15,19 @@
 
 /* X(expression, value it must have on every ABI) */
 #define ABI_CHECKS(X) \
-	X(NSL_ABI_VERSION, 7) \
+	X(NSL_ABI_VERSION, 8) \
 	X(NSL_MAX_RECORDS, 16) \
 	X(NSL_MAX_EVENTS, 4) \
 	X(NSL_R_MAX, 18) \
 	X(NSL_ITEM_BLOCK, 1) \
 	X(NSL_ITEM_LOSS, 2) \
+	X(NSL_CB_LOG, 0x40) \
+	X(NSL_LOG_MAX, 64) \
+	X(NSL_LOG_START, 1) \
+	X(NSL_LOG_STOP, 2) \
+	X(NSL_LOG_SEAL, 3) \
+	X(NSL_LOG_DEV, 4) \
+	X(NSL_LOG_GAP, 5) \
 	\
 	X(SZ(nsl_item_hdr), 8) \
 	X(OFF(nsl_item_hdr, kind), 0) \
@@ -80,7 +87,7 @@
 	X(OFF(nsl_cdev, dir), 9) \
 	X(OFF(nsl_cdev, pad), 10) \
 	X(NSL_CB_NDEV_SHIFT, 3) \
-	X(NSL_CB_KNOWN, 0x3f) \
+	X(NSL_CB_KNOWN, 0x7f) \
 	X(NSL_CBLOCK_MAX, 1064) \
 	\
 	X(NSL_MAX_DEVS, 6) \

@@ -684,8 +684,11 @@ static void compact(void)
 	b.dev[NSL_MAX_DEVS - 1].netns = 0;
 
 	n = nsl_cblock_encode(&b, buf);
-	c[offsetof(struct nsl_cblock, cflags)] |= 0x40;
+	c[offsetof(struct nsl_cblock, cflags)] |= 0x80;
 	TAP_EQ(ns_decode_item(buf, n, &it), NS_DEC_CBLOCK_FLAGS, "compact: unknown cflags refused");
+	n = nsl_cblock_encode(&b, buf);
+	c[offsetof(struct nsl_cblock, cflags)] |= NSL_CB_LOG;
+	TAP_EQ(ns_decode_item(buf, n, &it), NS_DEC_LOG, "compact: a log beside records refused");
 	n = nsl_cblock_encode(&b, buf);
 	c[offsetof(struct nsl_cblock, nrec)] = 8;
 	TAP_EQ(ns_decode_item(buf, n, &it), NS_DEC_CBLOCK_SIZE, "compact: nrec past the size refused");
@@ -713,6 +716,95 @@ static void compact(void)
 	n = nsl_cblock_encode(&b, buf);
 	c[sizeof(struct nsl_cblock) + 12] = NSL_R_MAX;
 	TAP_EQ(ns_decode_item(buf, n, &it), NS_DEC_REGION, "compact: region %d refused", NSL_R_MAX);
+}
+
+/* Step @step of @region at @t ticks after tsc0 on @cpu, as the kernel logs it. */
+#define STEP(step, region, t, cpu) \
+	nsl_log_entry(NSL_LOG_##step, NSL_R_##region, t, cpu)
+
+/*
+ * NSL_CB_LOG (ABI 8): a block that carries the steps its records came
+ * from is decoded into those records, as the kernel keeps them.
+ */
+static void logs(void)
+{
+	uint64_t buf[NSL_CBLOCK_MAX / 8 + 1];
+	unsigned char *c = (unsigned char *)buf;
+	uint64_t log[] = {
+		STEP(START, WRITE, 10, 0),
+		STEP(START, TCP, 20, 0),
+		STEP(STOP, TCP, 50, 0),
+		STEP(SEAL, NONE, 0, 0),
+		nsl_log_entry(NSL_LOG_DEV, 0, 0, 0),
+		STEP(START, IP, 60, 0),
+		STEP(STOP, IP, 90, 0),
+		STEP(START, IP, 100, 0),	/* back to back: merged */
+		STEP(STOP, IP, 130, 0),
+		STEP(GAP, SNDQ, 140, 0),	/* from tcp's end: 50 .. 140 */
+		STEP(STOP, WRITE, 200, 1),	/* on another CPU */
+		STEP(STOP, LINK, 210, 1),	/* none open: nothing */
+	};
+	const struct nsl_record *r = NULL;
+	struct nsl_block b;
+	struct ns_item it;
+	size_t n;
+
+	memset(&b, 0, sizeof(b));
+	b.hdr.cpu = 1;
+	b.tsc0 = 1000;
+	b.proto = 6;
+	b.family = 2;
+	b.ndev = 1;
+	b.dev[0].ifindex = 1;
+	n = nsl_cblock_encode_log_on(&b, 1, buf, log, 12);
+	TAP_EQ(n, 64 + 12 + 4 + 12 * 8, "log: header, a device, padding to 8 and 12 steps");
+	TAP_EQ(ns_decode_item(buf, n, &it), NS_DEC_OK, "log: decodes");
+	r = it.block.rec;
+	tap_ok(TAP_IS(it.block.nrec == 4) && TAP_IS(it.block.dev[0].first == 2) &&
+	       TAP_IS(r[0].region == NSL_R_WRITE) && TAP_IS(r[0].start == 10) &&
+	       TAP_IS(r[0].ticks == 190) && TAP_IS(r[0].depth == 0) &&
+	       TAP_IS(r[0].flags == NSL_RF_MIGRATED) &&
+	       TAP_IS(r[1].region == NSL_R_TCP) && TAP_IS(r[1].depth == 1) &&
+	       TAP_IS(r[1].ticks == 30) && TAP_IS(r[1].flags == 0) &&
+	       TAP_IS(r[2].region == NSL_R_IP) && TAP_IS(r[2].start == 60) &&
+	       TAP_IS(r[2].ticks == 60) && TAP_IS(r[2].nmerged == 2) &&
+	       TAP_IS(r[2].flags == NSL_RF_MERGED) &&
+	       TAP_IS(r[3].region == NSL_R_SNDQ) && TAP_IS(r[3].start == 50) &&
+	       TAP_IS(r[3].ticks == 90) && TAP_IS(r[3].depth == 1) &&
+	       TAP_IS(r[3].flags == NSL_RF_GAP),
+	       "log: the records its steps make: nesting, a merge, a gap, a migration, the device's first record");
+	/* sealed between the two: no merge */
+	log[7] = STEP(SEAL, NONE, 0, 0);
+	log[8] = STEP(START, IP, 100, 0);
+	log[9] = STEP(STOP, IP, 130, 0);
+	n = nsl_cblock_encode_log_on(&b, 1, buf, log, 12);
+	tap_ok(ns_decode_item(buf, n, &it) == NS_DEC_OK &&
+	       TAP_IS(it.block.nrec == 4) && TAP_IS(it.block.rec[3].region == NSL_R_IP) &&
+	       TAP_IS(it.block.rec[3].nmerged == 1) && TAP_IS(it.block.rec[2].ticks == 30),
+	       "log: a START after a SEAL opens a record of its own");
+
+	n = nsl_cblock_encode_log_on(&b, 1, buf, log, 12);
+	c[offsetof(struct nsl_cblock, nrec)] = 1;
+	TAP_EQ(ns_decode_item(buf, n, &it), NS_DEC_LOG, "log: with a record count refused");
+	n = nsl_cblock_encode_log_on(&b, 1, buf, log, 12);
+	c[64 + 12 + 4 + 8 * 3 + 5] = 9;		/* a step no writer makes */
+	TAP_EQ(ns_decode_item(buf, n, &it), NS_DEC_LOG, "log: an unknown step refused");
+	n = nsl_cblock_encode_log_on(&b, 1, buf, log, 12);
+	c[64 + 12 + 4 + 8 * 0 + 4] = NSL_R_MAX;	/* a region past the last */
+	TAP_EQ(ns_decode_item(buf, n, &it), NS_DEC_LOG, "log: a START of region %d refused", NSL_R_MAX);
+	n = nsl_cblock_encode_log_on(&b, 1, buf, log, 12);
+	c[64 + 12 + 4 + 8 * 4 + 4] = 1;		/* device 1 of 1 */
+	TAP_EQ(ns_decode_item(buf, n, &it), NS_DEC_LOG, "log: a device past ndev refused");
+	n = nsl_cblock_encode_log_on(&b, 1, buf, log, 12);
+	c[64 + 12] = 1;				/* the padding before the log */
+	TAP_EQ(ns_decode_item(buf, n, &it), NS_DEC_CBLOCK_PAD, "log: non-zero padding refused");
+	b.dev[0].first = 3;
+	n = nsl_cblock_encode_log_on(&b, 1, buf, log, 12);
+	TAP_EQ(ns_decode_item(buf, n, &it), NS_DEC_LOG, "log: a device's first record not the log's to say refused");
+	TAP_EQ(it.bad, 2, "log: ... and said so");
+	b.dev[0].first = 0;
+	n = nsl_cblock_encode_log_on(&b, 1, buf, log, 12);
+	TAP_EQ(ns_decode_shallow(buf, n, &it), NS_DEC_OK, "log: ns_decode_shallow() takes its header");
 }
 
 /* A compact block of two devices with @mutate applied to its bytes. */
@@ -922,6 +1014,15 @@ static void runs_random(void)
 				blk.nrec = blk.nrec % 4;
 				memcpy(p + len, &blk, NSL_BLOCK_SIZE(blk.nrec));
 				len += NSL_BLOCK_SIZE(blk.nrec);
+			} else if (x % 7 == 0) {
+				uint64_t log[NSL_LOG_MAX];
+
+				for (unsigned int e = 0; e < NSL_LOG_MAX; e++)
+					log[e] = nsl_log_entry(1 + e % 2, 1, e, 0);
+				blk.nrec = 0;
+				blk.nevents = 0;
+				len += nsl_cblock_encode_log_on(&blk, 0, p + len,
+								log, x % 50);
 			} else if (ns_block_compacts(&blk)) {
 				len += nsl_cblock_encode(&blk, p + len);
 			}
@@ -969,6 +1070,7 @@ void test_decode(void)
 	prefixes();
 	stream();
 	compact();
+	logs();
 	devices();
 	runs();
 	runs_random();

@@ -79,6 +79,8 @@ CB_RX, CB_COUNT, CB_ADDR = 1, 2, 4
 CB_NDEV_SHIFT, NSL_MAX_DEVS = 3, 6     # ABI 6: devices after the addresses
 CDEV_FMT = "=IIBBH"                    # struct nsl_cdev
 RF_EXT, RF_HCPU = 0x8000, 0x4000     # HCPU: on hdr.cpu, not rcpu (ABI 5)
+CB_LOG = 0x40                        # ABI 8: the records as a log
+LOG_START, LOG_STOP, LOG_SEAL, LOG_DEV, LOG_GAP = 1, 2, 3, 4, 5
 assert CBLOCK_HDR == 64 and struct.calcsize(CREC_FMT) == 12
 
 
@@ -89,11 +91,74 @@ def record(region, depth, flags, nmerged, cpu, start, ticks, counts):
             "count": counts}
 
 
+def replay_log(b, log):
+    """The records a block's log of steps makes (include/netslice.h's
+    nsl_log_replay()), read again here: each START opens a record, or
+    resumes the last one of its region if nothing came between since the
+    block was sealed; each STOP closes its region's latest open record."""
+    recs, last, merge = [], {}, None      # last: region -> open indices
+    m64 = (1 << 64) - 1
+    for e in log:
+        t, region = e & 0xffffffff, (e >> 32) & 0xff
+        step, cpu = (e >> 40) & 15, e >> 48
+        now = b["tsc0"] + t
+        if step == LOG_START:
+            r = recs[-1] if recs and merge == region else None
+            if r and r["rid"] == region and \
+                    not r["flags"] & (RF["OPEN"] | RF["SHARED"]):
+                r["flags"] |= RF["MERGED"] | RF["OPEN"]
+                r["nmerged"] += 1
+                if r["cpu"] != cpu:
+                    r["flags"] |= RF["MIGRATED"]
+            elif len(recs) >= 16:
+                b["flags"] |= BF["TRUNC"]
+                continue
+            else:
+                r = record(region, sum(map(len, last.values())),
+                           RF["OPEN"], 1, cpu, t, 0, [])
+                recs.append(r)
+                merge = region
+            last.setdefault(region, []).append(len(recs) - 1)
+            r["ticks"] = (r["ticks"] - now) & m64
+        elif step == LOG_STOP:
+            if not last.get(region):
+                continue
+            r = recs[last[region].pop()]
+            r["ticks"] = (r["ticks"] + now) & m64
+            r["flags"] &= ~RF["OPEN"]
+            if r["cpu"] != cpu:
+                r["flags"] |= RF["MIGRATED"]
+        elif step == LOG_SEAL:
+            merge = None
+        elif step == LOG_DEV:
+            b["devs"][region]["first"] = len(recs)
+        elif step == LOG_GAP:
+            tcp = [r for r in recs if r["rid"] == REGIONS.index("tcp")
+                   and not r["flags"] & RF["OPEN"]]
+            if not recs or len(recs) >= 16 or \
+                    recs[-1]["flags"] & RF["OPEN"] or not tcp:
+                continue
+            first = min(tcp, key=lambda r: r["start"])
+            copied = sum(r["ticks"] for r in tcp)
+            if t < first["start"] + copied:
+                continue
+            recs.append(record(REGIONS.index("sndq"),
+                               sum(map(len, last.values())),
+                               RF["GAP"] | (RF["MERGED"] if len(tcp) > 1
+                                            else 0), len(tcp), cpu,
+                               (first["start"] + first["ticks"]) & m64,
+                               t - first["start"] - copied, []))
+        else:
+            raise SystemExit("compact block's log: step %d" % step)
+    return recs
+
+
 def decode_cblock(it):
     """A compact block as the dict decode_block() makes of a whole one."""
     b = dict(zip(CBLOCK_KEYS, struct.unpack_from(CBLOCK_FMT, it)))
     ndev = (b["cflags"] >> CB_NDEV_SHIFT) & 7
-    if b["cflags"] & ~(CB_RX | CB_COUNT | CB_ADDR | 7 << CB_NDEV_SHIFT) or \
+    if b["cflags"] & ~(CB_RX | CB_COUNT | CB_ADDR | CB_LOG |
+                       7 << CB_NDEV_SHIFT) or \
             b["nrec"] > 16 or b["nevents"] > 4 or ndev > NSL_MAX_DEVS:
         raise SystemExit("compact block: cflags 0x%x nrec %d nevents %d"
                          % (b["cflags"], b["nrec"], b["nevents"]))
@@ -112,6 +177,14 @@ def decode_cblock(it):
         b["devs"].append({"ifindex": ifindex, "netns": netns,
                           "first": first, "dir": d})
         pos += 12
+    if b["cflags"] & CB_LOG:
+        if b["nrec"] or b["nevents"] or any(d["first"] for d in b["devs"]):
+            raise SystemExit("compact block: a log and records")
+        pos = (pos + 7) // 8 * 8
+        b["records"] = replay_log(b, struct.unpack_from(
+            "=%dQ" % ((len(it) - pos) // 8), it, pos))
+        b["nrec"] = len(b["records"])
+        return b
     b["records"] = []
     for _ in range(b["nrec"]):
         region, dm, flags, start, ticks = \

@@ -70,6 +70,14 @@ struct nsl_skb_block {
 	const struct sk_buff *owner;	/* the skb handed to the driver */
 	unsigned long state;		/* NSL_ST_* bits */
 	u32 gen;			/* counter set of this block */
+	/*
+	 * The block's log (record.h): its entries, in blk.rec[]'s room, or
+	 * NSL_NOLOG while the block keeps records.  nstart counts the
+	 * log's STARTs, which stay below NET_SLICE_CONF: none of them is
+	 * a record the replay would have no room for.
+	 */
+	u8 nlog;
+	u8 nstart;
 	u8 nopen;			/* records open now */
 	/*
 	 * The last record's region, which a START of that region may merge
@@ -81,7 +89,9 @@ struct nsl_skb_block {
 	 * The open records of each region (record.h): last[] is 1 + the
 	 * index of its latest, 0 if none is open; more[] counts the others
 	 * (a region inside itself: a stacked device's link).  Exact: every
-	 * change to the records keeps them (nsl_recount_open()).
+	 * change to the records keeps them (nsl_recount_open()).  While
+	 * the block keeps a log, last[] counts each region's STARTs not
+	 * yet stopped, and more[] is unused.
 	 */
 	struct {
 		u8 last[NSL_R_MAX];
@@ -104,10 +114,35 @@ struct nsl_skb_block {
 #define NSL_SKB_BLOCK_SIZE \
 	(offsetof(struct nsl_skb_block, blk.rec) + \
 	 NET_SLICE_CONF * sizeof(struct nsl_record))
-/* The part of @b its records so far take: what a copy must copy. */
-#define NSL_SKB_BLOCK_USED(b) \
-	(offsetof(struct nsl_skb_block, blk.rec) + \
-	 (b)->blk.nrec * sizeof(struct nsl_record))
+/*
+ * The entries a block's log has room for: NET_SLICE_CONF STARTs and
+ * their STOPs, and 16 more steps (SEAL, DEV, GAP), in less than the
+ * records' room (block.c checks); and what a log is while the block
+ * keeps records.
+ */
+#define NSL_LOG_ROOM			(2 * NET_SLICE_CONF + 16)
+#define NSL_NOLOG			0xff
+
+/* The part of @b written so far, log or records: what a copy must copy. */
+static inline size_t nsl_block_used(const struct nsl_skb_block *b)
+{
+	return offsetof(struct nsl_skb_block, blk.rec) +
+	       (b->nlog != NSL_NOLOG ? b->nlog * sizeof(u64) :
+		b->blk.nrec * sizeof(struct nsl_record));
+}
+
+/*
+ * A block a receiver is given keeps its records (blk.nrec of them) or,
+ * in duration mode, the log the reader replays them from (record.h,
+ * nsl_log_replay()): its entries, in blk.rec[]'s room.  Their count; 0
+ * for records.
+ */
+static inline unsigned int nsl_block_log(const struct nsl_block *blk)
+{
+	u8 n = container_of_const(blk, struct nsl_skb_block, blk)->nlog;
+
+	return n == NSL_NOLOG ? 0 : n;
+}
 
 DECLARE_STATIC_KEY_FALSE(nsl_active);
 /*

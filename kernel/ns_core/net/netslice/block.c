@@ -44,12 +44,12 @@ struct nsl_skb_block *nsl_new_block(struct sk_buff *skb, int dir, u8 picked)
 	/* A received skb is its own block's owner from the start. */
 	b->owner = dir == NSL_DIR_RX ? skb : NULL;
 	b->state = dir == NSL_DIR_RX ? BIT(NSL_ST_ELIGIBLE) : 0;
-	nsl_records_reset(b);
 	b->picked = picked;
-	/* Last, so that only @b lives across the call. */
 	b->gen = 0;
 	blk->nevents = nsl_counters_nevents(&b->gen);
 	blk->mode = blk->nevents ? NSL_MODE_COUNT : NSL_MODE_DURATION;
+	/* After nevents: a log, unless in count mode. */
+	nsl_records_reset(b);
 	return b;
 }
 
@@ -109,13 +109,17 @@ void nsl_add_dev(struct nsl_skb_block *b, const struct net_device *dev, u8 dir)
 		blk->flags |= NSL_BF_DEVTRUNC;
 		return;
 	}
-	/* Whole, its padding 0: nsl_init_block() leaves dev[] as it was. */
-	blk->dev[blk->ndev++] = (struct nsl_dev){
+	/*
+	 * Whole, its padding 0: nsl_init_block() leaves dev[] as it was.  In
+	 * a log, the replay finds its first record (NSL_LOG_DEV).
+	 */
+	blk->dev[blk->ndev] = (struct nsl_dev){
 		.ifindex = dev->ifindex,
 		.netns = netns,
-		.first = blk->nrec,
+		.first = nsl_log_mark(b, NSL_LOG_DEV, blk->ndev) ? 0 : blk->nrec,
 		.dir = dir,
 	};
+	blk->ndev++;
 }
 
 /* @to, an skb with no block, gets a copy of @src; NULL without memory. */
@@ -129,7 +133,7 @@ static struct nsl_skb_block *nsl_block_dup(struct sk_buff *to,
 		return NULL;
 	}
 	/* the records written so far: the rest of the copy is never read */
-	memcpy(b, src, NSL_SKB_BLOCK_USED(src));
+	memcpy(b, src, nsl_block_used(src));
 	b->owner = NULL;
 	/*
 	 * Of a block TCP's first transmission took, the write queue's skb
@@ -207,6 +211,7 @@ void __nsl_copy(struct sk_buff *to, const struct sk_buff *from)
 		return;
 	b = nsl_block_dup(to, src);
 	if (b) {
+		nsl_records_now(b);
 		nsl_mark_shared(&b->blk);
 		nsl_fold_shared(b);
 	}
@@ -275,6 +280,8 @@ void __nsl_eat(struct sk_buff *dst, const struct sk_buff *src)
 		nsl_block_dup(dst, s);
 		return;
 	}
+	nsl_records_now(s);
+	nsl_records_now(d);
 	for (i = 0; i < s->blk.nrec; i++) {
 		const struct nsl_record *r = &s->blk.rec[i];
 
@@ -364,16 +371,30 @@ void nsl_ext_cow(const struct sk_buff *skb, void *new, void *old)
 
 /*
  * skb_ext_maybe_cow(): @src's block copied to @dst as far as it is
- * written.  Another holder may be adding a record on another CPU (a
- * looped-back clone's receive path): the count is read once, and the
- * copy holds what it copied.
+ * written.  Another holder may be adding a record or a step on another
+ * CPU (a looped-back clone's receive path): the count is read once, and
+ * the copy holds what it copied.  A copy is made to be written to in
+ * bulk (a split, a copy at the link): it keeps records.
  */
 void nsl_ext_copy(void *dst, const void *src)
 {
 	const struct nsl_skb_block *s = src;
 	struct nsl_skb_block *d = dst;
+	u8 nlog = READ_ONCE(s->nlog);
 	u8 nrec = min_t(u8, READ_ONCE(s->blk.nrec), NET_SLICE_CONF);
 
+	BUILD_BUG_ON(NSL_LOG_ROOM * sizeof(u64) >
+		     NET_SLICE_CONF * sizeof(struct nsl_record) ||
+		     NSL_LOG_ROOM >= NSL_NOLOG);
+	if (nlog != NSL_NOLOG) {
+		nlog = min_t(u8, nlog, NSL_LOG_ROOM);
+		memcpy(d, s, offsetof(struct nsl_skb_block, blk.rec) +
+		       nlog * sizeof(u64));
+		d->nlog = nlog;
+		/* The counts copied may predate a step the other CPU made. */
+		nsl_records_now(d);
+		return;
+	}
 	memcpy(d, s, offsetof(struct nsl_skb_block, blk.rec) +
 	       nrec * sizeof(struct nsl_record));
 	d->blk.nrec = nrec;

@@ -225,6 +225,7 @@ static u64 nsl_calib_region(struct nsl_calib_run *run, struct nsl_skb_block *b,
 	}
 	__nsl_stop(NSL_R_WRITE, skb);
 	local_irq_restore(flags);
+	nsl_records_now(b);
 	*cr = b->blk.rec[0];
 	return cr->ticks;
 }

@@ -144,7 +144,7 @@ void __nsl_start(int region, struct sk_buff *skb)
 	if (unlikely(nsl_region_slow(region, b)))
 		nsl_start_slow(region, skb, b);
 	else
-		nsl_start_duration(b, region);
+		nsl_start_block(b, region, NSL_NOW);
 }
 EXPORT_SYMBOL_GPL(__nsl_start);
 
@@ -189,26 +189,20 @@ void __nsl_stop(int region, struct sk_buff *skb)
 		     (region == NSL_R_IP && nsl_records_on())))
 		nsl_stop_slow(region, skb, b, now);
 	else
-		nsl_stop_duration(b, region, now);
+		nsl_stop_block(b, region, now);
 }
 EXPORT_SYMBOL_GPL(__nsl_stop);
 
 /*
  * START and STOP of a region with no case of its own
- * (nsl_region_own_case()), from a hook that found the block: only count
- * mode is left to test.
+ * (nsl_region_own_case()), from a hook that found the block: count mode
+ * and a block that keeps records go out of line in record.h.
  */
 void __nsl_start_on(int region, struct sk_buff *skb)
 {
-	struct nsl_skb_block *b;
-
 	if (nsl_stage_stops_macro())
 		return;
-	b = nsl_block_known(skb);
-	if (unlikely(b->blk.nevents))
-		nsl_start_count(b, region, NSL_NOW);
-	else
-		nsl_start_duration(b, region);
+	nsl_start_block(nsl_block_known(skb), region, NSL_NOW);
 }
 EXPORT_SYMBOL_GPL(__nsl_start_on);
 

@@ -95,9 +95,9 @@ static void nsl_emit(struct nsl_skb_block *b)
 	 * flood's copy) and dropped it there, its link still open.
 	 */
 	if (blk->dir == NSL_DIR_TX &&
-	    (!b->owner || nsl_open_record(b, NSL_R_LINK)))
+	    (!b->owner || nsl_region_open(b, NSL_R_LINK)))
 		blk->flags |= NSL_BF_NOXMIT;
-	blk->hdr.size = NSL_BLOCK_SIZE(blk->nrec);
+	blk->hdr.size = nsl_block_bytes(b);
 	nsl_deliver_item(&blk->hdr, b);
 }
 
@@ -111,7 +111,7 @@ static void nsl_emit(struct nsl_skb_block *b)
 static noinline void nsl_rx_absorbed_slow(struct nsl_skb_block *b, u64 now,
 					  const struct sk_buff *skb)
 {
-	if (!nsl_open_record(b, NSL_R_RX_LINK))
+	if (!nsl_region_open(b, NSL_R_RX_LINK))
 		return;
 	nsl_stop_block(b, NSL_R_RX_LINK, now);
 	if (!skb || skb->protocol == htons(ETH_P_IP) ||
@@ -123,7 +123,7 @@ static noinline void nsl_rx_absorbed_slow(struct nsl_skb_block *b, u64 now,
 static __always_inline void nsl_rx_absorbed(struct nsl_skb_block *b, u64 now,
 					    const struct sk_buff *skb)
 {
-	if (b->blk.dir == NSL_DIR_RX && b->open.last[NSL_R_RX_LINK])
+	if (b->blk.dir == NSL_DIR_RX && nsl_region_open(b, NSL_R_RX_LINK))
 		nsl_rx_absorbed_slow(b, now, skb);
 }
 
@@ -192,7 +192,7 @@ void nsl_exit_copy(struct sk_buff *skb, struct nsl_block *dst)
 	nsl_stop_block(b, NSL_R_NIC, now);
 	if (test_and_set_bit(NSL_ST_EMITTED, &b->state))
 		return;
-	b->blk.hdr.size = NSL_BLOCK_SIZE(b->blk.nrec);
+	b->blk.hdr.size = nsl_block_bytes(b);
 	rcu_read_lock();
 	memcpy(dst, &b->blk, b->blk.hdr.size);
 	rcu_read_unlock();

@@ -243,9 +243,14 @@ u32 nsl_udp_payload(const struct sk_buff *skb)
 /* The time the block recorded for @region (its first START), or @dflt. */
 static u64 nsl_region_tsc(const struct nsl_skb_block *b, int region, u64 dflt)
 {
+	const u64 *log = (const u64 *)b->blk.rec;
 	int i;
 
-	for (i = 0; i < b->blk.nrec; i++)
+	for (i = 0; b->nlog != NSL_NOLOG && i < b->nlog; i++)
+		if (NSL_LOG_STEP(log[i]) == NSL_LOG_START &&
+		    NSL_LOG_REGION(log[i]) == region)
+			return b->blk.tsc0 + NSL_LOG_T(log[i]);
+	for (i = 0; b->nlog == NSL_NOLOG && i < b->blk.nrec; i++)
 		if (b->blk.rec[i].region == region)
 			return b->blk.tsc0 + b->blk.rec[i].start;
 	return dflt;

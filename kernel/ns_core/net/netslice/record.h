@@ -15,6 +15,15 @@
  * (a stacked device's link), where closing the inner record searches for
  * the outer.  Whatever changes the records otherwise resets or recounts
  * it (nsl_records_reset(), nsl_recount_open()).
+ *
+ * Until something needs the records, a duration-mode block keeps none:
+ * START and STOP append a step to its log (nsl_log_entry(), in
+ * blk.rec[]'s room), which the reader replays into the records this file
+ * would have kept (nsl_log_replay(), include/netslice.h), with none of
+ * their bookkeeping on the packet's path.  What reads or moves records
+ * in the kernel (a copy, a merge, calibration, MAGNeT) first replays the
+ * log itself (nsl_records_now()), as does a step the log has no room or
+ * no time field for; the block keeps records from then on.
  */
 #ifndef _NSL_RECORD_H
 #define _NSL_RECORD_H
@@ -42,12 +51,98 @@ static __always_inline void nsl_note_open(struct nsl_skb_block *b, int region,
 	b->open.last[region] = n + 1;
 }
 
+/* The bytes of @b's nsl_block as written: its records, or its log. */
+static inline u32 nsl_block_bytes(const struct nsl_skb_block *b)
+{
+	return b->nlog == NSL_NOLOG ? NSL_BLOCK_SIZE(b->blk.nrec) :
+	       NSL_BLOCK_SIZE(0) + b->nlog * sizeof(u64);
+}
+
+/* Whether @b keeps a log with room for a step more. */
+static __always_inline bool nsl_log_room(const struct nsl_skb_block *b)
+{
+	return b->nlog < NSL_LOG_ROOM;
+}
+
+/* The log's @n-th entry. */
+static __always_inline u64 *nsl_log_at(struct nsl_skb_block *b,
+				       unsigned int n)
+{
+	return (u64 *)b->blk.rec + n;
+}
+
+/*
+ * The block keeps records from here on: its log replayed into the
+ * records, devices' first records and bookkeeping the steps would have
+ * made had the block kept records all along.
+ */
+static noinline __maybe_unused void nsl_records_now(struct nsl_skb_block *b)
+{
+	struct nsl_log_state st = { .merge_region = NSL_R_NONE };
+	u64 log[NSL_LOG_ROOM];
+	unsigned int n = b->nlog, i;
+
+	if (n == NSL_NOLOG)
+		return;
+	n = min_t(unsigned int, n, NSL_LOG_ROOM);
+	memcpy(log, b->blk.rec, n * sizeof(log[0]));
+	b->blk.nrec = 0;
+	for (i = 0; i < b->blk.ndev && i < NSL_MAX_DEVS; i++)
+		b->blk.dev[i].first = 0;
+	/* Only a torn copy (nsl_ext_copy()) has a step no writer makes. */
+	nsl_log_replay(&b->blk, &st, log, n, NET_SLICE_CONF);
+	b->nopen = st.nopen;
+	b->merge_region = st.merge_region;
+	memcpy(b->open.last, st.last, sizeof(b->open.last));
+	memcpy(b->open.more, st.more, sizeof(b->open.more));
+	b->nlog = NSL_NOLOG;
+}
+
+/*
+ * A step without a time in the log (SEAL, DEV: @arg the device's index):
+ * false if the block keeps records, now or from before, and the caller
+ * does the step on them.
+ */
+static inline bool nsl_log_mark(struct nsl_skb_block *b, unsigned int step,
+				unsigned int arg)
+{
+	if (b->nlog == NSL_NOLOG)
+		return false;
+	if (unlikely(!nsl_log_room(b))) {
+		nsl_records_now(b);
+		return false;
+	}
+	*nsl_log_at(b, b->nlog++) = nsl_log_entry(step, arg, 0, 0);
+	return true;
+}
+
+/*
+ * A step at @now in the log: false, with nothing written, if its time
+ * is past what an entry holds (2^32 ticks after NSI) or the log is full.
+ */
+static __always_inline bool nsl_log_put(struct nsl_skb_block *b,
+					unsigned int step, int region, u64 now)
+{
+	unsigned int n = b->nlog;
+	u64 t = now - b->blk.tsc0;
+
+	if (unlikely(n >= NSL_LOG_ROOM || (t >> 32)))
+		return false;
+	*nsl_log_at(b, n) = nsl_log_entry(step, region, (u32)t,
+					  raw_smp_processor_id());
+	b->nlog = n + 1;
+	return true;
+}
+
 /*
  * A new phase of the block (a fork, a calibration's sample): no START
- * merges into a record made before.
+ * merges into a record made before.  A log says so in a step, unless
+ * it is empty: a replay begins sealed.
  */
 static inline void nsl_seal(struct nsl_skb_block *b)
 {
+	if (b->nlog && nsl_log_mark(b, NSL_LOG_SEAL, 0))
+		return;
 	b->merge_region = NSL_R_NONE;
 }
 
@@ -63,13 +158,21 @@ static inline void nsl_merge_last(struct nsl_skb_block *b)
 		b->merge_region = n ? b->blk.rec[n - 1].region : NSL_R_NONE;
 }
 
-/* No record at all: what a block is before its first START. */
+/*
+ * No record at all: what a block is before its first START, a log in
+ * duration mode (count mode reads counters beside each record).  Nor a
+ * device, which names its first record: a retransmission's block adds
+ * its devices again.
+ */
 static inline void nsl_records_reset(struct nsl_skb_block *b)
 {
 	b->blk.nrec = 0;
+	b->blk.ndev = 0;
+	b->nlog = b->blk.nevents ? NSL_NOLOG : 0;
+	b->nstart = 0;
 	b->nopen = 0;
 	memset(&b->open, 0, sizeof(b->open));
-	nsl_seal(b);
+	b->merge_region = NSL_R_NONE;
 }
 
 /*
@@ -186,32 +289,40 @@ static __always_inline void nsl_start_at(struct nsl_skb_block *b, int region,
 	r->start = now - blk->tsc0;
 }
 
-/* START in count mode, out of line: its calls stay off the common path. */
+/*
+ * START on the block's records, the log replayed first if there was one:
+ * out of line, as count mode's calls and a log's replay are.
+ */
 static noinline __maybe_unused void
-nsl_start_count(struct nsl_skb_block *b, int region, u64 now)
+nsl_start_records(struct nsl_skb_block *b, int region, u64 now)
 {
+	nsl_records_now(b);
 	nsl_start_at(b, region, now, b->blk.nevents);
 }
 
 /*
- * START of @region at @now, or NSL_NOW as NSS does.  Duration mode
- * inline, a leaf: count mode's calls would make every START save and
- * restore registers.
+ * START of @region at @now, or NSL_NOW as NSS does.  In the log, inline
+ * and a leaf: the bookkeeping first, the TSC last, and the entry.  A
+ * START past NET_SLICE_CONF in the log would be one the records have no
+ * room for: the block takes records first, and truncates as they do.
  */
 static __always_inline void nsl_start_block(struct nsl_skb_block *b,
 					    int region, u64 now)
 {
-	if (likely(!b->blk.nevents))
-		nsl_start_at(b, region, now, 0);
-	else
-		nsl_start_count(b, region, now);
-}
-
-/* The same for a block in duration mode (nevents 0): no call. */
-static __always_inline void nsl_start_duration(struct nsl_skb_block *b,
-					       int region)
-{
-	nsl_start_at(b, region, NSL_NOW, 0);
+	if (unlikely(!nsl_log_room(b) || b->nstart >= NET_SLICE_CONF)) {
+		nsl_start_records(b, region, now);
+		return;
+	}
+	b->open.last[region]++;
+	b->nstart++;
+	if (now == NSL_NOW)
+		now = nsl_now();
+	if (unlikely(!nsl_log_put(b, NSL_LOG_START, region, now))) {
+		/* 2^32 ticks after NSI: too late for an entry. */
+		b->open.last[region]--;
+		b->nstart--;
+		nsl_start_records(b, region, now);
+	}
 }
 
 /* The latest open record of @region, or NULL. */
@@ -263,31 +374,36 @@ static __always_inline bool nsl_stop_at(struct nsl_skb_block *b, int region,
 	return true;
 }
 
+/* STOP on the block's records, as nsl_start_records(). */
 static noinline __maybe_unused bool
-nsl_stop_count(struct nsl_skb_block *b, int region, u64 now)
+nsl_stop_records(struct nsl_skb_block *b, int region, u64 now)
 {
+	nsl_records_now(b);
 	return nsl_stop_at(b, region, now, b->blk.nevents);
 }
 
 /*
  * STOP of @region at @now, as START: most find no record of the region
- * open, and return inline.  Whether it closed one.
+ * open, and return inline; in the log, a STOP is an entry.  Whether it
+ * closed one.
  */
 static __always_inline bool nsl_stop_block(struct nsl_skb_block *b,
 					   int region, u64 now)
 {
 	if (!b->open.last[region])
 		return false;
-	if (likely(!b->blk.nevents))
-		return nsl_stop_at(b, region, now, 0);
-	return nsl_stop_count(b, region, now);
+	if (likely(nsl_log_put(b, NSL_LOG_STOP, region, now))) {
+		b->open.last[region]--;
+		return true;
+	}
+	return nsl_stop_records(b, region, now);
 }
 
-/* The same for a block in duration mode (nevents 0): no call. */
-static __always_inline void nsl_stop_duration(struct nsl_skb_block *b,
-					      int region, u64 now)
+/* Whether @region has a record open (in the log: a START not stopped). */
+static __always_inline bool nsl_region_open(const struct nsl_skb_block *b,
+					    int region)
 {
-	nsl_stop_at(b, region, now, 0);
+	return b->open.last[region];
 }
 
 #endif /* _NSL_RECORD_H */

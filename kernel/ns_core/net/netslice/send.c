@@ -68,6 +68,7 @@ struct nsl_skb_block *nsl_copy_at_link(struct sk_buff *skb,
 	if (!emitted)
 		clear_bit(NSL_ST_EMITTED, &ob->state);
 	__skb_ext_put(old);
+	nsl_records_now(b);
 	nsl_mark_shared(&b->blk);
 	b->blk.flags |= NSL_BF_COPY;
 	b->state = BIT(NSL_ST_ELIGIBLE);
@@ -77,44 +78,16 @@ struct nsl_skb_block *nsl_copy_at_link(struct sk_buff *skb,
 
 /*
  * The data waited in the TCP write queue from the end of its first copy in
- * sendmsg() until now, less the copies that came later (sendmsg() can wait
- * for memory between two copies into an skb already queued): a GAP record,
- * since no macro pair timed it, of those waits summed.
+ * sendmsg() until now: a GAP record (nsl_gap_record()), or in a log the
+ * step the replay makes it from.
  */
 static void nsl_sndq_gap(struct nsl_skb_block *b, u64 now)
 {
-	struct nsl_block *blk = &b->blk;
-	struct nsl_record *first = NULL, *r;
-	u64 at = now - blk->tsc0, copied = 0;
-	unsigned int i, n = 0;
-
-	if (!blk->nrec || blk->nrec >= NET_SLICE_CONF ||
-	    (blk->rec[blk->nrec - 1].flags & NSL_RF_OPEN))
+	if (nsl_log_put(b, NSL_LOG_GAP, NSL_R_SNDQ, now))
 		return;
-	for (i = 0; i < blk->nrec; i++) {
-		r = &blk->rec[i];
-		if (r->region != NSL_R_TCP || (r->flags & NSL_RF_OPEN))
-			continue;
-		if (!first || r->start < first->start)
-			first = r;
-		copied += r->ticks;
-		n++;
-	}
-	if (!first || at < first->start + copied)
-		return;
-	r = &blk->rec[blk->nrec++];
-	/* Counts are read only up to nevents, as nsl_start_at() keeps them. */
-	if (blk->nevents)
-		memset(r->count, 0, sizeof(r->count));
-	r->region = NSL_R_SNDQ;
-	r->depth = b->nopen;
-	/* No counter was read for a gap: nothing to trust. */
-	r->flags = NSL_RF_GAP | (n > 1 ? NSL_RF_MERGED : 0) |
-		   (blk->nevents ? NSL_RF_INVALID : 0);
-	r->nmerged = n;
-	r->cpu = raw_smp_processor_id();
-	r->start = first->start + first->ticks;
-	r->ticks = at - first->start - copied;
+	nsl_records_now(b);
+	nsl_gap_record(&b->blk, b->nopen, NET_SLICE_CONF,
+		       raw_smp_processor_id(), now);
 }
 
 /*
@@ -238,6 +211,7 @@ static struct nsl_skb_block *nsl_copy_for(struct sk_buff *skb)
 		this_cpu_inc(nsl_nomem_count);
 		return NULL;
 	}
+	nsl_records_now(b);
 	for (i = 0; i < b->blk.nrec; i++) {
 		struct nsl_record *r = &b->blk.rec[i];
 
@@ -280,7 +254,7 @@ void __nsl_xmit(struct sk_buff *skb, struct net_device *dev)
 		b = nsl_copy_for(skb);
 		if (!b)
 			return;
-	} else if (b->owner == skb && nsl_open_record(b, NSL_R_NIC)) {
+	} else if (b->owner == skb && nsl_region_open(b, NSL_R_NIC)) {
 		if (b->blk.ifindex == dev->ifindex)
 			return;
 		nsl_stop_block(b, NSL_R_QDISC, now);
@@ -339,6 +313,7 @@ void __nsl_gso_segmented(struct sk_buff *orig, struct sk_buff *segs)
 			this_cpu_inc(nsl_nomem_count);
 			continue;
 		}
+		nsl_records_now(b);
 		/* Each segment's copy is emitted, whatever the copying did. */
 		b->state = BIT(NSL_ST_ELIGIBLE);
 		b->blk.flags |= NSL_BF_GSO;

@@ -73,11 +73,22 @@ static struct nsl_skb_block *block_alloc(void)
 	return malloc(NSL_SKB_BLOCK_SIZE);
 }
 
+/*
+ * A block that keeps records, as one in count mode or one whose log was
+ * replayed does: what the tests before test_log_replay() check, the
+ * records' own engine, which the log's replay must agree with.
+ */
+static void records_reset(struct nsl_skb_block *b)
+{
+	nsl_records_reset(b);
+	b->nlog = NSL_NOLOG;
+}
+
 static void block_reset(struct nsl_skb_block *b)
 {
 	memset(b, 0, NSL_SKB_BLOCK_SIZE);
 	b->blk.tsc0 = nsl_now();
-	nsl_seal(b);
+	records_reset(b);
 }
 
 static void test_nesting(struct nsl_skb_block *b)
@@ -156,7 +167,7 @@ static void test_reset(struct nsl_skb_block *b)
 	nsl_start_block(b, NSL_R_TCP, NSL_NOW);
 	nsl_start_block(b, NSL_R_LINK, NSL_NOW);
 	/* A retransmission's fork forgets the records (send.c). */
-	nsl_records_reset(b);
+	records_reset(b);
 	nsl_start_block(b, NSL_R_WRITE, NSL_NOW);
 	EXPECT_TRUE(!nsl_stop_block(b, NSL_R_LINK, nsl_now()));
 	EXPECT_TRUE(!nsl_stop_block(b, NSL_R_TCP, nsl_now()));
@@ -281,7 +292,7 @@ static void test_random(struct nsl_skb_block *b, long steps)
 			nsl_stop_block(b, region, nsl_now());
 		} else if (op == 13) {
 			if (rand_r(&seed) % 2) {
-				nsl_records_reset(b);
+				records_reset(b);
 			} else {
 				b->blk.nrec = rand_r(&seed) % (b->blk.nrec + 1);
 				nsl_recount_open(b);
@@ -295,8 +306,8 @@ static void test_random(struct nsl_skb_block *b, long steps)
 			r->nmerged = 1;
 			nsl_merge_last(b);
 		} else if (op == 15) {
-			memcpy(copy, b, NSL_SKB_BLOCK_USED(b));
-			memcpy(b, copy, NSL_SKB_BLOCK_USED(b));
+			memcpy(copy, b, nsl_block_used(b));
+			memcpy(b, copy, nsl_block_used(b));
 		}
 		if (b->blk.nrec == NET_SLICE_CONF && rand_r(&seed) % 4 == 0)
 			block_reset(b);
@@ -345,6 +356,155 @@ static void test_open_counts(struct nsl_skb_block *b)
 	CHECK("open records: the latest and the others counted, kept as a recount finds them");
 }
 
+/* Whether @x's first @n records are @y's, but for counts they have none of. */
+static bool same_records(const struct nsl_block *x, const struct nsl_block *y,
+			 unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		const struct nsl_record *a = &x->rec[i], *b = &y->rec[i];
+
+		if (a->region != b->region || a->depth != b->depth ||
+		    a->flags != b->flags || a->nmerged != b->nmerged ||
+		    a->cpu != b->cpu || a->start != b->start ||
+		    a->ticks != b->ticks)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * A block's life as random steps, three ways: on a block that keeps
+ * records (record.h's engine; a device and the send queue's gap as
+ * block.c and send.c add them), written down as a log and replayed as a
+ * reader does (include/netslice.h), and on a block that keeps a log, as
+ * the kernel's blocks do, replayed at the end (nsl_records_now()) -- or
+ * on the way, where the log fills or a step comes 2^32 ticks late.  All
+ * three must end with the same records, devices' first records and
+ * bookkeeping.
+ */
+static void test_log_replay(struct nsl_skb_block *b, long lives)
+{
+	struct nsl_skb_block *lb = block_alloc();
+	struct nsl_block *r = malloc(sizeof(*r));
+	long life, differ = 0, steps = 0, merged = 0, trunc = 0, gaps = 0;
+	long replayed = 0;
+	u64 log[256];
+	unsigned int seed = 7, k, n, i;
+
+	for (life = 0; life < lives; life++) {
+		struct nsl_log_state st = { .merge_region = NSL_R_NONE };
+		unsigned int len = 1 + rand_r(&seed) % (3 * NET_SLICE_CONF + 10);
+		u64 now = 1000 + rand_r(&seed) % 1000;
+		bool same;
+
+		memset(b, 0, NSL_SKB_BLOCK_SIZE);
+		b->blk.tsc0 = now;
+		records_reset(b);
+		memset(lb, 0, NSL_SKB_BLOCK_SIZE);
+		lb->blk.tsc0 = now;
+		nsl_records_reset(lb);
+		for (k = 0, n = 0; k < len; k++) {
+			int op = rand_r(&seed) % 20;
+			int region = 1 + rand_r(&seed) % (NSL_R_MAX - 1);
+			unsigned int step, d;
+
+			/* few regions, so that merges and stacks happen */
+			if (rand_r(&seed) % 2)
+				region = NSL_R_TCP + rand_r(&seed) % 3;
+			shim_cpu = rand_r(&seed) % 8 ? shim_cpu : rand_r(&seed) % 3;
+			now += 1 + rand_r(&seed) % 5000;
+			/* now and then a step too late for an entry */
+			if (rand_r(&seed) % 4000 == 0)
+				now += 1ULL << 32;
+			if (op < 8) {
+				step = NSL_LOG_START;
+				nsl_start_at(b, region, now, 0);
+				nsl_start_block(lb, region, now);
+			} else if (op < 16) {
+				step = NSL_LOG_STOP;
+				nsl_stop_block(b, region, now);
+				nsl_stop_block(lb, region, now);
+			} else if (op < 17) {
+				step = NSL_LOG_SEAL;
+				nsl_seal(b);
+				nsl_seal(lb);
+			} else if (op < 18) {
+				if (b->blk.ndev >= NSL_MAX_DEVS)
+					continue;
+				step = NSL_LOG_DEV;
+				region = d = b->blk.ndev++;
+				b->blk.dev[d].first = b->blk.nrec;
+				lb->blk.dev[d].first =
+					nsl_log_mark(lb, NSL_LOG_DEV, d) ?
+					0 : lb->blk.nrec;
+				lb->blk.ndev++;
+			} else {
+				step = NSL_LOG_GAP;
+				gaps += b->blk.nrec;
+				nsl_gap_record(&b->blk, b->nopen, NET_SLICE_CONF,
+					       shim_cpu, now);
+				gaps -= b->blk.nrec;
+				if (!nsl_log_put(lb, NSL_LOG_GAP, NSL_R_SNDQ,
+						 now)) {
+					nsl_records_now(lb);
+					nsl_gap_record(&lb->blk, lb->nopen,
+						       NET_SLICE_CONF,
+						       shim_cpu, now);
+				}
+			}
+			log[n++] = nsl_log_entry(step, region,
+						 (u32)(now - b->blk.tsc0),
+						 shim_cpu);
+			steps++;
+		}
+		/* the reader's replay, where no entry came too late */
+		memset(r, 0, sizeof(*r));
+		r->tsc0 = b->blk.tsc0;
+		r->ndev = b->blk.ndev;
+		if (nsl_log_replay(r, &st, log, n, NET_SLICE_CONF))
+			differ++;
+		if (now - b->blk.tsc0 < 1ULL << 32) {
+			same = r->nrec == b->blk.nrec &&
+			       r->flags == b->blk.flags &&
+			       st.nopen == b->nopen &&
+			       st.merge_region == b->merge_region &&
+			       !memcmp(st.last, b->open.last, sizeof(st.last)) &&
+			       !memcmp(st.more, b->open.more, sizeof(st.more)) &&
+			       !memcmp(r->dev, b->blk.dev,
+				       r->ndev * sizeof(r->dev[0]));
+		} else {
+			/* a late step's entry does not hold its time */
+			same = true;
+			r->nrec = 0;
+		}
+		same = same && same_records(r, &b->blk, r->nrec);
+		/* the kernel's log, replayed at the end if not on the way */
+		replayed += lb->nlog == NSL_NOLOG;
+		nsl_records_now(lb);
+		same = same && lb->blk.nrec == b->blk.nrec &&
+		       lb->blk.flags == b->blk.flags &&
+		       lb->nopen == b->nopen &&
+		       lb->merge_region == b->merge_region &&
+		       !memcmp(&lb->open, &b->open, sizeof(b->open)) &&
+		       !memcmp(lb->blk.dev, b->blk.dev,
+			       b->blk.ndev * sizeof(b->blk.dev[0]));
+		same = same && same_records(&lb->blk, &b->blk, b->blk.nrec);
+		for (i = 0; i < b->blk.nrec; i++)
+			merged += b->blk.rec[i].nmerged > 1;
+		trunc += !!(b->blk.flags & NSL_BF_TRUNC);
+		differ += !same;
+	}
+	free(r);
+	free(lb);
+	printf("# %ld lives, %ld steps: %ld merged records, %ld gaps, %ld truncated, %ld logs replayed on the way; %ld differ\n",
+	       lives, steps, merged, -gaps, trunc, replayed, differ);
+	EXPECT_EQ(differ, 0);
+	EXPECT_TRUE(merged > 0 && gaps < 0 && trunc > 0 && replayed > 0);
+	CHECK("a log, replayed by the reader or by the kernel, gives the records, devices and bookkeeping the records' engine keeps");
+}
+
 static int run_tests(void)
 {
 	struct nsl_skb_block *b = block_alloc();
@@ -358,6 +518,7 @@ static int run_tests(void)
 	test_tsc_order(b);
 	test_open_counts(b);
 	test_random(b, 200000);
+	test_log_replay(b, 20000);
 	free(b);
 	return tap_finish();
 }

@@ -24,6 +24,9 @@ typedef __u64 u64;
 #define READ_ONCE(x)	(*(const volatile __typeof__(x) *)&(x))
 #define noinline	__attribute__((__noinline__))
 #define __maybe_unused	__attribute__((__unused__))
+#define min_t(t, a, b)	((t)(a) < (t)(b) ? (t)(a) : (t)(b))
+#define container_of_const(p, t, m) \
+	((const t *)((const char *)(p) - offsetof(t, m)))
 
 struct static_key_false { int enabled; };
 #define DECLARE_STATIC_KEY_FALSE(n)	extern struct static_key_false n
