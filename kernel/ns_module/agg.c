@@ -173,15 +173,33 @@ static bool agg_fold(struct nslm_agg *a, const struct nsl_block *b,
 /* A block that kept a log, its records replayed to be folded. */
 static DEFINE_PER_CPU(struct nsl_block, agg_replay);
 
+/*
+ * agg_fold() of a block that kept a log (nsl_block_log()): on its records,
+ * replayed into this CPU's block, which is the fold's until it is done.
+ * Out of line: its locals would cost every block nslm_agg_take() passes.
+ */
+static noinline bool agg_fold_log(struct nslm_agg *a, const struct nsl_block *b,
+				  unsigned int nlog)
+{
+	struct nsl_log_state st = { .merge_region = NSL_R_NONE };
+	unsigned long flags;
+	struct nsl_block *r;
+	bool whole;
+
+	local_irq_save(flags);
+	r = this_cpu_ptr(&agg_replay);
+	memcpy(r, b, offsetof(struct nsl_block, rec));
+	nsl_log_replay(r, &st, b->rec, nlog, NET_SLICE_CONF);
+	whole = agg_fold(a, r, nslm_device_is_open());
+	local_irq_restore(flags);
+	return whole;
+}
+
 bool nslm_agg_take(const struct nsl_item_hdr *item)
 {
 	const struct nsl_block *b = container_of(item, struct nsl_block, hdr);
-	struct nsl_log_state st = { .merge_region = NSL_R_NONE };
 	unsigned int nlog;
-	unsigned long flags;
 	struct nslm_agg *a;
-	struct nsl_block *r;
-	bool whole;
 
 	if (item->kind != NSL_ITEM_BLOCK)
 		return false;
@@ -189,16 +207,9 @@ bool nslm_agg_take(const struct nsl_item_hdr *item)
 	if (!a)
 		return false;
 	nlog = nsl_block_log(b);
-	if (!nlog)
-		return !agg_fold(a, b, nslm_device_is_open());
-	/* The replay's block is this CPU's until the fold is done. */
-	local_irq_save(flags);
-	r = this_cpu_ptr(&agg_replay);
-	memcpy(r, b, offsetof(struct nsl_block, rec));
-	nsl_log_replay(r, &st, b->rec, nlog, NET_SLICE_CONF);
-	whole = agg_fold(a, r, nslm_device_is_open());
-	local_irq_restore(flags);
-	return !whole;
+	if (nlog)
+		return !agg_fold_log(a, b, nlog);
+	return !agg_fold(a, b, nslm_device_is_open());
 }
 
 /* ------------------------------------------------------- the p99 */

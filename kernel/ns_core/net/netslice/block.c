@@ -85,15 +85,20 @@ void nsl_mark_shared(struct nsl_block *blk)
 			blk->rec[i].flags |= NSL_RF_SHARED;
 }
 
+static noinline void nsl_add_dev_records(struct nsl_skb_block *b,
+					 const struct net_device *dev, u8 dir);
+
 /*
  * @dev takes the packet (NSL_DIR_TX: queued to it; RX: from it): it joins
  * the block's devices, its records starting with the next one opened.
- * The same device again (a requeue) is the same crossing.
+ * The same device again (a requeue) is the same crossing.  A leaf but
+ * where the log is full.
  */
 void nsl_add_dev(struct nsl_skb_block *b, const struct net_device *dev, u8 dir)
 {
 	struct nsl_block *blk = &b->blk;
 	struct nsl_dev *d;
+	unsigned int n;
 	u32 netns;
 
 	if (!dev)
@@ -109,17 +114,31 @@ void nsl_add_dev(struct nsl_skb_block *b, const struct net_device *dev, u8 dir)
 		blk->flags |= NSL_BF_DEVTRUNC;
 		return;
 	}
-	/*
-	 * Whole, its padding 0: nsl_init_block() leaves dev[] as it was.  In
-	 * a log, the replay finds its first record (NSL_LOG_DEV).
-	 */
+	/* In a log, the replay finds the device's first record. */
+	n = b->nlog;
+	if (n != NSL_NOLOG) {
+		if (unlikely(!nsl_log_room(b))) {
+			nsl_add_dev_records(b, dev, dir);
+			return;
+		}
+		nsl_log_add(b, nsl_log_entry(NSL_LOG_DEV, blk->ndev, 0, 0));
+	}
+	/* Whole, its padding 0: nsl_init_block() leaves dev[] as it was. */
 	blk->dev[blk->ndev] = (struct nsl_dev){
 		.ifindex = dev->ifindex,
 		.netns = netns,
-		.first = nsl_log_mark(b, NSL_LOG_DEV, blk->ndev) ? 0 : blk->nrec,
+		.first = n != NSL_NOLOG ? 0 : blk->nrec,
 		.dir = dir,
 	};
 	blk->ndev++;
+}
+
+/* nsl_add_dev() where the log is full: on the records, replayed first. */
+static noinline void nsl_add_dev_records(struct nsl_skb_block *b,
+					 const struct net_device *dev, u8 dir)
+{
+	nsl_records_now(b);
+	nsl_add_dev(b, dev, dir);
 }
 
 /* @to, an skb with no block, gets a copy of @src; NULL without memory. */

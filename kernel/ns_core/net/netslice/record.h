@@ -98,22 +98,13 @@ static noinline __maybe_unused void nsl_records_now(struct nsl_skb_block *b)
 	b->nlog = NSL_NOLOG;
 }
 
-/*
- * A step without a time in the log (SEAL, DEV: @arg the device's index):
- * false if the block keeps records, now or from before, and the caller
- * does the step on them.
- */
-static inline bool nsl_log_mark(struct nsl_skb_block *b, unsigned int step,
-				unsigned int arg)
+/* Appends @e to @b's log, which has room for it (nsl_log_room()). */
+static __always_inline void nsl_log_add(struct nsl_skb_block *b, u64 e)
 {
-	if (b->nlog == NSL_NOLOG)
-		return false;
-	if (unlikely(!nsl_log_room(b))) {
-		nsl_records_now(b);
-		return false;
-	}
-	*nsl_log_at(b, b->nlog++) = nsl_log_entry(step, arg, 0, 0);
-	return true;
+	unsigned int n = b->nlog;
+
+	*nsl_log_at(b, n) = e;
+	b->nlog = n + 1;
 }
 
 /*
@@ -128,9 +119,8 @@ static __always_inline bool nsl_log_put(struct nsl_skb_block *b,
 
 	if (unlikely(n >= NSL_LOG_ROOM || (t >> 32)))
 		return false;
-	*nsl_log_at(b, n) = nsl_log_entry(step, region, (u32)t,
-					  raw_smp_processor_id());
-	b->nlog = n + 1;
+	nsl_log_add(b, nsl_log_entry(step, region, (u32)t,
+				     raw_smp_processor_id()));
 	return true;
 }
 
@@ -141,8 +131,13 @@ static __always_inline bool nsl_log_put(struct nsl_skb_block *b,
  */
 static inline void nsl_seal(struct nsl_skb_block *b)
 {
-	if (b->nlog && nsl_log_mark(b, NSL_LOG_SEAL, 0))
-		return;
+	if (b->nlog && b->nlog != NSL_NOLOG) {
+		if (likely(nsl_log_room(b))) {
+			nsl_log_add(b, nsl_log_entry(NSL_LOG_SEAL, 0, 0, 0));
+			return;
+		}
+		nsl_records_now(b);
+	}
 	b->merge_region = NSL_R_NONE;
 }
 

@@ -436,9 +436,14 @@ static void test_log_replay(struct nsl_skb_block *b, long lives)
 				step = NSL_LOG_DEV;
 				region = d = b->blk.ndev++;
 				b->blk.dev[d].first = b->blk.nrec;
-				lb->blk.dev[d].first =
-					nsl_log_mark(lb, NSL_LOG_DEV, d) ?
-					0 : lb->blk.nrec;
+				/* as nsl_add_dev() */
+				if (!nsl_log_room(lb))
+					nsl_records_now(lb);
+				if (lb->nlog != NSL_NOLOG)
+					nsl_log_add(lb, nsl_log_entry(NSL_LOG_DEV,
+								      d, 0, 0));
+				lb->blk.dev[d].first = lb->nlog != NSL_NOLOG ?
+						       0 : lb->blk.nrec;
 				lb->blk.ndev++;
 			} else {
 				step = NSL_LOG_GAP;
