@@ -731,10 +731,15 @@ struct nsl_log_state {
 	__u8 more[NSL_R_MAX];
 };
 
-static __inline__ void nsl_log_start(struct nsl_block *b,
-				     struct nsl_log_state *st,
-				     unsigned int region, __u64 now,
-				     __u16 cpu, unsigned int cap)
+/*
+ * A START of @region at @now on @cpu: the last record resumed (merged)
+ * if it is @region's, closed and not shared, and nothing else was made
+ * since the block was sealed; else a new one, if there is room (@cap).
+ */
+static __inline__ void nsl_replay_start(struct nsl_block *b,
+					struct nsl_log_state *st,
+					unsigned int region, __u64 now,
+					__u16 cpu, unsigned int cap)
 {
 	unsigned int n = b->nrec;
 	struct nsl_record *r;
@@ -773,9 +778,11 @@ opened:
 	r->ticks -= now;
 }
 
-static __inline__ void nsl_log_stop(struct nsl_block *b,
-				    struct nsl_log_state *st,
-				    unsigned int region, __u64 now, __u16 cpu)
+/* A STOP of @region at @now on @cpu: its latest open record closes. */
+static __inline__ void nsl_replay_stop(struct nsl_block *b,
+				       struct nsl_log_state *st,
+				       unsigned int region, __u64 now,
+				       __u16 cpu)
 {
 	unsigned int last = st->last[region];
 	struct nsl_record *r;
@@ -830,12 +837,12 @@ static __inline__ int nsl_log_replay(struct nsl_block *b,
 		case NSL_LOG_START:
 			if (region == NSL_R_NONE || region >= NSL_R_MAX)
 				return -1;
-			nsl_log_start(b, st, region, now, NSL_LOG_CPU(e), cap);
+			nsl_replay_start(b, st, region, now, NSL_LOG_CPU(e), cap);
 			break;
 		case NSL_LOG_STOP:
 			if (region == NSL_R_NONE || region >= NSL_R_MAX)
 				return -1;
-			nsl_log_stop(b, st, region, now, NSL_LOG_CPU(e));
+			nsl_replay_stop(b, st, region, now, NSL_LOG_CPU(e));
 			break;
 		case NSL_LOG_SEAL:
 			st->merge_region = NSL_R_NONE;
