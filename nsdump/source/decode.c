@@ -207,7 +207,8 @@ static enum ns_decode_error decode_log(const unsigned char *buf,
 
 	if (c->nrec || c->nevents || (c->cflags & NSL_CB_COUNT))
 		return fail(it, NS_DEC_LOG, 0);
-	if (at > size)
+	/* no more steps than a writer puts in one block */
+	if (at > size || (size - at) / 8 > NSL_LOG_MAX)
 		return fail(it, NS_DEC_CBLOCK_SIZE, size);
 	err = check_pad(buf, it, off, at);
 	if (err)

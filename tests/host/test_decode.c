@@ -805,6 +805,21 @@ static void logs(void)
 	b.dev[0].first = 0;
 	n = nsl_cblock_encode_log_on(&b, 1, buf, log, 12);
 	TAP_EQ(ns_decode_shallow(buf, n, &it), NS_DEC_OK, "log: ns_decode_shallow() takes its header");
+	/* NSL_LOG_MAX steps and one more: the first is a block, the other not */
+	{
+		uint64_t big[NSL_CBLOCK_MAX / 8 + 2];
+		uint64_t steps[NSL_LOG_MAX + 1];
+		unsigned int k;
+
+		for (k = 0; k <= NSL_LOG_MAX; k++)
+			steps[k] = STEP(SEAL, NONE, 0, 0);
+		b.ndev = 0;
+		n = nsl_cblock_encode_log_on(&b, 1, big, steps, NSL_LOG_MAX);
+		TAP_EQ(ns_decode_item(big, n, &it), NS_DEC_OK, "log: %d steps decode", NSL_LOG_MAX);
+		memcpy((unsigned char *)big + n, &steps[0], 8);
+		((struct nsl_cblock *)big)->hdr.size = n + 8;
+		TAP_EQ(ns_decode_item(big, n + 8, &it), NS_DEC_CBLOCK_SIZE, "log: %d steps refused", NSL_LOG_MAX + 1);
+	}
 }
 
 /* A compact block of two devices with @mutate applied to its bytes. */
