@@ -661,11 +661,17 @@ enum nsl_log_step {
 	NSL_LOG_GAP	= 5	/* the send queue's wait ends (nsl_gap_record()) */
 };
 
+/* An entry's high 32 bits: all but its time. */
+static __inline__ __u32 nsl_log_high(unsigned int step, unsigned int region,
+				     __u16 cpu)
+{
+	return (__u8)region | (step & 15) << 8 | (__u32)cpu << 16;
+}
+
 static __inline__ __u64 nsl_log_entry(unsigned int step, unsigned int region,
 				      __u32 t, __u16 cpu)
 {
-	return t | (__u64)(__u8)region << 32 | (__u64)(step & 15) << 40 |
-	       (__u64)cpu << 48;
+	return t | (__u64)nsl_log_high(step, region, cpu) << 32;
 }
 
 #define NSL_LOG_T(e)		((__u32)(e))

@@ -39,6 +39,11 @@ struct nsl_receiver {
 #include <linux/jump_label.h>
 #include <linux/percpu.h>
 #include <linux/skbuff.h>
+#include <linux/smp.h>
+#include <linux/timex.h>
+#ifdef CONFIG_X86_TSC
+#include <asm/msr.h>
+#endif
 
 /* nsl_skb_block.state bits */
 enum nsl_state_bit {
@@ -144,7 +149,182 @@ static inline unsigned int nsl_block_log(const struct nsl_block *blk)
 	return n == NSL_NOLOG ? 0 : n;
 }
 
+/*
+ * The log's steps, START and STOP's common case, inline at each hook
+ * site: a call into the core cost a START 9 of its 37 instructions (the
+ * arguments, the call, the block's lookup, the region made a shift), and
+ * the code of a site is out of the way of the stack's until NetSlice
+ * collects (the static key's branch).  What is not a plain step -- count
+ * mode, records, a log with no room or time for the step, a stage short
+ * of the full one -- goes to the core, as before: net/netslice/record.h
+ * holds the rest, and the reasons for the order of what is done here.
+ */
+
+/* The time of a step: the TSC, as NSI's tsc0 is. */
+static __always_inline u64 nsl_now(void)
+{
+#ifdef CONFIG_X86_TSC
+	return rdtsc();
+#else
+	return get_cycles();
+#endif
+}
+
+/* A START's time: the TSC read last, after the bookkeeping. */
+#define NSL_NOW		0
+
+/* The log's @n-th entry. */
+static __always_inline u64 *nsl_log_at(struct nsl_skb_block *b,
+				       unsigned int n)
+{
+	return (u64 *)b->blk.rec + n;
+}
+
+/*
+ * Appends a step at @t ticks after NSI to @b's log, which has room for
+ * it: the entry nsl_log_entry() makes, stored as two 32-bit halves where
+ * that is its layout in memory -- the time, then the region, step and
+ * CPU, where a constant @step and @region fold into one OR.
+ */
+static __always_inline void nsl_log_store(struct nsl_skb_block *b,
+					  unsigned int step, int region, u32 t)
+{
+	unsigned int n = b->nlog;
+	u16 cpu = raw_smp_processor_id();
+#ifdef __LITTLE_ENDIAN
+	u32 *e = (u32 *)nsl_log_at(b, n);
+
+	e[0] = t;
+	e[1] = nsl_log_high(step, region, cpu);
+#else
+	*nsl_log_at(b, n) = nsl_log_entry(step, region, t, cpu);
+#endif
+	b->nlog = n + 1;
+}
+
+/* Appends @e, a whole entry, to @b's log, which has room for it. */
+static __always_inline void nsl_log_add(struct nsl_skb_block *b, u64 e)
+{
+	unsigned int n = b->nlog;
+
+	*nsl_log_at(b, n) = e;
+	b->nlog = n + 1;
+}
+
+/*
+ * The ticks from @b's NSI to the TSC read now: their low half, and in
+ * *@late the high one, which is 0 where an entry holds the time.  With
+ * the TSC, read and subtracted in three instructions (rdtsc leaves the
+ * halves apart, and sub and sbb take tsc0's from memory): the compiler
+ * joins and splits them again from C, five more a step.
+ */
+static __always_inline u32 nsl_log_since(const struct nsl_skb_block *b,
+					 u32 *late)
+{
+#ifdef CONFIG_X86_TSC
+	const u32 *t0 = (const u32 *)&b->blk.tsc0;
+	u32 lo, hi;
+
+	asm volatile("rdtsc\n\tsub %2, %0\n\tsbb %3, %1"
+		     : "=&a" (lo), "=&d" (hi)
+		     : "m" (t0[0]), "m" (t0[1])
+		     : "cc");
+	*late = hi;
+	return lo;
+#else
+	u64 d = nsl_now() - b->blk.tsc0;
+
+	*late = d >> 32;
+	return d;
+#endif
+}
+
+/* The TSC's time of the step nsl_log_since() gave @t and @late for. */
+static __always_inline u64 nsl_log_when(const struct nsl_skb_block *b, u32 t,
+					u32 late)
+{
+	return b->blk.tsc0 + ((u64)late << 32 | t);
+}
+
+/*
+ * A step at @now in the log: false, with nothing written, if the block
+ * keeps records, the log is full, or @now is past what an entry holds
+ * (2^32 ticks after NSI).
+ */
+static __always_inline bool nsl_log_put(struct nsl_skb_block *b,
+					unsigned int step, int region, u64 now)
+{
+	u64 t = now - b->blk.tsc0;
+
+	if (unlikely(b->nlog >= NSL_LOG_ROOM || (t >> 32)))
+		return false;
+	nsl_log_store(b, step, region, t);
+	return true;
+}
+
+/*
+ * START of @region in @b's log at @now, or NSL_NOW for the TSC read
+ * last: false, having changed nothing, where the block keeps records,
+ * the log has no room, or the START would be one past NET_SLICE_CONF
+ * (one the records would have had no room for).
+ */
+static __always_inline bool nsl_log_start(struct nsl_skb_block *b,
+					  int region, u64 now)
+{
+	u32 t, late;
+
+	if (unlikely(b->nlog >= NSL_LOG_ROOM || b->nstart >= NET_SLICE_CONF))
+		return false;
+	b->open.last[region]++;
+	b->nstart++;
+	if (now != NSL_NOW) {
+		if (likely(nsl_log_put(b, NSL_LOG_START, region, now)))
+			return true;
+	} else {
+		t = nsl_log_since(b, &late);
+		if (likely(!late)) {
+			nsl_log_store(b, NSL_LOG_START, region, t);
+			return true;
+		}
+	}
+	/* 2^32 ticks after NSI: too late for an entry. */
+	b->open.last[region]--;
+	b->nstart--;
+	return false;
+}
+
+/*
+ * STOP of @region, open in @b (a START of it not stopped), in the log at
+ * @now: false, having changed nothing, as nsl_log_put().
+ */
+static __always_inline bool nsl_log_stop(struct nsl_skb_block *b,
+					 int region, u64 now)
+{
+	if (unlikely(!nsl_log_put(b, NSL_LOG_STOP, region, now)))
+		return false;
+	b->open.last[region]--;
+	return true;
+}
+
+/*
+ * The block of @skb, which its hook found there (nsl_block_on()): what
+ * skb_ext_find() returns, without testing again that it is there.
+ */
+static __always_inline struct nsl_skb_block *
+nsl_block_known(const struct sk_buff *skb)
+{
+	const struct skb_ext *ext = skb->extensions;
+
+	/* Unsigned and long: no sign extension of the int a shift makes. */
+	return (void *)ext + ((unsigned long)ext->offset[SKB_EXT_NETSLICE] << 3);
+}
+
 DECLARE_STATIC_KEY_FALSE(nsl_active);
+/*
+ * On while a bench stops blocks short of the full stage (core.c): the
+ * hooks then leave every step to the core.
+ */
+DECLARE_STATIC_KEY_FALSE(nsl_staged);
 /*
  * On while MAGNeT's event records are kept (nsl_records_set()): only then
  * do the ip region's hooks and the socket hooks have an event to send.
@@ -201,7 +381,7 @@ void __nsl_start_link(struct sk_buff *skb);
 void __nsl_stop(int region, struct sk_buff *skb);
 void __nsl_start_on(int region, struct sk_buff *skb);
 void __nsl_stop_on(int region, struct sk_buff *skb);
-void __nsl_next_on(int from, int to, struct sk_buff *skb);
+void __nsl_stop_at(int region, struct sk_buff *skb, u64 now);
 void __nsl_exit(struct sk_buff *skb);
 void __nsl_tx_fork(struct sk_buff *skb, struct sock *sk);
 void __nsl_tx_retrans(struct sk_buff *skb);
@@ -254,6 +434,76 @@ static __always_inline bool nsl_magnet_on(void)
 }
 
 /*
+ * START of @region, from a hook that found the block, for a region with
+ * no case of its own (nsl_region_own_case()): a step in the log inline,
+ * or the core's entry.
+ */
+static __always_inline void nsl_start_on(int region, struct sk_buff *skb)
+{
+	if (static_branch_unlikely(&nsl_staged) ||
+	    !nsl_log_start(nsl_block_known(skb), region, NSL_NOW))
+		__nsl_start_on(region, skb);
+}
+
+/*
+ * STOP of @region in @b at the time nsl_log_since() gave (@t, @late), as
+ * nsl_start_on(): the step in the log, or the core's entry, at that time.
+ */
+static __always_inline void nsl_stop_since(struct nsl_skb_block *b,
+					   int region, struct sk_buff *skb,
+					   u32 t, u32 late)
+{
+	if (!b->open.last[region])
+		return;
+	if (likely(!late && b->nlog < NSL_LOG_ROOM)) {
+		nsl_log_store(b, NSL_LOG_STOP, region, t);
+		b->open.last[region]--;
+		return;
+	}
+	__nsl_stop_at(region, skb, nsl_log_when(b, t, late));
+}
+
+/*
+ * STOP, as nsl_start_on(): the TSC read as soon as the block's address
+ * is known (three instructions), the record found after.
+ */
+static __always_inline void nsl_stop_on(int region, struct sk_buff *skb)
+{
+	struct nsl_skb_block *b;
+	u32 t, late;
+
+	if (static_branch_unlikely(&nsl_staged)) {
+		__nsl_stop_on(region, skb);
+		return;
+	}
+	b = nsl_block_known(skb);
+	t = nsl_log_since(b, &late);
+	nsl_stop_since(b, region, skb, t, late);
+}
+
+/*
+ * STOP of @from and START of @to, where one region hands over to the
+ * next: one lookup.  The TSC is read for each, as a STOP and a START
+ * read it, so neither interval holds the other's bookkeeping.
+ */
+static __always_inline void nsl_next_on(int from, int to, struct sk_buff *skb)
+{
+	struct nsl_skb_block *b;
+	u32 t, late;
+
+	if (static_branch_unlikely(&nsl_staged)) {
+		__nsl_stop_on(from, skb);
+		__nsl_start_on(to, skb);
+		return;
+	}
+	b = nsl_block_known(skb);
+	t = nsl_log_since(b, &late);
+	nsl_stop_since(b, from, skb, t, late);
+	if (!nsl_log_start(b, to, NSL_NOW))
+		__nsl_start_on(to, skb);
+}
+
+/*
  * Where the stack drops an skb's extensions: all but the block go (one
  * call, at places -- a namespace crossing -- that cost far more).
  */
@@ -272,9 +522,9 @@ static inline void __nsl_init_sk(struct sk_buff *skb, struct sock *sk) {}
 static inline void __nsl_start(int region, struct sk_buff *skb) {}
 static inline void __nsl_start_link(struct sk_buff *skb) {}
 static inline void __nsl_stop(int region, struct sk_buff *skb) {}
-static inline void __nsl_start_on(int region, struct sk_buff *skb) {}
-static inline void __nsl_stop_on(int region, struct sk_buff *skb) {}
-static inline void __nsl_next_on(int from, int to, struct sk_buff *skb) {}
+static inline void nsl_start_on(int region, struct sk_buff *skb) {}
+static inline void nsl_stop_on(int region, struct sk_buff *skb) {}
+static inline void nsl_next_on(int from, int to, struct sk_buff *skb) {}
 static inline void __nsl_exit(struct sk_buff *skb) {}
 static inline void __nsl_tx_fork(struct sk_buff *skb, struct sock *sk) {}
 static inline void __nsl_tx_retrans(struct sk_buff *skb) {}
@@ -333,49 +583,45 @@ static __always_inline void nsl_skb_hook(void (*fn)(struct sk_buff *),
 /*
  * The regions whose START or STOP has a case of its own (core.c): the
  * link's device at its START, MAGNeT's send events at ip while they are
- * kept.  Every other region's hook goes to a plainer entry
- * (__nsl_start_on() and its kin), which counts on the hook having found
- * the block.
+ * kept.  Every other region's step is inline (nsl_start_on() and its
+ * kin), the core's plainer entries its way out.
  */
 static __always_inline bool nsl_region_own_case(int id)
 {
 	return id == NSL_R_LINK || (id == NSL_R_IP && nsl_magnet_on());
 }
 
-/* START or STOP: @own for a region with a case, @plain for the others. */
-static __always_inline void
-nsl_region_hook(void (*own)(int, struct sk_buff *),
-		void (*plain)(int, struct sk_buff *), int id,
-		struct sk_buff *skb)
+static __always_inline void nsl_start_hook(int id, struct sk_buff *skb)
+{
+	if (!nsl_block_on(skb))
+		return;
+	if (id == NSL_R_LINK)
+		__nsl_start_link(skb);
+	else if (nsl_region_own_case(id))
+		__nsl_start(id, skb);
+	else
+		nsl_start_on(id, skb);
+}
+
+static __always_inline void nsl_stop_hook(int id, struct sk_buff *skb)
 {
 	if (!nsl_block_on(skb))
 		return;
 	if (nsl_region_own_case(id))
-		own(id, skb);
+		__nsl_stop(id, skb);
 	else
-		plain(id, skb);
+		nsl_stop_on(id, skb);
 }
 
-/* START: the link's own entry, then as nsl_region_hook() chooses. */
-static __always_inline void nsl_start_hook(int id, struct sk_buff *skb)
-{
-	if (id == NSL_R_LINK) {
-		if (nsl_block_on(skb))
-			__nsl_start_link(skb);
-	} else {
-		nsl_region_hook(__nsl_start, __nsl_start_on, id, skb);
-	}
-}
-
-/* @from ends where @to begins: one call, where neither has a case. */
+/* @from ends where @to begins: one lookup, where neither has a case. */
 static __always_inline void nsl_next_hook(int from, int to,
 					  struct sk_buff *skb)
 {
 	if (nsl_region_own_case(from) || nsl_region_own_case(to)) {
-		nsl_region_hook(__nsl_stop, __nsl_stop_on, from, skb);
+		nsl_stop_hook(from, skb);
 		nsl_start_hook(to, skb);
 	} else if (nsl_block_on(skb)) {
-		__nsl_next_on(from, to, skb);
+		nsl_next_on(from, to, skb);
 	}
 }
 
@@ -414,8 +660,7 @@ static __always_inline void nsl_gso_hook(struct sk_buff *orig,
 /* NSI of a socket's new skb to send: its flow is the socket's. */
 #define NET_SLICE_INIT_SK(skb, sk)	NSL_HOOK(__nsl_init_sk(skb, sk))
 #define NET_SLICE_START(id, skb)	nsl_start_hook(id, skb)
-#define NET_SLICE_STOP(id, skb) \
-	nsl_region_hook(__nsl_stop, __nsl_stop_on, id, skb)
+#define NET_SLICE_STOP(id, skb)		nsl_stop_hook(id, skb)
 /* STOP of @from and START of @to, at the same place. */
 #define NET_SLICE_NEXT(from, to, skb)	nsl_next_hook(from, to, skb)
 #define NET_SLICE_EXIT(skb)		nsl_skb_hook(__nsl_exit, skb)

@@ -47,8 +47,10 @@
  * The stage a block's life stops at (enum nsl_stage).  The key is off,
  * each test of it a NOP, unless a bench set a stage short of the full
  * one; nsl_stage_lock serialises setters, readers read it once per test.
+ * The hooks' inline steps test the key (linux/netslice.h).
  */
-DEFINE_STATIC_KEY_FALSE(nsl_staged);
+struct static_key_false nsl_staged = STATIC_KEY_FALSE_INIT;
+EXPORT_SYMBOL_GPL(nsl_staged);
 static DEFINE_MUTEX(nsl_stage_lock);
 enum nsl_stage nsl_stage = NSL_STAGE_FULL;
 
@@ -195,8 +197,10 @@ EXPORT_SYMBOL_GPL(__nsl_stop);
 
 /*
  * START and STOP of a region with no case of its own
- * (nsl_region_own_case()), from a hook that found the block: count mode
- * and a block that keeps records go out of line in record.h.
+ * (nsl_region_own_case()), where the hook's inline step in the log
+ * (linux/netslice.h) could not be one, or a stage short of the full one
+ * is set: count mode and a block that keeps records go out of line in
+ * record.h.
  */
 void __nsl_start_on(int region, struct sk_buff *skb)
 {
@@ -225,21 +229,14 @@ void __nsl_stop_on(int region, struct sk_buff *skb)
 EXPORT_SYMBOL_GPL(__nsl_stop_on);
 
 /*
- * STOP of @from and START of @to, where one region hands over to the
- * next: one call and one lookup.  The TSC is read for each, as a STOP and
- * a START read it, so neither interval holds the other's bookkeeping.
+ * STOP where the hook's inline step could not be a step in the log
+ * (nsl_stop_on()): on the records, at the time the hook read.
  */
-void __nsl_next_on(int from, int to, struct sk_buff *skb)
+void __nsl_stop_at(int region, struct sk_buff *skb, u64 now)
 {
-	struct nsl_skb_block *b = nsl_block_known(skb);
-	u64 now;
-
-	if (!nsl_stop_head(&now))
-		return;
-	nsl_stop_block(b, from, now);
-	nsl_start_block(b, to, NSL_NOW);
+	nsl_stop_records(nsl_block_known(skb), region, now);
 }
-EXPORT_SYMBOL_GPL(__nsl_next_on);
+EXPORT_SYMBOL_GPL(__nsl_stop_at);
 
 int nsl_stage_set(enum nsl_stage stage)
 {

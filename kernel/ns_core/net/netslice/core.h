@@ -14,15 +14,6 @@
 
 struct sock;
 
-static inline u64 nsl_now(void)
-{
-#ifdef CONFIG_X86_TSC
-	return rdtsc();
-#else
-	return get_cycles();
-#endif
-}
-
 /*
  * A block's conn: @sk's cookie, which is made once and then only read.
  * Read inline; sock_gen_cookie() is a call even when it only reads.
@@ -51,22 +42,7 @@ static inline struct nsl_skb_block *nsl_owned_block(const struct sk_buff *skb)
 	return b && b->owner == skb ? b : NULL;
 }
 
-/*
- * The block of @skb, which its hook found there (nsl_block_on()): what
- * skb_ext_find() returns, without testing again that it is there.  For
- * the entries only a hook calls.
- */
-static __always_inline struct nsl_skb_block *
-nsl_block_known(const struct sk_buff *skb)
-{
-	const struct skb_ext *ext = skb->extensions;
-
-	/* Unsigned and long: no sign extension of the int a shift makes. */
-	return (void *)ext + ((unsigned long)ext->offset[SKB_EXT_NETSLICE] << 3);
-}
-
-/* The stage a block's life stops at, and its key (core.c). */
-DECLARE_STATIC_KEY_FALSE(nsl_staged);
+/* The stage a block's life stops at (core.c); its key is nsl_staged. */
 extern enum nsl_stage nsl_stage;
 
 /* Whether blocks stop short of @stage (only ever in the cost bench). */

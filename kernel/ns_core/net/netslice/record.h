@@ -4,7 +4,9 @@
  *
  * Kept apart from core.c, and inline, so that the same source is what the
  * kernel runs and what kernel/ns_core/selftest/host times natively on the
- * host CPU (a user-space build against a few shims).
+ * host CPU (a user-space build against a few shims).  The log's steps
+ * themselves (nsl_log_start(), nsl_log_stop()) are in linux/netslice.h,
+ * inline at the hook sites too; this file is what they fall back on.
  *
  * What a region's interval holds is up to these functions: START reads the
  * TSC last, after finding or making its record, and STOP reads it first,
@@ -34,9 +36,6 @@
 
 #include "core.h"
 
-/* A START's time: the TSC read last, after the bookkeeping. */
-#define NSL_NOW		0
-
 /*
  * @region's record at index @n was opened: the block's count of open
  * records, and @n the region's latest (nsl_open_record()).  At most
@@ -64,13 +63,6 @@ static __always_inline bool nsl_log_room(const struct nsl_skb_block *b)
 	return b->nlog < NSL_LOG_ROOM;
 }
 
-/* The log's @n-th entry. */
-static __always_inline u64 *nsl_log_at(struct nsl_skb_block *b,
-				       unsigned int n)
-{
-	return (u64 *)b->blk.rec + n;
-}
-
 /*
  * The block keeps records from here on: its log replayed into the
  * records, devices' first records and bookkeeping the steps would have
@@ -96,32 +88,6 @@ static noinline __maybe_unused void nsl_records_now(struct nsl_skb_block *b)
 	memcpy(b->open.last, st.last, sizeof(b->open.last));
 	memcpy(b->open.more, st.more, sizeof(b->open.more));
 	b->nlog = NSL_NOLOG;
-}
-
-/* Appends @e to @b's log, which has room for it (nsl_log_room()). */
-static __always_inline void nsl_log_add(struct nsl_skb_block *b, u64 e)
-{
-	unsigned int n = b->nlog;
-
-	*nsl_log_at(b, n) = e;
-	b->nlog = n + 1;
-}
-
-/*
- * A step at @now in the log: false, with nothing written, if its time
- * is past what an entry holds (2^32 ticks after NSI) or the log is full.
- */
-static __always_inline bool nsl_log_put(struct nsl_skb_block *b,
-					unsigned int step, int region, u64 now)
-{
-	unsigned int n = b->nlog;
-	u64 t = now - b->blk.tsc0;
-
-	if (unlikely(n >= NSL_LOG_ROOM || (t >> 32)))
-		return false;
-	nsl_log_add(b, nsl_log_entry(step, region, (u32)t,
-				     raw_smp_processor_id()));
-	return true;
 }
 
 /*
@@ -296,28 +262,17 @@ nsl_start_records(struct nsl_skb_block *b, int region, u64 now)
 }
 
 /*
- * START of @region at @now, or NSL_NOW as NSS does.  In the log, inline
- * and a leaf: the bookkeeping first, the TSC last, and the entry.  A
- * START past NET_SLICE_CONF in the log would be one the records have no
- * room for: the block takes records first, and truncates as they do.
+ * START of @region at @now, or NSL_NOW as NSS does: in the log, inline
+ * and a leaf (nsl_log_start(), linux/netslice.h: the bookkeeping first,
+ * the TSC last, and the entry).  A START past NET_SLICE_CONF in the log
+ * would be one the records have no room for: the block takes records
+ * first, and truncates as they do.
  */
 static __always_inline void nsl_start_block(struct nsl_skb_block *b,
 					    int region, u64 now)
 {
-	if (unlikely(!nsl_log_room(b) || b->nstart >= NET_SLICE_CONF)) {
+	if (unlikely(!nsl_log_start(b, region, now)))
 		nsl_start_records(b, region, now);
-		return;
-	}
-	b->open.last[region]++;
-	b->nstart++;
-	if (now == NSL_NOW)
-		now = nsl_now();
-	if (unlikely(!nsl_log_put(b, NSL_LOG_START, region, now))) {
-		/* 2^32 ticks after NSI: too late for an entry. */
-		b->open.last[region]--;
-		b->nstart--;
-		nsl_start_records(b, region, now);
-	}
 }
 
 /* The latest open record of @region, or NULL. */
@@ -387,10 +342,8 @@ static __always_inline bool nsl_stop_block(struct nsl_skb_block *b,
 {
 	if (!b->open.last[region])
 		return false;
-	if (likely(nsl_log_put(b, NSL_LOG_STOP, region, now))) {
-		b->open.last[region]--;
+	if (likely(nsl_log_stop(b, region, now)))
 		return true;
-	}
 	return nsl_stop_records(b, region, now);
 }
 

@@ -6,6 +6,8 @@
  *                      regions, truncation, the TSC read last in START and
  *                      first in STOP, and the open records the block keeps
  *                      against a search, over random sequences
+ *   hotpath --tsc      the step time's x86 instructions (nsl_log_since()),
+ *                      in the timing build: the others read it in C
  *   hotpath --bench [-n N]
  *                      native timing on the CPU it runs on (pinned): the
  *                      macros' cost against two bare rdtsc, warm and with
@@ -29,7 +31,43 @@
 #include "../../../../tests/tap.h"
 
 int shim_cpu;
-struct static_key_false nsl_active = { 1 };
+u64 shim_tsc;
+struct static_key_false nsl_active = { 1 }, nsl_staged, nsl_magnet;
+
+/*
+ * The core's entries the inline hooks (linux/netslice.h) go to where a
+ * step is not one in the log, as core.c has them: without a stage, with
+ * no link device and no MAGNeT event to add.
+ */
+void __nsl_start_on(int region, struct sk_buff *skb)
+{
+	nsl_start_block(nsl_block_known(skb), region, NSL_NOW);
+}
+
+void __nsl_start_link(struct sk_buff *skb)
+{
+	__nsl_start_on(NSL_R_LINK, skb);
+}
+
+void __nsl_start(int region, struct sk_buff *skb)
+{
+	abort();	/* only for MAGNeT's ip, which is off */
+}
+
+void __nsl_stop_at(int region, struct sk_buff *skb, u64 now)
+{
+	nsl_stop_records(nsl_block_known(skb), region, now);
+}
+
+void __nsl_stop_on(int region, struct sk_buff *skb)
+{
+	nsl_stop_block(nsl_block_known(skb), region, nsl_now());
+}
+
+void __nsl_stop(int region, struct sk_buff *skb)
+{
+	__nsl_stop_on(region, skb);
+}
 
 /* Duration mode only: a count-mode block never reaches these. */
 u64 nsl_counters_start(struct nsl_record *r, u8 nevents, u32 gen)
@@ -384,15 +422,79 @@ static bool same_records(const struct nsl_block *x, const struct nsl_block *y,
  * three must end with the same records, devices' first records and
  * bookkeeping.
  */
+/*
+ * An skb whose extension holds a block, at an offset in 8-byte chunks
+ * as skb_ext_add() places it: what the hooks look up.
+ */
+struct hook_skb {
+	struct sk_buff skb;
+	struct skb_ext *ext;
+};
+
+static struct nsl_skb_block *hook_skb_init(struct hook_skb *h)
+{
+	h->ext = calloc(1, 8 + NSL_SKB_BLOCK_SIZE);
+	h->ext->offset[SKB_EXT_NETSLICE] = 1;
+	h->skb.extensions = h->ext;
+	h->skb.active_extensions = 1 << SKB_EXT_NETSLICE;
+	return nsl_block_known(&h->skb);
+}
+
+/*
+ * A step other than START and STOP on a block that keeps a log, as the
+ * kernel takes it: a seal, device @d's first record (nsl_add_dev()), the
+ * send queue's gap at @now (send.c).
+ */
+static void log_other(struct nsl_skb_block *lb, unsigned int step,
+		      unsigned int d, u64 now)
+{
+	if (step == NSL_LOG_SEAL) {
+		nsl_seal(lb);
+	} else if (step == NSL_LOG_DEV) {
+		if (!nsl_log_room(lb))
+			nsl_records_now(lb);
+		if (lb->nlog != NSL_NOLOG)
+			nsl_log_add(lb, nsl_log_entry(NSL_LOG_DEV, d, 0, 0));
+		lb->blk.dev[d].first = lb->nlog != NSL_NOLOG ?
+				       0 : lb->blk.nrec;
+		lb->blk.ndev++;
+	} else if (!nsl_log_put(lb, NSL_LOG_GAP, NSL_R_SNDQ, now)) {
+		nsl_records_now(lb);
+		nsl_gap_record(&lb->blk, lb->nopen, NET_SLICE_CONF, shim_cpu,
+			       now);
+	}
+}
+
+/* Whether the kernel's blocks @x and @y keep the same records and state. */
+static bool same_block(const struct nsl_skb_block *x,
+		       const struct nsl_skb_block *y)
+{
+	return x->blk.nrec == y->blk.nrec && x->blk.flags == y->blk.flags &&
+	       x->nopen == y->nopen && x->merge_region == y->merge_region &&
+	       !memcmp(&x->open, &y->open, sizeof(x->open)) &&
+	       x->blk.ndev == y->blk.ndev &&
+	       !memcmp(x->blk.dev, y->blk.dev,
+		       y->blk.ndev * sizeof(y->blk.dev[0])) &&
+	       same_records(&x->blk, &y->blk, y->blk.nrec);
+}
+
+/*
+ * Random lives of a block, each lived four ways: on records (b), as a
+ * log (lb), through the hooks' inline steps (hb: NET_SLICE_START, STOP
+ * and NEXT, the time they read set by the test), and as the log the
+ * reader replays.  All four must agree.
+ */
 static void test_log_replay(struct nsl_skb_block *b, long lives)
 {
-	struct nsl_skb_block *lb = block_alloc();
+	struct nsl_skb_block *lb = block_alloc(), *hb;
 	struct nsl_block *r = malloc(sizeof(*r));
+	struct hook_skb h;
 	long life, differ = 0, steps = 0, merged = 0, trunc = 0, gaps = 0;
-	long replayed = 0;
+	long replayed = 0, hooked = 0, nexts = 0;
 	u64 log[256];
 	unsigned int seed = 7, k, n, i;
 
+	hb = hook_skb_init(&h);
 	for (life = 0; life < lives; life++) {
 		struct nsl_log_state st = { .merge_region = NSL_R_NONE };
 		unsigned int len = 1 + rand_r(&seed) % (3 * NET_SLICE_CONF + 10);
@@ -405,9 +507,11 @@ static void test_log_replay(struct nsl_skb_block *b, long lives)
 		memset(lb, 0, NSL_SKB_BLOCK_SIZE);
 		lb->blk.tsc0 = now;
 		nsl_records_reset(lb);
+		memcpy(hb, lb, NSL_SKB_BLOCK_SIZE);
 		for (k = 0, n = 0; k < len; k++) {
-			int op = rand_r(&seed) % 20;
+			int op = rand_r(&seed) % 21;
 			int region = 1 + rand_r(&seed) % (NSL_R_MAX - 1);
+			int to = NSL_R_TCP + rand_r(&seed) % 3;
 			unsigned int step, d;
 
 			/* few regions, so that merges and stacks happen */
@@ -418,47 +522,57 @@ static void test_log_replay(struct nsl_skb_block *b, long lives)
 			/* now and then a step too late for an entry */
 			if (rand_r(&seed) % 4000 == 0)
 				now += 1ULL << 32;
+			shim_tsc = now;
 			if (op < 8) {
 				step = NSL_LOG_START;
 				nsl_start_at(b, region, now, 0);
 				nsl_start_block(lb, region, now);
+				NET_SLICE_START(region, &h.skb);
 			} else if (op < 16) {
 				step = NSL_LOG_STOP;
 				nsl_stop_block(b, region, now);
 				nsl_stop_block(lb, region, now);
+				NET_SLICE_STOP(region, &h.skb);
 			} else if (op < 17) {
+				/* @region hands over to @to: two entries */
+				nsl_stop_block(b, region, now);
+				nsl_start_at(b, to, now, 0);
+				nsl_stop_block(lb, region, now);
+				nsl_start_block(lb, to, now);
+				NET_SLICE_NEXT(region, to, &h.skb);
+				log[n++] = nsl_log_entry(NSL_LOG_STOP, region,
+							 (u32)(now - b->blk.tsc0),
+							 shim_cpu);
+				step = NSL_LOG_START;
+				region = to;
+				nexts++;
+			} else if (op < 18) {
 				step = NSL_LOG_SEAL;
 				nsl_seal(b);
-				nsl_seal(lb);
-			} else if (op < 18) {
+				log_other(lb, step, 0, now);
+				log_other(hb, step, 0, now);
+			} else if (op < 19) {
 				if (b->blk.ndev >= NSL_MAX_DEVS)
 					continue;
 				step = NSL_LOG_DEV;
 				region = d = b->blk.ndev++;
 				b->blk.dev[d].first = b->blk.nrec;
-				/* as nsl_add_dev() */
-				if (!nsl_log_room(lb))
-					nsl_records_now(lb);
-				if (lb->nlog != NSL_NOLOG)
-					nsl_log_add(lb, nsl_log_entry(NSL_LOG_DEV,
-								      d, 0, 0));
-				lb->blk.dev[d].first = lb->nlog != NSL_NOLOG ?
-						       0 : lb->blk.nrec;
-				lb->blk.ndev++;
+				log_other(lb, step, d, now);
+				log_other(hb, step, d, now);
 			} else {
 				step = NSL_LOG_GAP;
 				gaps += b->blk.nrec;
 				nsl_gap_record(&b->blk, b->nopen, NET_SLICE_CONF,
 					       shim_cpu, now);
 				gaps -= b->blk.nrec;
-				if (!nsl_log_put(lb, NSL_LOG_GAP, NSL_R_SNDQ,
-						 now)) {
-					nsl_records_now(lb);
-					nsl_gap_record(&lb->blk, lb->nopen,
-						       NET_SLICE_CONF,
-						       shim_cpu, now);
-				}
+				log_other(lb, step, 0, now);
+				log_other(hb, step, 0, now);
 			}
+			/* the hooks' block keeps the same log or records */
+			hooked += hb->nlog != NSL_NOLOG;
+			if (hb->nlog != lb->nlog ||
+			    memcmp(hb, lb, nsl_block_used(lb)))
+				differ++;
 			log[n++] = nsl_log_entry(step, region,
 						 (u32)(now - b->blk.tsc0),
 						 shim_cpu);
@@ -488,26 +602,65 @@ static void test_log_replay(struct nsl_skb_block *b, long lives)
 		/* the kernel's log, replayed at the end if not on the way */
 		replayed += lb->nlog == NSL_NOLOG;
 		nsl_records_now(lb);
-		same = same && lb->blk.nrec == b->blk.nrec &&
-		       lb->blk.flags == b->blk.flags &&
-		       lb->nopen == b->nopen &&
-		       lb->merge_region == b->merge_region &&
-		       !memcmp(&lb->open, &b->open, sizeof(b->open)) &&
-		       !memcmp(lb->blk.dev, b->blk.dev,
-			       b->blk.ndev * sizeof(b->blk.dev[0]));
-		same = same && same_records(&lb->blk, &b->blk, b->blk.nrec);
+		nsl_records_now(hb);
+		same = same && same_block(lb, b) && same_block(hb, b);
 		for (i = 0; i < b->blk.nrec; i++)
 			merged += b->blk.rec[i].nmerged > 1;
 		trunc += !!(b->blk.flags & NSL_BF_TRUNC);
 		differ += !same;
 	}
+	shim_tsc = 0;
+	free(h.ext);
 	free(r);
 	free(lb);
-	printf("# %ld lives, %ld steps: %ld merged records, %ld gaps, %ld truncated, %ld logs replayed on the way; %ld differ\n",
-	       lives, steps, merged, -gaps, trunc, replayed, differ);
+	printf("# %ld lives, %ld steps (%ld NEXTs, %ld in a log through the hooks): %ld merged records, %ld gaps, %ld truncated, %ld logs replayed on the way; %ld differ\n",
+	       lives, steps, nexts, hooked, merged, -gaps, trunc, replayed,
+	       differ);
 	EXPECT_EQ(differ, 0);
 	EXPECT_TRUE(merged > 0 && gaps < 0 && trunc > 0 && replayed > 0);
-	CHECK("a log, replayed by the reader or by the kernel, gives the records, devices and bookkeeping the records' engine keeps");
+	EXPECT_TRUE(nexts > 0 && hooked > 0 && hooked < steps);
+	CHECK("a log, replayed by the reader or by the kernel, and the hooks' inline steps give the records, devices and bookkeeping the records' engine keeps");
+}
+
+/*
+ * A step's time (nsl_log_since()): the ticks since NSI, and whether an
+ * entry holds them -- not 2^32 or more later, nor before (a TSC behind
+ * the one NSI read).  Against the TSC itself, so that the --tsc run
+ * checks the kernel's x86 instructions, and the others the C.
+ */
+static void test_log_since(struct nsl_skb_block *b)
+{
+	static const struct {
+		s64 ago;	/* tsc0 this long before the first read */
+		bool late;
+	} cases[] = {
+		{ 1000, false },
+		{ 0xfffff000LL, false },
+		{ (1LL << 32) + 1000, true },
+		{ (5LL << 32) + 3, true },
+		{ -(1LL << 40), true },
+	};
+	unsigned int i;
+	u32 t, late;
+	u64 t0, t1, when;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		block_reset(b);
+		t0 = rdtsc();
+		b->blk.tsc0 = t0 - cases[i].ago;
+		t = nsl_log_since(b, &late);
+		t1 = rdtsc();
+		when = nsl_log_when(b, t, late);
+		EXPECT_EQ(late != 0, cases[i].late);
+		EXPECT_TRUE(when >= t0 && when <= t1);
+		if (!cases[i].late)
+			EXPECT_EQ(t, when - b->blk.tsc0);
+	}
+#ifdef CONFIG_X86_TSC
+	CHECK("a step's time: the ticks since NSI and whether they are late, in the kernel's x86 instructions");
+#else
+	CHECK("a step's time: the ticks since NSI and whether they are late, in C");
+#endif
 }
 
 static int run_tests(void)
@@ -524,6 +677,18 @@ static int run_tests(void)
 	test_open_counts(b);
 	test_random(b, 200000);
 	test_log_replay(b, 20000);
+	test_log_since(b);
+	free(b);
+	return tap_finish();
+}
+
+/* The x86 step time alone: the timing build's, which the others lack. */
+static int run_tsc(void)
+{
+	struct nsl_skb_block *b = block_alloc();
+
+	printf("TAP version 13\n");
+	test_log_since(b);
 	free(b);
 	return tap_finish();
 }
@@ -786,16 +951,19 @@ int main(int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-n") && i + 1 < argc)
 			n = atol(argv[++i]);
-		else if (strcmp(argv[i], "--bench"))
+		else if (strcmp(argv[i], "--bench") && strcmp(argv[i], "--tsc"))
 			break;
 	}
 	if (i < argc || n < 10) {
-		fprintf(stderr, "usage: hotpath [--bench [-n SAMPLES>=10]]\n");
+		fprintf(stderr, "usage: hotpath [--tsc | --bench [-n SAMPLES>=10]]\n");
 		return 2;
 	}
 	pin();
-	for (i = 1; i < argc; i++)
+	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--bench"))
 			return run_bench(n);
+		if (!strcmp(argv[i], "--tsc"))
+			return run_tsc();
+	}
 	return run_tests();
 }

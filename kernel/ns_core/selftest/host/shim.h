@@ -18,6 +18,7 @@ typedef __u8 u8;
 typedef __u16 u16;
 typedef __u32 u32;
 typedef __u64 u64;
+typedef __s64 s64;
 
 #define likely(c)	__builtin_expect(!!(c), 1)
 #define unlikely(c)	__builtin_expect(!!(c), 0)
@@ -34,7 +35,7 @@ struct static_key_false { int enabled; };
 #define DECLARE_PER_CPU(t, n)		extern t n
 #define this_cpu_write(v, x)		((v) = (x))
 
-/* linux/skbuff.h: the bit test linux/netslice.h's inline hooks make. */
+/* linux/skbuff.h: what linux/netslice.h's inline hooks read. */
 enum skb_ext_id { SKB_EXT_NETSLICE };
 struct skb_ext { u8 offset[1]; };
 struct sk_buff { u8 active_extensions; struct skb_ext *extensions; };
@@ -61,13 +62,18 @@ extern int shim_cpu;
 /*
  * The kernel's rdtsc(), not serialising.  The semantic tests (built with
  * SHIM_ORDERED_TSC) compare times read in program order, which a plain
- * rdtsc may execute out of: there it is fenced, as rdtsc_ordered() is.
+ * rdtsc may execute out of: there it is fenced, as rdtsc_ordered() is,
+ * or it is shim_tsc, when a test sets the time a hook reads.
  */
+extern u64 shim_tsc;
 static inline u64 rdtsc(void)
 {
 #ifdef SHIM_ORDERED_TSC
 	u64 t;
 
+	/* a time the test chose, where it set one */
+	if (shim_tsc)
+		return shim_tsc;
 	_mm_lfence();
 	t = __rdtsc();
 	_mm_lfence();
@@ -75,5 +81,14 @@ static inline u64 rdtsc(void)
 #else
 	return __rdtsc();
 #endif
+}
+
+/*
+ * linux/timex.h: the TSC where the kernel's x86 code is not built (the
+ * semantic tests), so that the time a hook reads is the test's.
+ */
+static inline u64 get_cycles(void)
+{
+	return rdtsc();
 }
 #endif
