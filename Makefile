@@ -202,6 +202,7 @@ insnprof: deps kernel all
 		tests/vm/run-vm.sh "$(CURDIR)/bench/insnprof.sh $(INSN_ARGS)" \
 		>build/insnprof/run.out
 	@bench/insnprof.py build/insnprof/scratch/insn --json build/insnprof/insnprof.json \
+		--vmlinux build/linux-netslice/vmlinux \
 		$(if $(INSN_DIFF),--diff $(INSN_DIFF)) --budget bench/insn/budget \
 		| tee build/insnprof/insnprof.txt
 

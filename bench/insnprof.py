@@ -20,6 +20,7 @@ ran (timers, the RCU): the median round is shown.
 
     bench/insnprof.py DIR [--top N] [--diff A B] [--json FILE]
                           [--budget FILE] [--rep-iterations]
+                          [--vmlinux FILE]
     bench/insnprof.py DIR --window BEGIN END
 
 A REP string instruction counts once, as the CPU's INST_RETIRED counts
@@ -36,7 +37,10 @@ records, III: the module's cost_stage), a table says what each adds to
 the one before it, in all and in NetSlice's own code (the core's and the
 module's functions and nsdump's user space).  That part is exact from
 boot to boot; the rest follows the wall clock (the scheduler, the page
-allocator), about 2% of a lat_tcp round trip.
+allocator), about 2% of a lat_tcp round trip.  The hooks' steps run
+inline in the stack's functions (linux/netslice.h): with --vmlinux, the
+kernel the VM ran, the functions that hold one count as NetSlice's what
+they run beyond what they run in II, the same boot's baseline.
 
 --diff prints the per-function difference B less A (default: each
 configuration less II).  --budget FILE checks the ratios against the
@@ -75,6 +79,27 @@ def netslice_code(fn):
     follows the wall clock, so this part of a difference is the exact one."""
     return ("[netslice]" in fn or fn.startswith(("nsl_", "__nsl_")) or
             ":" in fn)
+
+
+def hook_sites(vmlinux):
+    """The kernel's functions, NetSlice's own aside, that hold a hook's
+    inline step: nsl_log_since()'s rdtsc, sub and sbb, three instructions
+    in a row that nothing else in the kernel runs."""
+    dis = subprocess.run(["objdump", "-d", "--no-show-raw-insn", vmlinux],
+                         capture_output=True, text=True, check=True).stdout
+    sites, fn, last = set(), None, ("", "")
+    for line in dis.splitlines():
+        if line.endswith(">:") and " <" in line:
+            fn = line[line.index(" <") + 2:-2]
+            continue
+        insn = line.split("\t", 1)[1].split() if "\t" in line else []
+        op = insn[0] if insn else ""
+        if (op == "sbb" and insn[1].endswith(",%edx") and
+                last == ("rdtsc", "sub") and not netslice_code(fn)):
+            sites.add(fn)
+        last = (last[1], op if op != "sub" or
+                (len(insn) > 1 and insn[1].endswith(",%eax")) else "")
+    return sites
 
 
 def load_kallsyms(path):
@@ -253,8 +278,9 @@ class Profile:
         return totals, rounds[mid][1]
 
 
-def ratio_table(prof, wl, out):
+def ratio_table(prof, wl, out, sites=()):
     base = statistics.median(prof.per_unit(wl, "II")[0])
+    ii_fns = prof.per_unit(wl, "II")[1]
     obase = statistics.median(prof.others[(wl, "II")])
     unit = UNITS.get(wl, "unit")
     print("\n%s: instructions per %s (a REP instruction %s; other: %s; "
@@ -268,12 +294,15 @@ def ratio_table(prof, wl, out):
         med = statistics.median(totals)
         omed = statistics.median(prof.others[(wl, cfg)])
         own = sum(v for k, v in fns.items() if netslice_code(k))
+        inline = sum(max(0, fns.get(k, 0) - ii_fns.get(k, 0)) for k in sites)
+        own += inline
         print("  %-8s %6d %14.0f %14.0f %8.3f %8.3f %10.0f"
               % (cfg, len(totals), med, min(totals), med / base, omed / obase,
                  own))
         out.setdefault(wl, {})[cfg] = {"per_unit": med, "ratio": med / base,
                                        "other_ratio": omed / obase,
                                        "netslice_code": own,
+                                       "inline": inline,
                                        "rounds": totals, "functions": fns}
 
 
@@ -373,6 +402,7 @@ def main():
     ap.add_argument("--budget")
     ap.add_argument("--rep-iterations", action="store_true")
     ap.add_argument("--window", nargs=2, metavar=("BEGIN", "END"))
+    ap.add_argument("--vmlinux")
     args = ap.parse_args()
     if args.window:
         json.dump(window_json(args.dir, *args.window), sys.stdout)
@@ -380,11 +410,12 @@ def main():
         return
 
     prof = Profile(args.dir, args.rep_iterations)
+    sites = hook_sites(args.vmlinux) if args.vmlinux else set()
     out = {}
     for wl in prof.workloads():
         if (wl, "II") not in prof.windows:
             sys.exit("insnprof: %s has no II window for %s" % (args.dir, wl))
-        ratio_table(prof, wl, out)
+        ratio_table(prof, wl, out, sites)
         step_table(prof, wl, out)
         exit_table(prof, wl, out)
         pairs = [tuple(args.diff)] if args.diff else \

@@ -58,7 +58,7 @@ struct nslm_agg {
 	struct nslm_agg_cpu *cpu[];	/* nr_cpu_ids, possible ones vzalloc'd */
 };
 
-static struct nslm_agg __rcu *agg;	/* agg_mutex to change */
+struct nslm_agg __rcu *nslm_agg_now;	/* agg_mutex to change */
 static DEFINE_MUTEX(agg_mutex);
 static u64 load_id;
 
@@ -203,7 +203,7 @@ bool nslm_agg_take(const struct nsl_item_hdr *item)
 
 	if (item->kind != NSL_ITEM_BLOCK)
 		return false;
-	a = rcu_dereference(agg);
+	a = rcu_dereference(nslm_agg_now);
 	if (!a)
 		return false;
 	nlog = nsl_block_log(b);
@@ -343,7 +343,7 @@ static struct snapshot *snap_take(void)
 	head = (void *)s->data;
 	h = (void *)(head + 1);
 	rcu_read_lock();
-	a = rcu_dereference(agg);
+	a = rcu_dereference(nslm_agg_now);
 	snap_head(a, head);
 	n = a ? groups_filled(a) : 0;
 	for (g = 0; g < n; g++)
@@ -509,7 +509,7 @@ int nslm_agg_set(const struct nsl_agg *conf)
 	if (ret)
 		return ret;
 	mutex_lock(&agg_mutex);
-	old = rcu_dereference_protected(agg, lockdep_is_held(&agg_mutex));
+	old = rcu_dereference_protected(nslm_agg_now, lockdep_is_held(&agg_mutex));
 	if (old && (conf->flags & NSL_AGG_ON) &&
 	    !(conf->flags & NSL_AGG_RESET) &&
 	    (old->conf.flags & NSL_AGG_FLAGS) == conf->flags &&
@@ -523,7 +523,7 @@ int nslm_agg_set(const struct nsl_agg *conf)
 			goto out;
 		}
 	}
-	rcu_assign_pointer(agg, a);
+	rcu_assign_pointer(nslm_agg_now, a);
 	if (a && (a->conf.flags & NSL_AGG_P99))
 		schedule_delayed_work(&a->p99_work, P99_PERIOD);
 	agg_retire(old);
@@ -542,6 +542,6 @@ void nslm_agg_uninit(void)
 {
 	misc_deregister(&hist_misc);
 	/* The receiver is gone: no fold runs. */
-	agg_retire(rcu_dereference_protected(agg, true));
-	RCU_INIT_POINTER(agg, NULL);
+	agg_retire(rcu_dereference_protected(nslm_agg_now, true));
+	RCU_INIT_POINTER(nslm_agg_now, NULL);
 }

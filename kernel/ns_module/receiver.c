@@ -25,9 +25,19 @@
 #include "ring.h"
 
 /* Aggregate mode folds a block, or lets it into the ring whole. */
-static void nslm_deliver(const struct nsl_item_hdr *item, void *priv)
+static noinline void nslm_deliver_agg(const struct nsl_item_hdr *item,
+				      void *priv)
 {
 	if (!nslm_agg_take(item))
+		nslm_ring_deliver(item, priv);
+}
+
+/* Both ways a tail call: a block for the ring saves no register. */
+static void nslm_deliver(const struct nsl_item_hdr *item, void *priv)
+{
+	if (unlikely(nslm_agg_on()))
+		nslm_deliver_agg(item, priv);
+	else
 		nslm_ring_deliver(item, priv);
 }
 

@@ -78,11 +78,15 @@ struct nsl_skb_block {
 	/*
 	 * The block's log (record.h): its entries, in blk.rec[]'s room, or
 	 * NSL_NOLOG while the block keeps records.  nstart counts the
-	 * log's STARTs, which stay below NET_SLICE_CONF: none of them is
-	 * a record the replay would have no room for.
+	 * log's STARTs (NSL_NOLOG with records), at most NET_SLICE_CONF:
+	 * none of them is a record the replay would have no room for.
+	 * nother counts its other steps (a seal, a device, the send
+	 * queue's gap), at most NSL_LOG_OTHERS.  A STOP ends a START, so
+	 * the log never outgrows NSL_LOG_ROOM, and a START need not look.
 	 */
 	u8 nlog;
 	u8 nstart;
+	u8 nother;
 	u8 nopen;			/* records open now */
 	/*
 	 * The last record's region, which a START of that region may merge
@@ -121,11 +125,12 @@ struct nsl_skb_block {
 	 NET_SLICE_CONF * sizeof(struct nsl_record))
 /*
  * The entries a block's log has room for: NET_SLICE_CONF STARTs and
- * their STOPs, and 16 more steps (SEAL, DEV, GAP), in less than the
- * records' room (block.c checks); and what a log is while the block
- * keeps records.
+ * their STOPs, and NSL_LOG_OTHERS more steps (SEAL, DEV, GAP), in less
+ * than the records' room (block.c checks); and what a log is while the
+ * block keeps records.
  */
-#define NSL_LOG_ROOM			(2 * NET_SLICE_CONF + 16)
+#define NSL_LOG_OTHERS			16
+#define NSL_LOG_ROOM			(2 * NET_SLICE_CONF + NSL_LOG_OTHERS)
 #define NSL_NOLOG			0xff
 
 /* The part of @b written so far, log or records: what a copy must copy. */
@@ -181,6 +186,13 @@ static __always_inline u64 *nsl_log_at(struct nsl_skb_block *b,
 }
 
 /*
+ * This CPU's part of a log entry's high half, nsl_log_high(0, 0, cpu):
+ * one load where the CPU's number takes a load and a shift (core.c sets
+ * it for every CPU at boot).
+ */
+DECLARE_PER_CPU_READ_MOSTLY(u32, nsl_log_cpu);
+
+/*
  * Appends a step at @t ticks after NSI to @b's log, which has room for
  * it: the entry nsl_log_entry() makes, stored as two 32-bit halves where
  * that is its layout in memory -- the time, then the region, step and
@@ -190,14 +202,14 @@ static __always_inline void nsl_log_store(struct nsl_skb_block *b,
 					  unsigned int step, int region, u32 t)
 {
 	unsigned int n = b->nlog;
-	u16 cpu = raw_smp_processor_id();
 #ifdef __LITTLE_ENDIAN
 	u32 *e = (u32 *)nsl_log_at(b, n);
 
 	e[0] = t;
-	e[1] = nsl_log_high(step, region, cpu);
+	e[1] = this_cpu_read(nsl_log_cpu) | nsl_log_high(step, region, 0);
 #else
-	*nsl_log_at(b, n) = nsl_log_entry(step, region, t, cpu);
+	*nsl_log_at(b, n) = nsl_log_entry(step, region, t,
+					  raw_smp_processor_id());
 #endif
 	b->nlog = n + 1;
 }
@@ -262,35 +274,39 @@ static __always_inline bool nsl_log_put(struct nsl_skb_block *b,
 	return true;
 }
 
+/* A START counted in the log but too late for its entry, uncounted. */
+void nsl_log_unstart(struct nsl_skb_block *b, int region);
+
 /*
  * START of @region in @b's log at @now, or NSL_NOW for the TSC read
- * last: false, having changed nothing, where the block keeps records,
- * the log has no room, or the START would be one past NET_SLICE_CONF
- * (one the records would have had no room for).
+ * last: false, having changed nothing, where the block keeps records or
+ * the START would be one past NET_SLICE_CONF (one the records would have
+ * had no room for): either way nstart says so.  The log has room for
+ * it (nsl_skb_block.nother).
  */
 static __always_inline bool nsl_log_start(struct nsl_skb_block *b,
 					  int region, u64 now)
 {
 	u32 t, late;
 
-	if (unlikely(b->nlog >= NSL_LOG_ROOM || b->nstart >= NET_SLICE_CONF))
+	if (unlikely(b->nstart >= NET_SLICE_CONF))
 		return false;
 	b->open.last[region]++;
 	b->nstart++;
 	if (now != NSL_NOW) {
-		if (likely(nsl_log_put(b, NSL_LOG_START, region, now)))
-			return true;
+		now -= b->blk.tsc0;
+		t = now;
+		late = now >> 32;
 	} else {
 		t = nsl_log_since(b, &late);
-		if (likely(!late)) {
-			nsl_log_store(b, NSL_LOG_START, region, t);
-			return true;
-		}
 	}
-	/* 2^32 ticks after NSI: too late for an entry. */
-	b->open.last[region]--;
-	b->nstart--;
-	return false;
+	if (unlikely(late)) {
+		/* 2^32 ticks after NSI: too late for an entry. */
+		nsl_log_unstart(b, region);
+		return false;
+	}
+	nsl_log_store(b, NSL_LOG_START, region, t);
+	return true;
 }
 
 /*

@@ -117,11 +117,11 @@ void nsl_add_dev(struct nsl_skb_block *b, const struct net_device *dev, u8 dir)
 	/* In a log, the replay finds the device's first record. */
 	n = b->nlog;
 	if (n != NSL_NOLOG) {
-		if (unlikely(!nsl_log_room(b))) {
+		if (unlikely(!nsl_log_other_room(b))) {
 			nsl_add_dev_records(b, dev, dir);
 			return;
 		}
-		nsl_log_add(b, nsl_log_entry(NSL_LOG_DEV, blk->ndev, 0, 0));
+		nsl_log_add_other(b, nsl_log_entry(NSL_LOG_DEV, blk->ndev, 0, 0));
 	}
 	/* Whole, its padding 0: nsl_init_block() leaves dev[] as it was. */
 	blk->dev[blk->ndev] = (struct nsl_dev){

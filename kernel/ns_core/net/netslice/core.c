@@ -32,6 +32,8 @@
 
 #include <linux/netslice.h>
 #include <linux/skbuff.h>
+#include <linux/cpumask.h>
+#include <linux/init.h>
 #include <linux/mutex.h>
 #include <linux/export.h>
 #include <linux/in.h>
@@ -53,6 +55,19 @@ struct static_key_false nsl_staged = STATIC_KEY_FALSE_INIT;
 EXPORT_SYMBOL_GPL(nsl_staged);
 static DEFINE_MUTEX(nsl_stage_lock);
 enum nsl_stage nsl_stage = NSL_STAGE_FULL;
+
+DEFINE_PER_CPU_READ_MOSTLY(u32, nsl_log_cpu);
+EXPORT_PER_CPU_SYMBOL_GPL(nsl_log_cpu);
+
+static int __init nsl_log_cpu_init(void)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu)
+		per_cpu(nsl_log_cpu, cpu) = nsl_log_high(0, 0, cpu);
+	return 0;
+}
+core_initcall(nsl_log_cpu_init);
 
 u32 nsl_tsc_khz(void)
 {
@@ -227,6 +242,13 @@ void __nsl_stop_on(int region, struct sk_buff *skb)
 		nsl_stop_block(nsl_block_known(skb), region, now);
 }
 EXPORT_SYMBOL_GPL(__nsl_stop_on);
+
+void nsl_log_unstart(struct nsl_skb_block *b, int region)
+{
+	b->open.last[region]--;
+	b->nstart--;
+}
+EXPORT_SYMBOL_GPL(nsl_log_unstart);
 
 /*
  * STOP where the hook's inline step could not be a step in the log

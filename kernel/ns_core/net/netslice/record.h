@@ -57,10 +57,26 @@ static inline u32 nsl_block_bytes(const struct nsl_skb_block *b)
 	       NSL_BLOCK_SIZE(0) + b->nlog * sizeof(u64);
 }
 
-/* Whether @b keeps a log with room for a step more. */
-static __always_inline bool nsl_log_room(const struct nsl_skb_block *b)
+/*
+ * Whether @b keeps a log with room for a step other than START and
+ * STOP (nsl_skb_block.nother), and appending @e, one.
+ */
+static __always_inline bool nsl_log_other_room(const struct nsl_skb_block *b)
 {
-	return b->nlog < NSL_LOG_ROOM;
+	return b->nlog != NSL_NOLOG && b->nother < NSL_LOG_OTHERS;
+}
+
+static __always_inline void nsl_log_add_other(struct nsl_skb_block *b, u64 e)
+{
+	nsl_log_add(b, e);
+	b->nother++;
+}
+
+/* The block keeps records, and no START or STOP goes to its log. */
+static inline void nsl_keep_records(struct nsl_skb_block *b)
+{
+	b->nlog = NSL_NOLOG;
+	b->nstart = NSL_NOLOG;
 }
 
 /*
@@ -87,7 +103,7 @@ static noinline __maybe_unused void nsl_records_now(struct nsl_skb_block *b)
 	b->merge_region = st.merge_region;
 	memcpy(b->open.last, st.last, sizeof(b->open.last));
 	memcpy(b->open.more, st.more, sizeof(b->open.more));
-	b->nlog = NSL_NOLOG;
+	nsl_keep_records(b);
 }
 
 /*
@@ -98,8 +114,8 @@ static noinline __maybe_unused void nsl_records_now(struct nsl_skb_block *b)
 static inline void nsl_seal(struct nsl_skb_block *b)
 {
 	if (b->nlog && b->nlog != NSL_NOLOG) {
-		if (likely(nsl_log_room(b))) {
-			nsl_log_add(b, nsl_log_entry(NSL_LOG_SEAL, 0, 0, 0));
+		if (likely(nsl_log_other_room(b))) {
+			nsl_log_add_other(b, nsl_log_entry(NSL_LOG_SEAL, 0, 0, 0));
 			return;
 		}
 		nsl_records_now(b);
@@ -129,8 +145,11 @@ static inline void nsl_records_reset(struct nsl_skb_block *b)
 {
 	b->blk.nrec = 0;
 	b->blk.ndev = 0;
-	b->nlog = b->blk.nevents ? NSL_NOLOG : 0;
+	b->nlog = 0;
 	b->nstart = 0;
+	b->nother = 0;
+	if (b->blk.nevents)
+		nsl_keep_records(b);
 	b->nopen = 0;
 	memset(&b->open, 0, sizeof(b->open));
 	b->merge_region = NSL_R_NONE;

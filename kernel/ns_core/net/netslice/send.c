@@ -83,8 +83,11 @@ struct nsl_skb_block *nsl_copy_at_link(struct sk_buff *skb,
  */
 static void nsl_sndq_gap(struct nsl_skb_block *b, u64 now)
 {
-	if (nsl_log_put(b, NSL_LOG_GAP, NSL_R_SNDQ, now))
+	if (nsl_log_other_room(b) &&
+	    nsl_log_put(b, NSL_LOG_GAP, NSL_R_SNDQ, now)) {
+		b->nother++;
 		return;
+	}
 	nsl_records_now(b);
 	nsl_gap_record(&b->blk, b->nopen, NET_SLICE_CONF,
 		       raw_smp_processor_id(), now);
