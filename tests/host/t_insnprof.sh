@@ -6,9 +6,10 @@
 # block of one REP instruction counted once per entry by default and per
 # iteration with --rep-iterations (the other count's ratio beside it),
 # user space as one bucket, --window's totals, and the budgets' verdicts
-# (a ratio, NetSlice's code) either side of their 2% slack, and a clear
-# error for a budget line that is neither.  Checked in Python.  TAP; exit
-# 0 / 1.
+# (a ratio, NetSlice's code) either side of their 2% slack, a clear
+# error for a budget line that is neither, and --vmlinux's hook sites (a
+# compiled object's) counted as NetSlice's beyond II.  Checked in Python.
+# TAP; exit 0 / 1.
 here=$(cd "$(dirname "$0")" && pwd)
 exec python3 - "$here/../../bench/insnprof.py" "$here/../vm" <<'EOF'
 import json, os, shutil, subprocess, sys, tempfile
@@ -93,6 +94,39 @@ for bad in ("w III\n", "w III code\n", "w III 1.2x\n", "w III code 5000 more\n")
 write("budget", "w IV 2\n")
 r = run("--budget", os.path.join(d, "budget"))
 ok(r.returncode == 1 and "not measured" in r.stdout, "a budget for a configuration not run fails")
+
+# --vmlinux: a function that holds a hook's inline step (rdtsc, then sub
+# and sbb of a time's halves) counts what it runs beyond II as NetSlice's
+# code; one with a bare rdtsc does not, nor NetSlice's own (already
+# counted).  f_site runs 10, 10 and 30 times 5 instructions, f_plain 10,
+# 10 and 20 times 3: III's code is f_site's 20 runs more, 100.
+shutil.rmtree(d)
+d = tempfile.mkdtemp()
+write("sites.c", '''unsigned long long t0;
+#define SINCE() do { unsigned lo, hi; \\
+	asm volatile("rdtsc\\n\\tsub %2, %0\\n\\tsbb %3, %1" : "=&a" (lo), "=&d" (hi) \\
+		     : "m" (((unsigned *)&t0)[0]), "m" (((unsigned *)&t0)[1]) : "cc"); \\
+} while (0)
+void f_site(void) { SINCE(); }
+void nsl_own(void) { SINCE(); }
+void f_plain(void) { asm volatile("rdtsc" ::: "eax", "edx"); }
+''')
+obj = os.path.join(d, "sites.o")
+c = subprocess.run(["cc", "-O2", "-c", "-o", obj, os.path.join(d, "sites.c")],
+                   capture_output=True, text=True)
+ok(c.returncode == 0, "an object with a hook's step compiled", c.stderr.strip()[-200:])
+sys.path.insert(0, os.path.dirname(prof))
+import insnprof  # noqa: E402
+is_(sorted(insnprof.hook_sites(obj)), ["f_site"], "hook_sites(): f_site alone")
+write("kallsyms", "%x T f_site\n%x T f_plain\n" % (K, K + 0x100))
+for i, runs in ((1, (10, 10)), (2, (20, 20)), (3, (50, 40))):
+    write("snap.%d" % i, "%x 5 %d\n%x 3 %d\n" % (K, runs[0], K + 0x100, runs[1]))
+write("windows", "w II 1 2 1\nw III 2 3 1\n")
+for args, want in (((), 0), (("--vmlinux", obj), 100.0)):
+    r = run("--json", os.path.join(d, "s.json"), *args)
+    got = json.load(open(os.path.join(d, "s.json")))["w"]["III"]["netslice_code"] \
+        if r.returncode == 0 else r.stderr.strip()[-200:]
+    is_(got, want, "NetSlice's code in III %s" % ("with --vmlinux: f_site's 100 beyond II" if args else "without --vmlinux: none"))
 shutil.rmtree(d)
 sys.exit(t.done())
 EOF
