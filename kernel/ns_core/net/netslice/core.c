@@ -16,8 +16,12 @@
  * (the socket owner before transmission, the transmitting context after),
  * and clones made by taps only read it.
  *
- * This file holds what every layer runs, START and STOP, and the stage a
- * block's life stops at; the rest is split by job:
+ * This file holds what every layer runs, START and STOP (whose common
+ * case, a step in the block's log, is inline at the hook sites:
+ * linux/netslice.h), and the stage a block's life stops at; the rest is
+ * split by job:
+ *  - record.h, record.c: a block's records and its log, and what the
+ *    inline steps fall back on;
  *  - block.c: a block's life, from NSI through the copies and merges of
  *    its skb to the extension's own copies;
  *  - send.c: the transmit side, from TCP's fork or a datagram's first skb
@@ -81,14 +85,13 @@ EXPORT_SYMBOL_GPL(nsl_tsc_khz);
 
 /*
  * Whether START has more to do than open a record: the link's device
- * (and a copy of a block still shared with the write queue), the ip
- * region's MAGNeT send event while records are on, or the counters.
- * Tested inline, done out of line.
+ * (and a copy of a block still shared with the write queue), or the ip
+ * region's MAGNeT send event while records are on.  Tested inline, done
+ * out of line; count mode's counters are record.h's.
  */
-static __always_inline bool nsl_region_slow(int region,
-					    const struct nsl_skb_block *b)
+static __always_inline bool nsl_region_slow(int region)
 {
-	return region == NSL_R_LINK || b->blk.nevents ||
+	return region == NSL_R_LINK ||
 	       (region == NSL_R_IP && nsl_records_on());
 }
 
@@ -122,8 +125,7 @@ nsl_link_begins(struct sk_buff *skb, struct nsl_skb_block *b)
 
 /*
  * START's rare cases, out of line: the link's START where it comes
- * another way than its hook (calibration), UDP's MAGNeT send event, and
- * count mode.
+ * another way than its hook (calibration), and UDP's MAGNeT send event.
  */
 static noinline void nsl_start_slow(int region, struct sk_buff *skb,
 				    struct nsl_skb_block *b)
@@ -158,7 +160,7 @@ void __nsl_start(int region, struct sk_buff *skb)
 	b = nsl_block_of(skb);
 	if (!b)
 		return;
-	if (unlikely(nsl_region_slow(region, b)))
+	if (unlikely(nsl_region_slow(region)))
 		nsl_start_slow(region, skb, b);
 	else
 		nsl_start_block(b, region, NSL_NOW);
@@ -178,7 +180,7 @@ void __nsl_start_link(struct sk_buff *skb)
 }
 EXPORT_SYMBOL_GPL(__nsl_start_link);
 
-/* STOP's rare cases: count mode, MAGNeT's IP send event. */
+/* STOP's rare case: MAGNeT's IP send event. */
 static noinline void nsl_stop_slow(int region, struct sk_buff *skb,
 				   struct nsl_skb_block *b, u64 now)
 {
@@ -201,9 +203,11 @@ void __nsl_stop(int region, struct sk_buff *skb)
 	b = nsl_block_of(skb);
 	if (!b)
 		return;
-	/* The link's device came at its START: its STOP is a plain one. */
-	if (unlikely(b->blk.nevents ||
-		     (region == NSL_R_IP && nsl_records_on())))
+	/*
+	 * The link's device came at its START: its STOP is a plain one.
+	 * Count mode's counters are record.h's.
+	 */
+	if (unlikely(region == NSL_R_IP && nsl_records_on()))
 		nsl_stop_slow(region, skb, b, now);
 	else
 		nsl_stop_block(b, region, now);

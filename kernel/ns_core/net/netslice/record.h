@@ -37,6 +37,18 @@
 #include "core.h"
 
 /*
+ * Out of line, in record.c: the block keeps records from here on, its
+ * log replayed (nsl_records_now()); a region open inside itself names
+ * its outer record again (nsl_reopen_last()); START and STOP on the
+ * records, the log replayed first (nsl_start_records(),
+ * nsl_stop_records()).
+ */
+void nsl_records_now(struct nsl_skb_block *b);
+void nsl_reopen_last(struct nsl_skb_block *b, int region);
+void nsl_start_records(struct nsl_skb_block *b, int region, u64 now);
+bool nsl_stop_records(struct nsl_skb_block *b, int region, u64 now);
+
+/*
  * @region's record at index @n was opened: the block's count of open
  * records, and @n the region's latest (nsl_open_record()).  At most
  * NET_SLICE_CONF records are open, so more[] cannot overflow.
@@ -77,33 +89,6 @@ static inline void nsl_keep_records(struct nsl_skb_block *b)
 {
 	b->nlog = NSL_NOLOG;
 	b->nstart = NSL_NOLOG;
-}
-
-/*
- * The block keeps records from here on: its log replayed into the
- * records, devices' first records and bookkeeping the steps would have
- * made had the block kept records all along.
- */
-static noinline __maybe_unused void nsl_records_now(struct nsl_skb_block *b)
-{
-	struct nsl_log_state st = { .merge_region = NSL_R_NONE };
-	u64 log[NSL_LOG_ROOM];
-	unsigned int n = b->nlog, i;
-
-	if (n == NSL_NOLOG)
-		return;
-	n = min_t(unsigned int, n, NSL_LOG_ROOM);
-	memcpy(log, b->blk.rec, n * sizeof(log[0]));
-	b->blk.nrec = 0;
-	for (i = 0; i < b->blk.ndev && i < NSL_MAX_DEVS; i++)
-		b->blk.dev[i].first = 0;
-	/* Only a torn copy (nsl_ext_copy()) has a step no writer makes. */
-	nsl_log_replay(&b->blk, &st, log, n, NET_SLICE_CONF);
-	b->nopen = st.nopen;
-	b->merge_region = st.merge_region;
-	memcpy(b->open.last, st.last, sizeof(b->open.last));
-	memcpy(b->open.more, st.more, sizeof(b->open.more));
-	nsl_keep_records(b);
 }
 
 /*
@@ -153,26 +138,6 @@ static inline void nsl_records_reset(struct nsl_skb_block *b)
 	b->nopen = 0;
 	memset(&b->open, 0, sizeof(b->open));
 	b->merge_region = NSL_R_NONE;
-}
-
-/*
- * The latest open record of @region besides the one just closed, which
- * was its latest: the rare case of a region open inside itself.
- */
-static noinline __maybe_unused void nsl_reopen_last(struct nsl_skb_block *b,
-						    int region)
-{
-	int i;
-
-	b->open.more[region]--;
-	b->open.last[region] = 0;
-	for (i = b->blk.nrec - 1; i >= 0; i--) {
-		if (b->blk.rec[i].region == region &&
-		    (b->blk.rec[i].flags & NSL_RF_OPEN)) {
-			b->open.last[region] = i + 1;
-			return;
-		}
-	}
 }
 
 /*
@@ -270,17 +235,6 @@ static __always_inline void nsl_start_at(struct nsl_skb_block *b, int region,
 }
 
 /*
- * START on the block's records, the log replayed first if there was one:
- * out of line, as count mode's calls and a log's replay are.
- */
-static noinline __maybe_unused void
-nsl_start_records(struct nsl_skb_block *b, int region, u64 now)
-{
-	nsl_records_now(b);
-	nsl_start_at(b, region, now, b->blk.nevents);
-}
-
-/*
  * START of @region at @now, or NSL_NOW as NSS does: in the log, inline
  * and a leaf (nsl_log_start(), linux/netslice.h: the bookkeeping first,
  * the TSC last, and the entry).  A START past NET_SLICE_CONF in the log
@@ -341,14 +295,6 @@ static __always_inline bool nsl_stop_at(struct nsl_skb_block *b, int region,
 		return false;
 	nsl_rec_end(b, &b->blk.rec[last - 1], region, now, nev);
 	return true;
-}
-
-/* STOP on the block's records, as nsl_start_records(). */
-static noinline __maybe_unused bool
-nsl_stop_records(struct nsl_skb_block *b, int region, u64 now)
-{
-	nsl_records_now(b);
-	return nsl_stop_at(b, region, now, b->blk.nevents);
 }
 
 /*

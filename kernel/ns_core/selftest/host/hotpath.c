@@ -27,6 +27,7 @@
 
 #include "shim.h"
 #include "../../net/netslice/record.h"
+#include "../../net/netslice/record.c"
 #define TAP_IMPLEMENT
 #include "../../../../tests/tap.h"
 
