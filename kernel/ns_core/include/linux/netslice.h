@@ -260,8 +260,9 @@ static __always_inline u64 nsl_log_when(const struct nsl_skb_block *b, u32 t,
 
 /*
  * A step at @now in the log: false, with nothing written, if the block
- * keeps records, the log is full, or @now is past what an entry holds
- * (2^32 ticks after NSI).
+ * keeps records (its count NSL_NOLOG, past NSL_LOG_ROOM, which a log
+ * never outgrows: nsl_skb_block.nother) or @now is past what an entry
+ * holds (2^32 ticks after NSI).
  */
 static __always_inline bool nsl_log_put(struct nsl_skb_block *b,
 					unsigned int step, int region, u64 now)

@@ -84,6 +84,20 @@ static __always_inline void nsl_log_add_other(struct nsl_skb_block *b, u64 e)
 	b->nother++;
 }
 
+/*
+ * A step other than START and STOP at @now (nsl_log_put()), counted:
+ * false, with nothing written, where the block must take records.
+ */
+static __always_inline bool nsl_log_put_other(struct nsl_skb_block *b,
+					      unsigned int step, int region,
+					      u64 now)
+{
+	if (!nsl_log_other_room(b) || !nsl_log_put(b, step, region, now))
+		return false;
+	b->nother++;
+	return true;
+}
+
 /* The block keeps records, and no START or STOP goes to its log. */
 static inline void nsl_keep_records(struct nsl_skb_block *b)
 {

@@ -83,11 +83,8 @@ struct nsl_skb_block *nsl_copy_at_link(struct sk_buff *skb,
  */
 static void nsl_sndq_gap(struct nsl_skb_block *b, u64 now)
 {
-	if (nsl_log_other_room(b) &&
-	    nsl_log_put(b, NSL_LOG_GAP, NSL_R_SNDQ, now)) {
-		b->nother++;
+	if (nsl_log_put_other(b, NSL_LOG_GAP, NSL_R_SNDQ, now))
 		return;
-	}
 	nsl_records_now(b);
 	nsl_gap_record(&b->blk, b->nopen, NET_SLICE_CONF,
 		       raw_smp_processor_id(), now);

@@ -467,10 +467,7 @@ static void log_other(struct nsl_skb_block *lb, unsigned int step,
 		lb->blk.dev[d].first = lb->nlog != NSL_NOLOG ?
 				       0 : lb->blk.nrec;
 		lb->blk.ndev++;
-	} else if (nsl_log_other_room(lb) &&
-		   nsl_log_put(lb, NSL_LOG_GAP, NSL_R_SNDQ, now)) {
-		lb->nother++;
-	} else {
+	} else if (!nsl_log_put_other(lb, NSL_LOG_GAP, NSL_R_SNDQ, now)) {
 		nsl_records_now(lb);
 		nsl_gap_record(&lb->blk, lb->nopen, NET_SLICE_CONF, shim_cpu,
 			       now);
