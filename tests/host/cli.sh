@@ -1331,12 +1331,16 @@ END
 "$obj/mkagg" "$t/a.agg" >/dev/null || exit 1
 "$obj/mkagg" -z "$t/none.agg" >/dev/null || exit 1
 serve_bg() {	# serve_bg COMMAND...: in the background, stderr in $t/serr; $spid, $port
+	# A server before this one left its port in $t/serr, and the child's
+	# redirection may truncate it only after the loop below has read it:
+	# gone first, the file holds this server's words or nothing.
+	rm -f "$t/serr"
 	"$@" >/dev/null 2>"$t/serr" &
 	spid=$!
 	# Up to 30 s: an ASan build started under a loaded host (a kernel
 	# building beside make check) once took more than 5.
 	for i in $(seq 600); do
-		grep -q "serving http" "$t/serr" && break
+		grep -qs "serving http" "$t/serr" && break
 		kill -0 $spid 2>/dev/null || break
 		sleep 0.05
 	done
