@@ -19,8 +19,8 @@ D=$NS_SCRATCH/insn
 [[ -d $D ]] || die "no $D: this VM was not booted with the insncount plugin"
 
 INSN_DIR=$D "$BENCH/insnprof.sh" -R "${INSN_ROUNDS:-3}" -N "${INSN_TRIPS:-500}" \
-	-w lat_tcp -c "II III IIIs" >"$W/insnprof.out" 2>&1
-tap $? "insnprof.sh: 3 rounds of II, III and IIIs"
+	-w lat_tcp -c "II none III IIIs" >"$W/insnprof.out" 2>&1
+tap $? "insnprof.sh: 3 rounds of II, none, III and IIIs"
 sed 's/^/# /' "$W/insnprof.out"
 # The hooks' steps run inline in the stack's functions: with the vmlinux
 # this VM booted (its banner this kernel's), what those functions run

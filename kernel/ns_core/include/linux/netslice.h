@@ -223,6 +223,16 @@ static __always_inline void nsl_log_add(struct nsl_skb_block *b, u64 e)
 	b->nlog = n + 1;
 }
 
+/* As nsl_log_since() below, for a time @now the caller read. */
+static __always_inline u32 nsl_log_split(const struct nsl_skb_block *b,
+					 u64 now, u32 *late)
+{
+	u64 d = now - b->blk.tsc0;
+
+	*late = d >> 32;
+	return d;
+}
+
 /*
  * The ticks from @b's NSI to the TSC read now: their low half, and in
  * *@late the high one, which is 0 where an entry holds the time.  With
@@ -244,10 +254,7 @@ static __always_inline u32 nsl_log_since(const struct nsl_skb_block *b,
 	*late = hi;
 	return lo;
 #else
-	u64 d = nsl_now() - b->blk.tsc0;
-
-	*late = d >> 32;
-	return d;
+	return nsl_log_split(b, nsl_now(), late);
 #endif
 }
 
@@ -267,9 +274,9 @@ static __always_inline u64 nsl_log_when(const struct nsl_skb_block *b, u32 t,
 static __always_inline bool nsl_log_put(struct nsl_skb_block *b,
 					unsigned int step, int region, u64 now)
 {
-	u64 t = now - b->blk.tsc0;
+	u32 late, t = nsl_log_split(b, now, &late);
 
-	if (unlikely(b->nlog >= NSL_LOG_ROOM || (t >> 32)))
+	if (unlikely(b->nlog >= NSL_LOG_ROOM || late))
 		return false;
 	nsl_log_store(b, step, region, t);
 	return true;
@@ -294,13 +301,10 @@ static __always_inline bool nsl_log_start(struct nsl_skb_block *b,
 		return false;
 	b->open.last[region]++;
 	b->nstart++;
-	if (now != NSL_NOW) {
-		now -= b->blk.tsc0;
-		t = now;
-		late = now >> 32;
-	} else {
+	if (now != NSL_NOW)
+		t = nsl_log_split(b, now, &late);
+	else
 		t = nsl_log_since(b, &late);
-	}
 	if (unlikely(late)) {
 		/* 2^32 ticks after NSI: too late for an entry. */
 		nsl_log_unstart(b, region);
@@ -312,15 +316,26 @@ static __always_inline bool nsl_log_start(struct nsl_skb_block *b,
 
 /*
  * STOP of @region, open in @b (a START of it not stopped), in the log at
- * @now: false, having changed nothing, as nsl_log_put().
+ * the time nsl_log_since() or nsl_log_split() gave (@t, @late): false,
+ * having changed nothing, as nsl_log_put().
  */
+static __always_inline bool nsl_log_stop_since(struct nsl_skb_block *b,
+					       int region, u32 t, u32 late)
+{
+	if (unlikely(late || b->nlog >= NSL_LOG_ROOM))
+		return false;
+	nsl_log_store(b, NSL_LOG_STOP, region, t);
+	b->open.last[region]--;
+	return true;
+}
+
+/* The same at @now. */
 static __always_inline bool nsl_log_stop(struct nsl_skb_block *b,
 					 int region, u64 now)
 {
-	if (unlikely(!nsl_log_put(b, NSL_LOG_STOP, region, now)))
-		return false;
-	b->open.last[region]--;
-	return true;
+	u32 late, t = nsl_log_split(b, now, &late);
+
+	return nsl_log_stop_since(b, region, t, late);
 }
 
 /*
@@ -445,6 +460,30 @@ static __always_inline bool nsl_block_on(const struct sk_buff *skb)
 	       skb_ext_exist(skb, SKB_EXT_NETSLICE);
 }
 
+/*
+ * @skb was passed over by the send side's choice on this host (sampled or
+ * filtered out, or cost stage none), or not.  A receive path here takes
+ * the choice as made: it reads no header and makes no block.  The mark
+ * travels in the skb's headers (skb->nsl_passed, patch 0020) and is lost
+ * where the skb is scrubbed, which only costs the choice again.
+ */
+static __always_inline bool nsl_passed(const struct sk_buff *skb)
+{
+	return skb->nsl_passed;
+}
+
+static __always_inline void nsl_pass(struct sk_buff *skb)
+{
+	skb->nsl_passed = 1;
+}
+
+/* A received skb that was not passed over at send: __nsl_rx() on it. */
+static __always_inline void nsl_rx_hook(struct sk_buff *skb)
+{
+	if (static_branch_unlikely(&nsl_active) && !nsl_passed(skb))
+		__nsl_rx(skb);
+}
+
 static __always_inline bool nsl_magnet_on(void)
 {
 	return static_branch_unlikely(&nsl_magnet);
@@ -470,14 +509,9 @@ static __always_inline void nsl_stop_since(struct nsl_skb_block *b,
 					   int region, struct sk_buff *skb,
 					   u32 t, u32 late)
 {
-	if (!b->open.last[region])
-		return;
-	if (likely(!late && b->nlog < NSL_LOG_ROOM)) {
-		nsl_log_store(b, NSL_LOG_STOP, region, t);
-		b->open.last[region]--;
-		return;
-	}
-	__nsl_stop_at(region, skb, nsl_log_when(b, t, late));
+	if (b->open.last[region] &&
+	    unlikely(!nsl_log_stop_since(b, region, t, late)))
+		__nsl_stop_at(region, skb, nsl_log_when(b, t, late));
 }
 
 /*
@@ -698,7 +732,7 @@ static __always_inline void nsl_gso_hook(struct sk_buff *orig,
 /* Whether @skb carries a block (UDP then keeps its extensions). */
 #define NET_SLICE_HAS_BLOCK(skb)	nsl_block_on(skb)
 /* The stack takes a received skb: stops rx-nic, starts rx-link. */
-#define NET_SLICE_RX(skb)		NSL_HOOK(__nsl_rx(skb))
+#define NET_SLICE_RX(skb)		nsl_rx_hook(skb)
 /* The same, where only an skb without a block is a driver's new one. */
 #define NET_SLICE_RX_NEW(skb)		NSL_HOOK(__nsl_rx_new(skb))
 /* A driver's NAPI poll begins; a hand-off to the stack returned. */

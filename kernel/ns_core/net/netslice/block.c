@@ -347,11 +347,15 @@ bool nsl_flow_sk(struct nsl_block *blk, const struct sock *sk)
 /*
  * skb_ext_reset() where the stack scrubs an skb for another namespace or
  * a tunnel: every extension but the block goes, so that the block follows
- * its packet across the crossing.
+ * its packet across the crossing.  The mark of a packet passed over at
+ * send goes: a tunnel's inner packet is a new one to its receive path,
+ * and the choice there (nsl_pick_rx()) knows a relayed packet anyway.
  */
 void __nsl_ext_reset(struct sk_buff *skb)
 {
 	int id;
+
+	skb->nsl_passed = 0;
 
 	if (!static_branch_unlikely(&nsl_active) ||
 	    !skb_ext_exist(skb, SKB_EXT_NETSLICE)) {

@@ -75,13 +75,16 @@ struct nsl_skb_block *nsl_new_block(struct sk_buff *skb, int dir, u8 picked);
  * A new block for @skb, with what NSI decided of it (@picked, NSL_PK_*);
  * NULL without memory, or in the cost bench's stage that makes none.
  * The stage is tested here, before any call: a packet NSI passes over
- * makes none either, and the stage stands for it.
+ * makes none either, and the stage stands for it, marked as one
+ * (nsl_pass()).
  */
 static __always_inline struct nsl_skb_block *
 nsl_init_block(struct sk_buff *skb, int dir, u8 picked)
 {
-	if (nsl_stage_below(NSL_STAGE_CARRY))
+	if (nsl_stage_below(NSL_STAGE_CARRY)) {
+		nsl_pass(skb);
 		return NULL;
+	}
 	return nsl_new_block(skb, dir, picked);
 }
 

@@ -29,6 +29,8 @@ void __nsl_init_sk(struct sk_buff *skb, struct sock *sk)
 
 	if (nsl_pick_sk(sk, &picked))
 		nsl_init_block(skb, NSL_DIR_TX, picked);
+	else
+		nsl_pass(skb);
 }
 EXPORT_SYMBOL_GPL(__nsl_init_sk);
 
@@ -347,8 +349,10 @@ static void nsl_dgram(struct sk_buff *skb, struct sock *sk,
 	struct nsl_skb_block *b;
 	u8 picked;
 
-	if (!nsl_pick_flow(f, &picked))
+	if (!nsl_pick_flow(f, &picked)) {
+		nsl_pass(skb);
 		return;
+	}
 	b = nsl_init_block(skb, NSL_DIR_TX, picked);
 	if (!b)
 		return;

@@ -45,7 +45,11 @@ struct static_key_false { int enabled; };
 /* linux/skbuff.h: what linux/netslice.h's inline hooks read. */
 enum skb_ext_id { SKB_EXT_NETSLICE };
 struct skb_ext { u8 offset[1]; };
-struct sk_buff { u8 active_extensions; struct skb_ext *extensions; };
+struct sk_buff {
+	u8 active_extensions;
+	u8 nsl_passed:1;
+	struct skb_ext *extensions;
+};
 static inline bool skb_ext_exist(const struct sk_buff *skb, enum skb_ext_id id)
 {
 	return skb->active_extensions & (1 << id);
