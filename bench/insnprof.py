@@ -37,10 +37,12 @@ records, III: the module's cost_stage), a table says what each adds to
 the one before it, in all and in NetSlice's own code (the core's and the
 module's functions and nsdump's user space).  That part is exact from
 boot to boot; the rest follows the wall clock (the scheduler, the page
-allocator), about 2% of a lat_tcp round trip.  The hooks' steps run
-inline in the stack's functions (linux/netslice.h): with --vmlinux, the
-kernel the VM ran, the functions that hold one count as NetSlice's what
-they run beyond what they run in II, the same boot's baseline.
+allocator), about 2% of a lat_tcp round trip.  The hooks run inline
+in the stack's functions (linux/netslice.h): with --vmlinux, the kernel
+the VM ran, the functions that hold one (that branch on one of its
+static keys, by the kernel's jump table, or hold a step) count as
+NetSlice's what they run beyond what they run in II, the same boot's
+baseline.
 
 --diff prints the per-function difference B less A (default: each
 configuration less II).  --budget FILE checks the ratios against the
@@ -53,6 +55,7 @@ import bisect
 import json
 import os
 import statistics
+import struct
 import subprocess
 import sys
 
@@ -81,10 +84,14 @@ def netslice_code(fn):
             ":" in fn)
 
 
-def hook_sites(vmlinux):
-    """The kernel's functions, NetSlice's own aside, that hold a hook's
-    inline step: nsl_log_since()'s rdtsc, sub and sbb, three instructions
-    in a row that nothing else in the kernel runs."""
+# The static keys a NetSlice hook branches on (linux/netslice.h).
+HOOK_KEYS = ("nsl_active", "nsl_staged", "nsl_magnet")
+
+
+def step_sites(vmlinux):
+    """The functions that hold a hook's inline step: nsl_log_since()'s
+    rdtsc, sub and sbb, three instructions in a row that nothing else in
+    the kernel runs."""
     dis = subprocess.run(["objdump", "-d", "--no-show-raw-insn", vmlinux],
                          capture_output=True, text=True, check=True).stdout
     sites, fn, last = set(), None, ("", "")
@@ -95,11 +102,62 @@ def hook_sites(vmlinux):
         insn = line.split("\t", 1)[1].split() if "\t" in line else []
         op = insn[0] if insn else ""
         if (op == "sbb" and insn[1].endswith(",%edx") and
-                last == ("rdtsc", "sub") and not netslice_code(fn)):
+                last == ("rdtsc", "sub")):
             sites.add(fn)
         last = (last[1], op if op != "sub" or
                 (len(insn) > 1 and insn[1].endswith(",%eax")) else "")
     return sites
+
+
+def key_sites(vmlinux):
+    """The functions that branch on one of NetSlice's static keys: every
+    hook, its inline block test included, from the kernel's jump table.
+    Each entry there is the branch's and its target's offsets from the
+    entry (s32 each) and the key's (s64, its low two bits flags)."""
+    syms, funcs = {}, []
+    nm = subprocess.run(["nm", "-n", vmlinux], capture_output=True,
+                        text=True, check=True).stdout
+    for line in nm.splitlines():
+        parts = line.split()
+        if len(parts) < 3:
+            continue
+        syms[parts[2]] = int(parts[0], 16)
+        if parts[1] in "tT":
+            funcs.append((int(parts[0], 16), parts[2]))
+    lo, hi = syms.get("__start___jump_table"), syms.get("__stop___jump_table")
+    keys = {syms[k] for k in HOOK_KEYS if k in syms}
+    if lo is None or hi is None or not keys or not funcs:
+        return set()		# not a linked kernel (an object, say)
+    elf = subprocess.run(["readelf", "-S", "-W", vmlinux], capture_output=True,
+                         text=True, check=True).stdout
+    where = None
+    for line in elf.splitlines():
+        f = line.split("]", 1)[1].split() if "]" in line else []
+        if len(f) > 4 and f[1] == "PROGBITS":
+            addr, off, size = (int(x, 16) for x in f[2:5])
+            if addr <= lo and hi <= addr + size:
+                where = off + lo - addr
+    if where is None:
+        return set()
+    with open(vmlinux, "rb") as f:
+        f.seek(where)
+        table = f.read(hi - lo)
+    starts = [a for a, _ in funcs]
+    sites = set()
+    for i in range(0, len(table) - 15, 16):
+        code, _, key = struct.unpack_from("<iiq", table, i)
+        if (lo + i + 8 + key) & ~3 in keys:
+            j = bisect.bisect_right(starts, lo + i + code) - 1
+            if j >= 0:
+                sites.add(funcs[j][1])
+    return sites
+
+
+def hook_sites(vmlinux):
+    """The kernel's functions, NetSlice's own aside, that hold a hook:
+    those that branch on its static keys, and those that hold a step."""
+    return {fn for fn in step_sites(vmlinux) | key_sites(vmlinux)
+            if not netslice_code(fn)}
 
 
 def load_kallsyms(path):

@@ -8,7 +8,8 @@
 # user space as one bucket, --window's totals, and the budgets' verdicts
 # (a ratio, NetSlice's code) either side of their 2% slack, a clear
 # error for a budget line that is neither, and --vmlinux's hook sites (a
-# compiled object's) counted as NetSlice's beyond II.  Checked in Python.
+# compiled object's steps, a linked program's static keys) counted as
+# NetSlice's beyond II.  Checked in Python.
 # TAP; exit 0 / 1.
 here=$(cd "$(dirname "$0")" && pwd)
 exec python3 - "$here/../../bench/insnprof.py" "$here/../vm" <<'EOF'
@@ -118,6 +119,27 @@ ok(c.returncode == 0, "an object with a hook's step compiled", c.stderr.strip()[
 sys.path.insert(0, os.path.dirname(prof))
 import insnprof  # noqa: E402
 is_(sorted(insnprof.hook_sites(obj)), ["f_site"], "hook_sites(): f_site alone")
+# A hook without a step (an inline block test) is found by its static
+# key: a linked program whose jump table names nsl_active for a branch
+# in f_keyed and in nsl_keyed (NetSlice's own), another key for f_other.
+write("keys.c", '''long nsl_active, other_key;	/* aligned, as a static_key is */
+void f_keyed(void) { asm volatile("nop; nop; nop; nop; nop"); }
+void nsl_keyed(void) { asm volatile("nop; nop; nop; nop; nop"); }
+void f_other(void) { asm volatile("nop"); }
+asm(".pushsection __jump_table, \\"aw\\"\\n.balign 8\\n"
+    ".long f_keyed + 4 - ., 0\\n.quad nsl_active + 1 - .\\n"
+    ".long nsl_keyed - ., 0\\n.quad nsl_active - .\\n"
+    ".long f_other - ., 0\\n.quad other_key - .\\n.popsection");
+extern char __start___jump_table[], __stop___jump_table[];
+int main(void) { return __stop___jump_table - __start___jump_table != 48; }
+''')
+prog = os.path.join(d, "keys")
+c = subprocess.run(["cc", "-O2", "-no-pie", "-o", prog, os.path.join(d, "keys.c")],
+                   capture_output=True, text=True)
+ok(c.returncode == 0 and subprocess.run([prog]).returncode == 0,
+   "a program with a jump table of three entries", c.stderr.strip()[-200:])
+is_(sorted(insnprof.key_sites(prog)), ["f_keyed", "nsl_keyed"], "key_sites(): the branches on nsl_active")
+is_(sorted(insnprof.hook_sites(prog)), ["f_keyed"], "hook_sites(): f_keyed, NetSlice's own aside")
 write("kallsyms", "%x T f_site\n%x T f_plain\n" % (K, K + 0x100))
 for i, runs in ((1, (10, 10)), (2, (20, 20)), (3, (50, 40))):
     write("snap.%d" % i, "%x 5 %d\n%x 3 %d\n" % (K, runs[0], K + 0x100, runs[1]))
