@@ -155,7 +155,10 @@ def key_sites(vmlinux):
 
 def hook_sites(vmlinux):
     """The kernel's functions, NetSlice's own aside, that hold a hook:
-    those that branch on its static keys, and those that hold a step."""
+    those that branch on its static keys, and those that hold a step.
+    In a kernel with jump labels the first take in the second; without
+    them (no jump table: a static key is a plain load and test) only the
+    steps are found."""
     return {fn for fn in step_sites(vmlinux) | key_sites(vmlinux)
             if not netslice_code(fn)}
 

@@ -390,9 +390,6 @@ bool nsl_pick_rx(const struct sk_buff *skb, u8 *picked)
 	enum nsl_pick_way way = nsl_pick_way();
 	bool relayed;
 
-	/* Passed over at send here: chosen against already. */
-	if (nsl_passed(skb))
-		return false;
 	/* Sampling off, and any filter left for the ring (nsl_pick_emit()). */
 	*picked = NSL_PK_SEEN | NSL_PK_SAMPLE;
 	if (way == NSL_PICK_ALL)

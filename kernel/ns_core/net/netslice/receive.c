@@ -108,11 +108,12 @@ EXPORT_SYMBOL_GPL(__nsl_rx);
 /*
  * A driver hands a new skb to the stack by a way the stack also uses for
  * skbs it already knows (netif_receive_skb() from a bridge, a tunnel):
- * only an skb without a block is a driver's new packet.
+ * only an skb without a block, and not passed over at send, is a driver's
+ * new packet (as NET_SLICE_RX() tests it, nsl_rx_hook()).
  */
 void __nsl_rx_new(struct sk_buff *skb)
 {
-	if (!nsl_block_of(skb))
+	if (!nsl_block_of(skb) && !nsl_passed(skb))
 		__nsl_rx(skb);
 }
 EXPORT_SYMBOL_GPL(__nsl_rx_new);
