@@ -80,12 +80,16 @@ struct nsl_skb_block {
 	 * NSL_NOLOG while the block keeps records.  nstart counts the
 	 * log's STARTs (NSL_NOLOG with records), at most NET_SLICE_CONF:
 	 * none of them is a record the replay would have no room for.
-	 * nother counts its other steps (a seal, a device, the send
-	 * queue's gap), at most NSL_LOG_OTHERS.  A STOP ends a START, so
-	 * the log never outgrows NSL_LOG_ROOM, and a START need not look.
+	 * nresume counts the STARTs past those that the replay still fits
+	 * in the records (merging, or with room: nsl_log_resume()), at
+	 * most NSL_LOG_RESUMES.  nother counts its other steps (a seal, a
+	 * device, the send queue's gap), at most NSL_LOG_OTHERS.  A STOP
+	 * ends a START, so the log never outgrows NSL_LOG_ROOM, and a
+	 * START need not look.
 	 */
 	u8 nlog;
 	u8 nstart;
+	u8 nresume;
 	u8 nother;
 	u8 nopen;			/* records open now */
 	/*
@@ -125,12 +129,21 @@ struct nsl_skb_block {
 	 NET_SLICE_CONF * sizeof(struct nsl_record))
 /*
  * The entries a block's log has room for: NET_SLICE_CONF STARTs and
- * their STOPs, and NSL_LOG_OTHERS more steps (SEAL, DEV, GAP), in less
- * than the records' room (block.c checks); and what a log is while the
- * block keeps records.
+ * their STOPs, NSL_LOG_OTHERS more steps (SEAL, DEV, GAP), and as many
+ * STARTs past those, with their STOPs, as the rest of the records' room
+ * and the reader's NSL_LOG_MAX allow (block.c checks): 8 at
+ * NET_SLICE_CONF 16.  A TSO skb's copies into it and a reader's reads
+ * of it in parts each START a region again, which the records merge.
+ * Last, what a log is while the block keeps records.
  */
 #define NSL_LOG_OTHERS			16
-#define NSL_LOG_ROOM			(2 * NET_SLICE_CONF + NSL_LOG_OTHERS)
+#define NSL_LOG_FITS \
+	((int)(NET_SLICE_CONF * sizeof(struct nsl_record) / sizeof(u64)))
+#define NSL_LOG_CAP			MIN(NSL_LOG_FITS, NSL_LOG_MAX)
+#define NSL_LOG_RESUMES \
+	((NSL_LOG_CAP - 2 * NET_SLICE_CONF - NSL_LOG_OTHERS) / 2)
+#define NSL_LOG_ROOM \
+	(2 * (NET_SLICE_CONF + NSL_LOG_RESUMES) + NSL_LOG_OTHERS)
 #define NSL_NOLOG			0xff
 
 /* The part of @b written so far, log or records: what a copy must copy. */
@@ -289,8 +302,9 @@ void nsl_log_unstart(struct nsl_skb_block *b, int region);
  * START of @region in @b's log at @now, or NSL_NOW for the TSC read
  * last: false, having changed nothing, where the block keeps records or
  * the START would be one past NET_SLICE_CONF (one the records would have
- * had no room for): either way nstart says so.  The log has room for
- * it (nsl_skb_block.nother).
+ * had no room for): either way nstart says so, and the core decides
+ * (nsl_start_records(): a START the replay merges still goes to the
+ * log).  The log has room for it (nsl_skb_block.nother).
  */
 static __always_inline bool nsl_log_start(struct nsl_skb_block *b,
 					  int region, u64 now)

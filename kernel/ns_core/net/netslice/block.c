@@ -406,10 +406,15 @@ void nsl_ext_copy(void *dst, const void *src)
 	u8 nlog = READ_ONCE(s->nlog);
 	u8 nrec = min_t(u8, READ_ONCE(s->blk.nrec), NET_SLICE_CONF);
 
-	/* A log fits the records' room, its reader, and its count's byte. */
+	/*
+	 * A log fits the records' room, its reader, and its count's byte;
+	 * at the paper's NET_SLICE_CONF, with room to resume records.
+	 */
 	BUILD_BUG_ON(NSL_LOG_ROOM * sizeof(u64) >
 		     NET_SLICE_CONF * sizeof(struct nsl_record) ||
-		     NSL_LOG_ROOM > NSL_LOG_MAX || NSL_LOG_ROOM >= NSL_NOLOG);
+		     NSL_LOG_ROOM > NSL_LOG_MAX || NSL_LOG_ROOM >= NSL_NOLOG ||
+		     NSL_LOG_RESUMES < 0 ||
+		     (NET_SLICE_CONF == 16 && NSL_LOG_RESUMES != 8));
 	if (nlog != NSL_NOLOG) {
 		nlog = min_t(u8, nlog, NSL_LOG_ROOM);
 		memcpy(d, s, offsetof(struct nsl_skb_block, blk.rec) +

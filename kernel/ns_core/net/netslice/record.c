@@ -55,11 +55,87 @@ void nsl_reopen_last(struct nsl_skb_block *b, int region)
 }
 
 /*
- * START on the block's records, the log replayed first if there was one:
- * out of line, as count mode's calls and a log's replay are.
+ * Whether the replay of @b's log keeps a START of @region made now
+ * within the records' room: the START merges into the last record (that
+ * record is @region's and closed, and made since the last seal), or the
+ * records made so far leave room for one more.  The walk keeps what the
+ * replay's merge reads: the region of the last START (which made the
+ * last record or resumed it), whether that record is open, and the
+ * records made, counted from above: after a GAP, which may or may not
+ * make a record, the last record is unknown until the next START.  A
+ * log holds no SHARED record (nsl_mark_shared() works on records).
+ */
+static bool nsl_log_fits(const struct nsl_skb_block *b, int region)
+{
+	const u64 *log = (const u64 *)b->blk.rec;
+	unsigned int i, made = 0, last = NSL_R_NONE;
+	bool open = false;
+
+	for (i = 0; i < b->nlog; i++) {
+		unsigned int r = NSL_LOG_REGION(log[i]);
+
+		switch (NSL_LOG_STEP(log[i])) {
+		case NSL_LOG_START:
+			made += r != last || open;
+			last = r;
+			open = true;
+			break;
+		case NSL_LOG_STOP:
+			if (r == last)
+				open = false;
+			break;
+		case NSL_LOG_GAP:
+			made++;
+			last = NSL_R_NONE;
+			break;
+		case NSL_LOG_SEAL:
+			last = NSL_R_NONE;
+			break;
+		}
+	}
+	/* Exact while no START was dropped: at most NET_SLICE_CONF made. */
+	if (last == (unsigned int)region && !open)
+		return made <= NET_SLICE_CONF;
+	return made < NET_SLICE_CONF;
+}
+
+/*
+ * A START past the NET_SLICE_CONF STARTs the log counts, which the
+ * replay still fits in the records (nsl_log_fits()): the count includes
+ * STARTs that merged, and those cost the records no room.  It goes to
+ * the log, counted in nresume, while the log has room for it and its
+ * STOP.  Else false, having changed nothing.  Without it, a TSO skb
+ * copied into in many parts, or read in many, left its log for records
+ * halfway to the reader.
+ */
+static bool nsl_log_resume(struct nsl_skb_block *b, int region, u64 now)
+{
+	u32 t, late;
+
+	if (b->nlog == NSL_NOLOG || b->nresume >= NSL_LOG_RESUMES ||
+	    !nsl_log_fits(b, region))
+		return false;
+	if (now != NSL_NOW)
+		t = nsl_log_split(b, now, &late);
+	else
+		t = nsl_log_since(b, &late);
+	if (unlikely(late))
+		return false;
+	b->open.last[region]++;
+	b->nresume++;
+	nsl_log_store(b, NSL_LOG_START, region, t);
+	return true;
+}
+
+/*
+ * START on the block's records, the log replayed first if there was one
+ * (unless the log can keep it, nsl_log_resume()): out of line, as count
+ * mode's calls and a log's replay are.
  */
 void nsl_start_records(struct nsl_skb_block *b, int region, u64 now)
 {
+	if (nsl_log_resume(b, region, now))
+		return;
 	nsl_records_now(b);
 	nsl_start_at(b, region, now, b->blk.nevents);
 }

@@ -146,6 +146,7 @@ static inline void nsl_records_reset(struct nsl_skb_block *b)
 	b->blk.ndev = 0;
 	b->nlog = 0;
 	b->nstart = 0;
+	b->nresume = 0;
 	b->nother = 0;
 	if (b->blk.nevents)
 		nsl_keep_records(b);

@@ -487,6 +487,18 @@ static bool same_block(const struct nsl_skb_block *x,
 	       same_records(&x->blk, &y->blk, y->blk.nrec);
 }
 
+/* A block that keeps records (@b) and one that keeps a log (@lb), new. */
+static void pair_reset(struct nsl_skb_block *b, struct nsl_skb_block *lb,
+		       u64 now)
+{
+	memset(b, 0, NSL_SKB_BLOCK_SIZE);
+	b->blk.tsc0 = now;
+	records_reset(b);
+	memset(lb, 0, NSL_SKB_BLOCK_SIZE);
+	lb->blk.tsc0 = now;
+	nsl_records_reset(lb);
+}
+
 /*
  * Random lives of a block, each lived four ways: on records (b), as a
  * log (lb), through the hooks' inline steps (hb: NET_SLICE_START, STOP
@@ -510,12 +522,7 @@ static void test_log_replay(struct nsl_skb_block *b, long lives)
 		u64 now = 1000 + rand_r(&seed) % 1000;
 		bool same;
 
-		memset(b, 0, NSL_SKB_BLOCK_SIZE);
-		b->blk.tsc0 = now;
-		records_reset(b);
-		memset(lb, 0, NSL_SKB_BLOCK_SIZE);
-		lb->blk.tsc0 = now;
-		nsl_records_reset(lb);
+		pair_reset(b, lb, now);
 		memcpy(hb, lb, NSL_SKB_BLOCK_SIZE);
 		for (k = 0, n = 0; k < len; k++) {
 			int op = rand_r(&seed) % 21;
@@ -636,6 +643,112 @@ static void test_log_replay(struct nsl_skb_block *b, long lives)
 }
 
 /*
+ * Past the NET_SLICE_CONF STARTs a log counts, the STARTs its replay
+ * still fits in the records.  A TSO skb's life: IP and TCP in turn, a
+ * record each, then TCP again and again (the copies into it, its reads
+ * in parts), merging.  And one whose first STARTs merged: TCP again and
+ * again, then a record for each new region while the records have room.
+ * Either way the log keeps NSL_LOG_RESUMES STARTs past its count, and
+ * then takes records.  A START that makes a record past the room goes to
+ * records, which drop it (TRUNC), at once or after the resumes.  The reader replays a log
+ * with room for NSL_MAX_RECORDS, whatever the kernel's NET_SLICE_CONF:
+ * only the log's bound keeps it to the records the kernel would keep.
+ */
+static int resume_merging(int i)
+{
+	if (i < NET_SLICE_CONF)
+		return i % 2 ? NSL_R_TCP : NSL_R_IP;
+	return i < NET_SLICE_CONF + NSL_LOG_RESUMES + 1 ? NSL_R_TCP :
+							  NSL_R_LINK;
+}
+
+/* IP and TCP in turn, the records full, then a region of its own */
+static int resume_past(int i)
+{
+	return i < NET_SLICE_CONF ? resume_merging(i) : NSL_R_LINK;
+}
+
+static int resume_new(int i)
+{
+	if (i < NET_SLICE_CONF)
+		return NSL_R_TCP;
+	return i % 2 ? NSL_R_IP : NSL_R_LINK;
+}
+
+static const struct resume_case {
+	const char *name;
+	int (*region)(int i);
+	int steps;		/* STARTs, each STOPped after */
+	int logged;		/* steps after which the block kept a log */
+	int nrec;		/* the records kept */
+	bool trunc;		/* and whether one was dropped */
+} resume_cases[] = {
+	{ "TCP resumed", resume_merging, NET_SLICE_CONF + NSL_LOG_RESUMES + 2,
+	  NET_SLICE_CONF + NSL_LOG_RESUMES, NET_SLICE_CONF, true },
+	{ "new regions", resume_new, NET_SLICE_CONF + NSL_LOG_RESUMES + 1,
+	  NET_SLICE_CONF + NSL_LOG_RESUMES, NSL_LOG_RESUMES + 2, false },
+	{ "a region past the room", resume_past, NET_SLICE_CONF + 1,
+	  NET_SLICE_CONF, NET_SLICE_CONF, true },
+};
+
+static void test_log_resume(struct nsl_skb_block *b)
+{
+	struct nsl_skb_block *lb = block_alloc(), *cb = block_alloc();
+	struct nsl_block *r = malloc(sizeof(*r));
+	unsigned int c;
+
+	for (c = 0; c < sizeof(resume_cases) / sizeof(resume_cases[0]); c++) {
+		const struct resume_case *rc = &resume_cases[c];
+		int i, region, differ = 0, logged = 0;
+		u64 now = 1000;
+
+		printf("# %s\n", rc->name);
+		pair_reset(b, lb, now);
+		for (i = 0; i < rc->steps; i++) {
+			region = rc->region(i);
+			now += 10;
+			nsl_start_at(b, region, now, 0);
+			nsl_start_block(lb, region, now);
+			now += 10;
+			nsl_stop_block(b, region, now);
+			nsl_stop_block(lb, region, now);
+			if (i == NET_SLICE_CONF + NSL_LOG_RESUMES - 1) {
+				EXPECT_EQ(lb->nstart, NET_SLICE_CONF);
+				EXPECT_EQ(lb->nresume, NSL_LOG_RESUMES);
+				EXPECT_EQ(lb->nlog,
+					  NSL_LOG_ROOM - NSL_LOG_OTHERS);
+			}
+			if (lb->nlog != NSL_NOLOG) {
+				/* as the reader replays it, room for the most */
+				struct nsl_log_state st = {
+					.merge_region = NSL_R_NONE
+				};
+
+				logged++;
+				memset(r, 0, sizeof(*r));
+				r->tsc0 = lb->blk.tsc0;
+				nsl_log_replay(r, &st, lb->blk.rec, lb->nlog,
+					       NSL_MAX_RECORDS);
+				differ += r->nrec != b->blk.nrec ||
+					  r->flags != b->blk.flags;
+			}
+			memcpy(cb, lb, NSL_SKB_BLOCK_SIZE);
+			nsl_records_now(cb);
+			differ += !same_block(cb, b);
+		}
+		EXPECT_EQ(logged, rc->logged);
+		EXPECT_EQ(differ, 0);
+		EXPECT_EQ(b->blk.nrec, rc->nrec);
+		EXPECT_EQ(!!(b->blk.flags & NSL_BF_TRUNC), rc->trunc);
+		EXPECT_TRUE(same_block(lb, b));
+	}
+	free(r);
+	free(cb);
+	free(lb);
+	CHECK("past NET_SLICE_CONF STARTs, the log keeps NSL_LOG_RESUMES that the records still hold, then takes records, as the records' engine does");
+}
+
+/*
  * A step's time (nsl_log_since()): the ticks since NSI, and whether an
  * entry holds them -- not 2^32 or more later, nor before (a TSC behind
  * the one NSI read).  Against the TSC itself, so that the --tsc run
@@ -690,6 +803,7 @@ static int run_tests(void)
 	test_open_counts(b);
 	test_random(b, 200000);
 	test_log_replay(b, 20000);
+	test_log_resume(b);
 	test_log_since(b);
 	free(b);
 	return tap_finish();

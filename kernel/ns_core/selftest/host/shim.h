@@ -26,6 +26,7 @@ typedef __s64 s64;
 #define noinline	__attribute__((__noinline__))
 #define __maybe_unused	__attribute__((__unused__))
 #define min_t(t, a, b)	((t)(a) < (t)(b) ? (t)(a) : (t)(b))
+#define MIN(a, b)	((a) < (b) ? (a) : (b))
 #define container_of_const(p, t, m) \
 	((const t *)((const char *)(p) - offsetof(t, m)))
 
