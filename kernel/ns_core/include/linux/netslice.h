@@ -303,8 +303,8 @@ void nsl_log_unstart(struct nsl_skb_block *b, int region);
  * last: false, having changed nothing, where the block keeps records or
  * the START would be one past NET_SLICE_CONF (one the records would have
  * had no room for): either way nstart says so, and the core decides
- * (nsl_start_records(): a START the replay merges still goes to the
- * log).  The log has room for it (nsl_skb_block.nother).
+ * (nsl_start_records(): a START the records still hold goes to the log
+ * all the same).  The log has room for it (nsl_skb_block.nother).
  */
 static __always_inline bool nsl_log_start(struct nsl_skb_block *b,
 					  int region, u64 now)
