@@ -298,6 +298,15 @@ static __always_inline bool nsl_log_put(struct nsl_skb_block *b,
 /* A START counted in the log but too late for its entry, uncounted. */
 void nsl_log_unstart(struct nsl_skb_block *b, int region);
 
+/* The entry's time of a step at @now, or NSL_NOW for the TSC read last. */
+static __always_inline u32 nsl_log_start_time(const struct nsl_skb_block *b,
+					      u64 now, u32 *late)
+{
+	if (now != NSL_NOW)
+		return nsl_log_split(b, now, late);
+	return nsl_log_since(b, late);
+}
+
 /*
  * START of @region in @b's log at @now, or NSL_NOW for the TSC read
  * last: false, having changed nothing, where the block keeps records or
@@ -315,10 +324,7 @@ static __always_inline bool nsl_log_start(struct nsl_skb_block *b,
 		return false;
 	b->open.last[region]++;
 	b->nstart++;
-	if (now != NSL_NOW)
-		t = nsl_log_split(b, now, &late);
-	else
-		t = nsl_log_since(b, &late);
+	t = nsl_log_start_time(b, now, &late);
 	if (unlikely(late)) {
 		/* 2^32 ticks after NSI: too late for an entry. */
 		nsl_log_unstart(b, region);

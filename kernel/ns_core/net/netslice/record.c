@@ -115,10 +115,7 @@ static bool nsl_log_resume(struct nsl_skb_block *b, int region, u64 now)
 	if (b->nlog == NSL_NOLOG || b->nresume >= NSL_LOG_RESUMES ||
 	    !nsl_log_fits(b, region))
 		return false;
-	if (now != NSL_NOW)
-		t = nsl_log_split(b, now, &late);
-	else
-		t = nsl_log_since(b, &late);
+	t = nsl_log_start_time(b, now, &late);
 	if (unlikely(late))
 		return false;
 	b->open.last[region]++;
