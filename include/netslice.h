@@ -44,8 +44,13 @@
  * steps that made them (NSL_CB_LOG), for the reader to replay
  * (nsl_log_replay()): the kernel keeps no record on a packet's path.  A
  * version-7 reader refuses such a block (an unknown cflags bit).
+ * 9: a log may say that the records closed so far are another part's
+ * too (NSL_LOG_SHARE: a GSO segment past the first, a copy at a link),
+ * where version 8 kept records; an eaten skb's steps may follow in the
+ * log of the skb that ate it.  A version-8 reader's replay refuses the
+ * new step.
  */
-#define NSL_ABI_VERSION		8
+#define NSL_ABI_VERSION		9
 
 #define NSL_MAX_RECORDS		16	/* region records in one block */
 #define NSL_MAX_DEVS		6	/* devices one block names */
@@ -658,7 +663,8 @@ enum nsl_log_step {
 	NSL_LOG_STOP	= 2,	/* its latest open record ends */
 	NSL_LOG_SEAL	= 3,	/* no START merges into a record made before */
 	NSL_LOG_DEV	= 4,	/* device @region's records begin here */
-	NSL_LOG_GAP	= 5	/* the send queue's wait ends (nsl_gap_record()) */
+	NSL_LOG_GAP	= 5,	/* the send queue's wait ends (nsl_gap_record()) */
+	NSL_LOG_SHARE	= 6	/* the records closed so far are SHARED (ABI 9) */
 };
 
 /* An entry's high 32 bits: all but its time. */
@@ -722,6 +728,22 @@ static __inline__ void nsl_gap_record(struct nsl_block *b, unsigned int nopen,
 	r->cpu = cpu;
 	r->start = first->start + first->ticks;
 	r->ticks = at - first->start - copied;
+}
+
+/*
+ * The packet was split after @b's records closed so far, and another
+ * part's block counts them (a GSO segment past the first, a copy at a
+ * link): each is SHARED, so that a sum over blocks counts it once.
+ * Records still open go on in each part and end separately.  The kernel
+ * and the replay of a log share it.
+ */
+static __inline__ void nsl_block_share(struct nsl_block *b)
+{
+	unsigned int i;
+
+	for (i = 0; i < b->nrec; i++)
+		if (!(b->rec[i].flags & NSL_RF_OPEN))
+			b->rec[i].flags |= NSL_RF_SHARED;
 }
 
 /*
@@ -860,6 +882,9 @@ static __inline__ int nsl_log_replay(struct nsl_block *b,
 			break;
 		case NSL_LOG_GAP:
 			nsl_gap_record(b, st->nopen, cap, NSL_LOG_CPU(e), now);
+			break;
+		case NSL_LOG_SHARE:
+			nsl_block_share(b);
 			break;
 		default:
 			return -1;

@@ -782,6 +782,18 @@ static void logs(void)
 	       TAP_IS(it.block.nrec == 4) && TAP_IS(it.block.rec[3].region == NSL_R_IP) &&
 	       TAP_IS(it.block.rec[3].nmerged == 1) && TAP_IS(it.block.rec[2].ticks == 30),
 	       "log: a START after a SEAL opens a record of its own");
+	/* split there (ABI 9): what closed before is another part's too */
+	log[7] = STEP(SHARE, NONE, 0, 0);
+	n = nsl_cblock_encode_log_on(&b, 1, buf, log, 12);
+	r = it.block.rec;
+	tap_ok(ns_decode_item(buf, n, &it) == NS_DEC_OK &&
+	       TAP_IS(it.block.nrec == 4) &&
+	       TAP_IS(r[0].flags == NSL_RF_MIGRATED) &&
+	       TAP_IS(r[1].flags == NSL_RF_SHARED) &&
+	       TAP_IS(r[2].flags == NSL_RF_SHARED) &&
+	       TAP_IS(r[3].region == NSL_R_IP) && TAP_IS(r[3].flags == 0) &&
+	       TAP_IS(r[3].nmerged == 1),
+	       "log: a SHARE makes the records closed before it SHARED, the open one not, and nothing merges into them");
 
 	n = nsl_cblock_encode_log_on(&b, 1, buf, log, 12);
 	c[offsetof(struct nsl_cblock, nrec)] = 1;

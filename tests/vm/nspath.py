@@ -81,6 +81,7 @@ CDEV_FMT = "=IIBBH"                    # struct nsl_cdev
 RF_EXT, RF_HCPU = 0x8000, 0x4000     # HCPU: on hdr.cpu, not rcpu (ABI 5)
 CB_LOG = 0x40                        # ABI 8: the records as a log
 LOG_START, LOG_STOP, LOG_SEAL, LOG_DEV, LOG_GAP = 1, 2, 3, 4, 5
+LOG_SHARE = 6                        # ABI 9: closed records SHARED
 assert CBLOCK_HDR == 64 and struct.calcsize(CREC_FMT) == 12
 
 
@@ -148,6 +149,10 @@ def replay_log(b, log):
                                             else 0), len(tcp), cpu,
                                (first["start"] + first["ticks"]) & m64,
                                t - first["start"] - copied, []))
+        elif step == LOG_SHARE:
+            for r in recs:
+                if not r["flags"] & RF["OPEN"]:
+                    r["flags"] |= RF["SHARED"]
         else:
             raise SystemExit("compact block's log: step %d" % step)
     return recs

@@ -70,21 +70,6 @@ void __nsl_init(struct sk_buff *skb, int dir)
 }
 EXPORT_SYMBOL_GPL(__nsl_init);
 
-/*
- * A copy of a block for one part of a split skb.  The records closed
- * before the split are one measurement: the copy flags them SHARED so that
- * a sum over blocks counts each once.  Records still open go on in each
- * part and end separately.
- */
-void nsl_mark_shared(struct nsl_block *blk)
-{
-	unsigned int i;
-
-	for (i = 0; i < blk->nrec; i++)
-		if (!(blk->rec[i].flags & NSL_RF_OPEN))
-			blk->rec[i].flags |= NSL_RF_SHARED;
-}
-
 static noinline void nsl_add_dev_records(struct nsl_skb_block *b,
 					 const struct net_device *dev, u8 dir);
 
@@ -231,65 +216,24 @@ void __nsl_copy(struct sk_buff *to, const struct sk_buff *from)
 	b = nsl_block_dup(to, src);
 	if (b) {
 		nsl_records_now(b);
-		nsl_mark_shared(&b->blk);
+		nsl_block_share(&b->blk);
 		nsl_fold_shared(b);
 	}
 }
 EXPORT_SYMBOL_GPL(__nsl_copy);
 
 /*
- * Add @r, a closed record of another skb's template, to the record of the
- * same region and depth in @b: the data it measured now travels in @b's
- * skb, so its intervals are @b's too.  Without such a record, append it.
- */
-static void nsl_fold_record(struct nsl_skb_block *b,
-			    const struct nsl_skb_block *from,
-			    const struct nsl_record *r)
-{
-	struct nsl_block *blk = &b->blk;
-	bool same_set = blk->nevents == from->blk.nevents &&
-			b->gen == from->gen;
-	struct nsl_record *d;
-	int i, e;
-
-	for (i = blk->nrec - 1; i >= 0; i--) {
-		d = &blk->rec[i];
-		if (d->region != r->region || d->depth != r->depth ||
-		    (d->flags & (NSL_RF_OPEN | NSL_RF_SHARED | NSL_RF_GAP)))
-			continue;
-		d->ticks += r->ticks;
-		d->nmerged += r->nmerged;
-		d->flags |= NSL_RF_MERGED |
-			    (r->flags & (NSL_RF_INVALID | NSL_RF_MIGRATED));
-		if (!same_set && blk->nevents)
-			d->flags |= NSL_RF_INVALID;
-		for (e = 0; same_set && e < blk->nevents; e++)
-			d->count[e] += r->count[e];
-		return;
-	}
-	if (unlikely(blk->nrec >= NET_SLICE_CONF)) {
-		blk->flags |= NSL_BF_TRUNC;
-		return;
-	}
-	d = &blk->rec[blk->nrec++];
-	*d = *r;
-	d->start = from->blk.tsc0 + r->start - blk->tsc0;
-	if (!same_set && blk->nevents)
-		d->flags |= NSL_RF_INVALID;
-	nsl_merge_last(b);
-}
-
-/*
  * TCP moved all of @src's data into @dst (tcp_grow_skb(), an MTU probe)
  * and frees @src, a template that is never emitted.  What @src measured
  * (its copy from user space) goes with the data, so that it is neither
- * lost nor counted twice; its open write region ends with it.
+ * lost nor counted twice; its open write region ends with it.  In the
+ * logs where the replay gives the same (nsl_log_eat(): the common case,
+ * one copy eaten by the skb before it), else on records.
  */
 void __nsl_eat(struct sk_buff *dst, const struct sk_buff *src)
 {
 	struct nsl_skb_block *s = nsl_block_of(src);
 	struct nsl_skb_block *d;
-	unsigned int i;
 
 	if (!s)
 		return;
@@ -299,15 +243,8 @@ void __nsl_eat(struct sk_buff *dst, const struct sk_buff *src)
 		nsl_block_dup(dst, s);
 		return;
 	}
-	nsl_records_now(s);
-	nsl_records_now(d);
-	for (i = 0; i < s->blk.nrec; i++) {
-		const struct nsl_record *r = &s->blk.rec[i];
-
-		/* A SHARED record is counted in another block already. */
-		if (!(r->flags & (NSL_RF_OPEN | NSL_RF_SHARED)))
-			nsl_fold_record(d, s, r);
-	}
+	if (!nsl_log_eat(d, s))
+		nsl_fold_closed(d, s);
 }
 EXPORT_SYMBOL_GPL(__nsl_eat);
 
@@ -396,8 +333,9 @@ void nsl_ext_cow(const struct sk_buff *skb, void *new, void *old)
  * skb_ext_maybe_cow(): @src's block copied to @dst as far as it is
  * written.  Another holder may be adding a record or a step on another
  * CPU (a looped-back clone's receive path): the count is read once, and
- * the copy holds what it copied.  A copy is made to be written to in
- * bulk (a split, a copy at the link): it keeps records.
+ * the copy holds what it copied.  A log stays a log where its counts
+ * are its entries' (nsl_log_counted()); what writes the copy's records
+ * in bulk (a split's copy: nsl_copy_for(), __nsl_copy()) replays it then.
  */
 void nsl_ext_copy(void *dst, const void *src)
 {
@@ -420,8 +358,12 @@ void nsl_ext_copy(void *dst, const void *src)
 		memcpy(d, s, offsetof(struct nsl_skb_block, blk.rec) +
 		       nlog * sizeof(u64));
 		d->nlog = nlog;
-		/* The counts copied may predate a step the other CPU made. */
-		nsl_records_now(d);
+		/*
+		 * The counts copied may postdate the entries, where the other
+		 * CPU made a step meanwhile: the entries are replayed then.
+		 */
+		if (!nsl_log_counted(d))
+			nsl_records_now(d);
 		return;
 	}
 	memcpy(d, s, offsetof(struct nsl_skb_block, blk.rec) +

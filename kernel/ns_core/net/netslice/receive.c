@@ -77,6 +77,11 @@ void __nsl_rx(struct sk_buff *skb)
 		b = nsl_init_block(skb, NSL_DIR_RX, picked);
 		if (!b)
 			return;
+		/*
+		 * Its NSI read the TSC after @now: its steps start there,
+		 * not before it (a step before NSI has no entry in a log).
+		 */
+		now = b->blk.tsc0;
 		nsl_rx_nic_since_poll(b);
 	} else if (!b->picked) {
 		/*

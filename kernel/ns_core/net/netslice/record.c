@@ -55,48 +55,264 @@ void nsl_reopen_last(struct nsl_skb_block *b, int region)
 }
 
 /*
+ * What the replay of a log will make of it, read without replaying
+ * (nsl_log_walk()).  The records made are counted from above: after a
+ * GAP, which may or may not make a record, the last record is unknown
+ * until the next START.  last is the last record's region, NSL_R_NONE
+ * where no START may merge into it (sealed, SHARED, after a GAP); open,
+ * last_depth and last_cpu are its state, depth and first CPU.  nopen and
+ * opened[] count the STARTs not stopped, in all and of each region.
+ * starts and others count the steps as nstart + nresume and nother do.
+ * bad: an entry no writer makes, where the walk stopped.
+ */
+struct nsl_log_walk {
+	unsigned int made, starts, others;
+	unsigned int last, last_depth;
+	u16 last_cpu;
+	bool open, bad;
+	u8 nopen;
+	u8 opened[NSL_R_MAX];
+};
+
+static void nsl_log_walk(const struct nsl_skb_block *b,
+			 struct nsl_log_walk *w)
+{
+	const u64 *log = (const u64 *)b->blk.rec;
+	unsigned int i, n = min_t(unsigned int, b->nlog, NSL_LOG_ROOM);
+
+	memset(w, 0, sizeof(*w));
+	w->last = NSL_R_NONE;
+	for (i = 0; i < n; i++) {
+		unsigned int r = NSL_LOG_REGION(log[i]);
+		unsigned int step = NSL_LOG_STEP(log[i]);
+
+		if ((step == NSL_LOG_START || step == NSL_LOG_STOP) &&
+		    (r == NSL_R_NONE || r >= NSL_R_MAX))
+			step = 0;
+		switch (step) {
+		case NSL_LOG_START:
+			w->starts++;
+			if (r != w->last || w->open) {
+				w->made++;
+				w->last = r;
+				w->last_depth = w->nopen;
+				w->last_cpu = NSL_LOG_CPU(log[i]);
+			}
+			w->open = true;
+			w->nopen++;
+			w->opened[r]++;
+			break;
+		case NSL_LOG_STOP:
+			if (r == w->last)
+				w->open = false;
+			if (w->opened[r]) {
+				w->opened[r]--;
+				w->nopen--;
+			}
+			break;
+		case NSL_LOG_GAP:
+			w->made++;
+			fallthrough;
+		case NSL_LOG_SEAL:
+			w->last = NSL_R_NONE;
+			w->others++;
+			break;
+		case NSL_LOG_SHARE:
+			/* An open record is not SHARED: it merges once closed. */
+			if (!w->open)
+				w->last = NSL_R_NONE;
+			w->others++;
+			break;
+		case NSL_LOG_DEV:
+			w->others++;
+			break;
+		default:
+			w->bad = true;
+			return;
+		}
+	}
+}
+
+/*
  * Whether the replay of @b's log keeps a START of @region made now
  * within the records' room: the START merges into the last record (that
- * record is @region's and closed, and made since the last seal), or the
- * records made so far leave room for one more.  The walk keeps what the
- * replay's merge reads: the region of the last START (which made the
- * last record or resumed it), whether that record is open, and the
- * records made, counted from above: after a GAP, which may or may not
- * make a record, the last record is unknown until the next START.  A
- * log holds no SHARED record (nsl_mark_shared() works on records).
+ * record is @region's and closed, and may be merged into), or the
+ * records made so far leave room for one more.
  */
 static bool nsl_log_fits(const struct nsl_skb_block *b, int region)
 {
 	const u64 *log = (const u64 *)b->blk.rec;
-	unsigned int i, made = 0, last = NSL_R_NONE;
-	bool open = false;
+	unsigned int n = b->nlog;
+	struct nsl_log_walk w;
 
-	for (i = 0; i < b->nlog; i++) {
-		unsigned int r = NSL_LOG_REGION(log[i]);
-
-		switch (NSL_LOG_STEP(log[i])) {
-		case NSL_LOG_START:
-			made += r != last || open;
-			last = r;
-			open = true;
-			break;
-		case NSL_LOG_STOP:
-			if (r == last)
-				open = false;
-			break;
-		case NSL_LOG_GAP:
-			made++;
-			last = NSL_R_NONE;
-			break;
-		case NSL_LOG_SEAL:
-			last = NSL_R_NONE;
-			break;
-		}
-	}
+	/*
+	 * The log ends with a START and a STOP of @region (a TSO skb read
+	 * in parts): the last record is @region's and closed, nothing came
+	 * since that could keep a START from merging into it, and no START
+	 * in a log made a record past the room.  No walk needed.
+	 */
+	if (n >= 2 && n <= NSL_LOG_ROOM &&
+	    NSL_LOG_STEP(log[n - 1]) == NSL_LOG_STOP &&
+	    NSL_LOG_REGION(log[n - 1]) == region &&
+	    NSL_LOG_STEP(log[n - 2]) == NSL_LOG_START &&
+	    NSL_LOG_REGION(log[n - 2]) == region)
+		return true;
+	nsl_log_walk(b, &w);
+	if (w.bad)
+		return false;
 	/* Exact while no START was dropped: at most NET_SLICE_CONF made. */
-	if (last == (unsigned int)region && !open)
-		return made <= NET_SLICE_CONF;
-	return made < NET_SLICE_CONF;
+	if (w.last == (unsigned int)region && !w.open)
+		return w.made <= NET_SLICE_CONF;
+	return w.made < NET_SLICE_CONF;
+}
+
+/*
+ * Whether @b's counts (nstart, nresume, nother, open.last[]) are those
+ * of its log's entries: a copy made while another CPU added a step
+ * (nsl_ext_copy()) may hold counts newer than the entries it copied.
+ */
+bool nsl_log_counted(const struct nsl_skb_block *b)
+{
+	struct nsl_log_walk w;
+
+	if (b->nlog == NSL_NOLOG || b->nlog > NSL_LOG_ROOM)
+		return false;
+	nsl_log_walk(b, &w);
+	return !w.bad && w.starts == b->nstart + b->nresume &&
+	       w.others == b->nother &&
+	       !memcmp(w.opened, b->open.last, sizeof(w.opened));
+}
+
+/*
+ * Add @r, a closed record of another skb's template, to the record of the
+ * same region and depth in @b: the data it measured now travels in @b's
+ * skb, so its intervals are @b's too.  Without such a record, append it.
+ */
+static void nsl_fold_record(struct nsl_skb_block *b,
+			    const struct nsl_skb_block *from,
+			    const struct nsl_record *r)
+{
+	struct nsl_block *blk = &b->blk;
+	bool same_set = blk->nevents == from->blk.nevents &&
+			b->gen == from->gen;
+	struct nsl_record *d;
+	int i, e;
+
+	for (i = blk->nrec - 1; i >= 0; i--) {
+		d = &blk->rec[i];
+		if (d->region != r->region || d->depth != r->depth ||
+		    (d->flags & (NSL_RF_OPEN | NSL_RF_SHARED | NSL_RF_GAP)))
+			continue;
+		d->ticks += r->ticks;
+		d->nmerged += r->nmerged;
+		d->flags |= NSL_RF_MERGED |
+			    (r->flags & (NSL_RF_INVALID | NSL_RF_MIGRATED));
+		if (!same_set && blk->nevents)
+			d->flags |= NSL_RF_INVALID;
+		for (e = 0; same_set && e < blk->nevents; e++)
+			d->count[e] += r->count[e];
+		return;
+	}
+	if (unlikely(blk->nrec >= NET_SLICE_CONF)) {
+		blk->flags |= NSL_BF_TRUNC;
+		return;
+	}
+	d = &blk->rec[blk->nrec++];
+	*d = *r;
+	d->start = from->blk.tsc0 + r->start - blk->tsc0;
+	if (!same_set && blk->nevents)
+		d->flags |= NSL_RF_INVALID;
+	nsl_merge_last(b);
+}
+
+/*
+ * TCP moved all of @s's data into @d's skb and frees @s, a template
+ * never emitted (__nsl_eat()): each closed record of @s that is not
+ * SHARED is added to @d's (nsl_fold_record()), on records.
+ */
+void nsl_fold_closed(struct nsl_skb_block *d, struct nsl_skb_block *s)
+{
+	unsigned int i;
+
+	nsl_records_now(s);
+	nsl_records_now(d);
+	for (i = 0; i < s->blk.nrec; i++) {
+		const struct nsl_record *r = &s->blk.rec[i];
+
+		/* A SHARED record is counted in another block already. */
+		if (!(r->flags & (NSL_RF_OPEN | NSL_RF_SHARED)))
+			nsl_fold_record(d, s, r);
+	}
+}
+
+/*
+ * The same in the logs, where the replay of @d's log then gives what
+ * nsl_fold_closed() gives: @s's steps that made its one closed record go
+ * on in @d's log, at their own times.  That is so when @s's log is
+ * STARTs never stopped and then START/STOP pairs of one region, the
+ * pairs on one CPU (the copies into @s: one record, nothing SHARED), and
+ * @d's last record is of that region, depth and CPU, closed, and may be
+ * merged into: the fold adds to it, and so does each START replayed.
+ * Also when @s closed nothing: there is nothing to add.  The STARTs go
+ * to nstart while it has room, then to nresume: they merge, and make no
+ * record.  Else false, having changed nothing.
+ */
+bool nsl_log_eat(struct nsl_skb_block *d, const struct nsl_skb_block *s)
+{
+	const u64 *from = (const u64 *)s->blk.rec;
+	unsigned int i, first, n = s->nlog, region, pairs;
+	struct nsl_log_walk w;
+	s64 shift;
+
+	if (d->nlog == NSL_NOLOG || n == NSL_NOLOG || n > NSL_LOG_ROOM)
+		return false;
+	/* The STARTs never stopped: each of another region than the pairs'. */
+	for (first = 0; first < n; first++) {
+		region = NSL_LOG_REGION(from[first]);
+		if (NSL_LOG_STEP(from[first]) != NSL_LOG_START ||
+		    region >= NSL_R_MAX || !s->open.last[region])
+			break;
+	}
+	if (first == n)
+		return true;
+	pairs = (n - first) / 2;
+	region = NSL_LOG_REGION(from[first]);
+	/* The replay of @s makes the pairs' record: it has room for it. */
+	if ((n - first) % 2 || region == NSL_R_NONE ||
+	    region >= NSL_R_MAX || s->open.last[region] ||
+	    first >= NET_SLICE_CONF ||
+	    (int)pairs > NET_SLICE_CONF - d->nstart +
+			 NSL_LOG_RESUMES - d->nresume)
+		return false;
+	nsl_log_walk(d, &w);
+	if (w.bad || w.made > NET_SLICE_CONF || w.last != region || w.open ||
+	    w.last_depth != first)
+		return false;
+	/* Each step's time from @d's tsc0: within what an entry holds. */
+	shift = s->blk.tsc0 - d->blk.tsc0;
+	for (i = first; i < n; i++) {
+		u64 e = from[i];
+		s64 t = shift + NSL_LOG_T(e);
+
+		if (NSL_LOG_STEP(e) != ((i - first) % 2 ? NSL_LOG_STOP :
+							    NSL_LOG_START) ||
+		    NSL_LOG_REGION(e) != region ||
+		    NSL_LOG_CPU(e) != w.last_cpu || t < 0 || t > U32_MAX)
+			return false;
+	}
+	for (i = first; i < n; i++) {
+		u64 e = from[i];
+
+		nsl_log_add(d, (e & ~(u64)U32_MAX) |
+			       (u32)(shift + NSL_LOG_T(e)));
+		if ((i - first) % 2)
+			continue;
+		if (d->nstart < NET_SLICE_CONF)
+			d->nstart++;
+		else
+			d->nresume++;
+	}
+	return true;
 }
 
 /*

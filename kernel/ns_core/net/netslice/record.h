@@ -49,6 +49,16 @@ void nsl_start_records(struct nsl_skb_block *b, int region, u64 now);
 bool nsl_stop_records(struct nsl_skb_block *b, int region, u64 now);
 
 /*
+ * Also out of line, in record.c: whether a log's counts are its entries'
+ * (nsl_log_counted(), for a copy), and an eaten template's closed
+ * records added to the block that ate it, in the logs where they can be
+ * (nsl_log_eat()), else on records (nsl_fold_closed()).
+ */
+bool nsl_log_counted(const struct nsl_skb_block *b);
+bool nsl_log_eat(struct nsl_skb_block *d, const struct nsl_skb_block *s);
+void nsl_fold_closed(struct nsl_skb_block *d, struct nsl_skb_block *s);
+
+/*
  * @region's record at index @n was opened: the block's count of open
  * records, and @n the region's latest (nsl_open_record()).  At most
  * NET_SLICE_CONF records are open, so more[] cannot overflow.
@@ -103,6 +113,21 @@ static inline void nsl_keep_records(struct nsl_skb_block *b)
 {
 	b->nlog = NSL_NOLOG;
 	b->nstart = NSL_NOLOG;
+}
+
+/*
+ * The packet was split after the records closed so far, which another
+ * part's block counts (nsl_block_share()): a GSO segment past the first,
+ * a copy at a link.  A log says so in a step, which the replay takes.
+ */
+static inline void nsl_share(struct nsl_skb_block *b)
+{
+	if (likely(nsl_log_other_room(b))) {
+		nsl_log_add_other(b, nsl_log_entry(NSL_LOG_SHARE, 0, 0, 0));
+		return;
+	}
+	nsl_records_now(b);
+	nsl_block_share(&b->blk);
 }
 
 /*

@@ -70,8 +70,7 @@ struct nsl_skb_block *nsl_copy_at_link(struct sk_buff *skb,
 	if (!emitted)
 		clear_bit(NSL_ST_EMITTED, &ob->state);
 	__skb_ext_put(old);
-	nsl_records_now(b);
-	nsl_mark_shared(&b->blk);
+	nsl_share(b);
 	b->blk.flags |= NSL_BF_COPY;
 	b->state = BIT(NSL_ST_ELIGIBLE);
 	b->owner = handed ? skb : NULL;
@@ -223,7 +222,7 @@ static struct nsl_skb_block *nsl_copy_for(struct sk_buff *skb)
 		r->ticks = 0;
 	}
 	nsl_recount_open(b);
-	nsl_mark_shared(&b->blk);
+	nsl_block_share(&b->blk);
 	b->blk.flags |= NSL_BF_COPY;
 	b->state = BIT(NSL_ST_ELIGIBLE);
 	b->owner = NULL;
@@ -296,7 +295,11 @@ void __nsl_xmit(struct sk_buff *skb, struct net_device *dev)
 }
 EXPORT_SYMBOL_GPL(__nsl_xmit);
 
-/* Software GSO made @segs out of @orig: one block per segment. */
+/*
+ * Software GSO made @segs out of @orig: one block per segment, a copy
+ * (nsl_ext_copy(), a log where the super-packet kept one), what was
+ * closed before SHARED in all but the first (nsl_share()).
+ */
 void __nsl_gso_segmented(struct sk_buff *orig, struct sk_buff *segs)
 {
 	struct nsl_skb_block *ob = nsl_block_of(orig);
@@ -315,7 +318,6 @@ void __nsl_gso_segmented(struct sk_buff *orig, struct sk_buff *segs)
 			this_cpu_inc(nsl_nomem_count);
 			continue;
 		}
-		nsl_records_now(b);
 		/* Each segment's copy is emitted, whatever the copying did. */
 		b->state = BIT(NSL_ST_ELIGIBLE);
 		b->blk.flags |= NSL_BF_GSO;
@@ -328,7 +330,7 @@ void __nsl_gso_segmented(struct sk_buff *orig, struct sk_buff *segs)
 		b->owner = ob->owner ? seg : NULL;
 		/* The first segment carries what the super-packet measured. */
 		if (!first)
-			nsl_mark_shared(&b->blk);
+			nsl_share(b);
 		first = false;
 	}
 	/* The super-packet itself never reaches a driver. */

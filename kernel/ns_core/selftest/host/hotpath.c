@@ -450,14 +450,17 @@ static struct nsl_skb_block *hook_skb_init(struct hook_skb *h)
 
 /*
  * A step other than START and STOP on a block that keeps a log, as the
- * kernel takes it: a seal, device @d's first record (nsl_add_dev()), the
- * send queue's gap at @now (send.c).
+ * kernel takes it: a seal, a split (a GSO segment past the first),
+ * device @d's first record (nsl_add_dev()), the send queue's gap at @now
+ * (send.c).
  */
 static void log_other(struct nsl_skb_block *lb, unsigned int step,
 		      unsigned int d, u64 now)
 {
 	if (step == NSL_LOG_SEAL) {
 		nsl_seal(lb);
+	} else if (step == NSL_LOG_SHARE) {
+		nsl_share(lb);
 	} else if (step == NSL_LOG_DEV) {
 		if (!nsl_log_other_room(lb))
 			nsl_records_now(lb);
@@ -511,7 +514,8 @@ static void test_log_replay(struct nsl_skb_block *b, long lives)
 	struct nsl_block *r = malloc(sizeof(*r));
 	struct hook_skb h;
 	long life, differ = 0, steps = 0, merged = 0, trunc = 0, gaps = 0;
-	long replayed = 0, hooked = 0, nexts = 0, overfull = 0;
+	long replayed = 0, hooked = 0, nexts = 0, overfull = 0, shares = 0;
+	long uncounted = 0;
 	u64 log[256];
 	unsigned int seed = 7, k, n, i;
 
@@ -525,7 +529,7 @@ static void test_log_replay(struct nsl_skb_block *b, long lives)
 		pair_reset(b, lb, now);
 		memcpy(hb, lb, NSL_SKB_BLOCK_SIZE);
 		for (k = 0, n = 0; k < len; k++) {
-			int op = rand_r(&seed) % 21;
+			int op = rand_r(&seed) % 22;
 			int region = 1 + rand_r(&seed) % (NSL_R_MAX - 1);
 			int to = NSL_R_TCP + rand_r(&seed) % 3;
 			unsigned int step, d;
@@ -575,7 +579,7 @@ static void test_log_replay(struct nsl_skb_block *b, long lives)
 				b->blk.dev[d].first = b->blk.nrec;
 				log_other(lb, step, d, now);
 				log_other(hb, step, d, now);
-			} else {
+			} else if (op < 21) {
 				step = NSL_LOG_GAP;
 				gaps += b->blk.nrec;
 				nsl_gap_record(&b->blk, b->nopen, NET_SLICE_CONF,
@@ -583,10 +587,20 @@ static void test_log_replay(struct nsl_skb_block *b, long lives)
 				gaps -= b->blk.nrec;
 				log_other(lb, step, 0, now);
 				log_other(hb, step, 0, now);
+			} else {
+				step = NSL_LOG_SHARE;
+				region = NSL_R_NONE;
+				nsl_block_share(&b->blk);
+				log_other(lb, step, 0, now);
+				log_other(hb, step, 0, now);
+				shares++;
 			}
 			/* a STOP ends a START: no log outgrows its room */
 			overfull += lb->nlog != NSL_NOLOG &&
 				    lb->nlog > NSL_LOG_ROOM;
+			/* what a copy checks: the counts are the entries' */
+			uncounted += lb->nlog != NSL_NOLOG &&
+				     !nsl_log_counted(lb);
 			/* the hooks' block keeps the same log or records */
 			hooked += hb->nlog != NSL_NOLOG;
 			if (hb->nlog != lb->nlog ||
@@ -632,14 +646,15 @@ static void test_log_replay(struct nsl_skb_block *b, long lives)
 	free(h.ext);
 	free(r);
 	free(lb);
-	printf("# %ld lives, %ld steps (%ld NEXTs, %ld in a log through the hooks): %ld merged records, %ld gaps, %ld truncated, %ld logs replayed on the way; %ld differ\n",
-	       lives, steps, nexts, hooked, merged, -gaps, trunc, replayed,
-	       differ);
+	printf("# %ld lives, %ld steps (%ld NEXTs, %ld SHAREs, %ld in a log through the hooks): %ld merged records, %ld gaps, %ld truncated, %ld logs replayed on the way; %ld differ\n",
+	       lives, steps, nexts, shares, hooked, merged, -gaps, trunc,
+	       replayed, differ);
 	EXPECT_EQ(differ, 0);
 	EXPECT_EQ(overfull, 0);
+	EXPECT_EQ(uncounted, 0);
 	EXPECT_TRUE(merged > 0 && gaps < 0 && trunc > 0 && replayed > 0);
-	EXPECT_TRUE(nexts > 0 && hooked > 0 && hooked < steps);
-	CHECK("a log, replayed by the reader or by the kernel, and the hooks' inline steps give the records, devices and bookkeeping the records' engine keeps");
+	EXPECT_TRUE(nexts > 0 && shares > 0 && hooked > 0 && hooked < steps);
+	CHECK("a log, replayed by the reader or by the kernel, and the hooks' inline steps give the records, devices and bookkeeping the records' engine keeps; a log's counts are its entries'");
 }
 
 /*
@@ -742,10 +757,158 @@ static void test_log_resume(struct nsl_skb_block *b)
 		EXPECT_EQ(!!(b->blk.flags & NSL_BF_TRUNC), rc->trunc);
 		EXPECT_TRUE(same_block(lb, b));
 	}
+	/*
+	 * The room full, and the log ending with a STOP of a region open
+	 * around the last record: its START again makes a record, which
+	 * the records have no room for, so the block takes records.
+	 */
+	{
+		static const int tail[][2] = {
+			{ NSL_LOG_START, NSL_R_LINK }, { NSL_LOG_START, NSL_R_NIC },
+			{ NSL_LOG_STOP, NSL_R_LINK }, { NSL_LOG_START, NSL_R_LINK },
+		};
+		u64 now = 1000;
+		int i;
+
+		pair_reset(b, lb, now);
+		for (i = 0; i < NET_SLICE_CONF - 2; i++) {
+			int region = i % 2 ? NSL_R_TCP : NSL_R_IP;
+
+			nsl_start_at(b, region, ++now, 0);
+			nsl_start_block(lb, region, now);
+			nsl_stop_block(b, region, ++now);
+			nsl_stop_block(lb, region, now);
+		}
+		for (i = 0; i < 4; i++) {
+			now++;
+			if (tail[i][0] == NSL_LOG_START) {
+				nsl_start_at(b, tail[i][1], now, 0);
+				nsl_start_block(lb, tail[i][1], now);
+			} else {
+				nsl_stop_block(b, tail[i][1], now);
+				nsl_stop_block(lb, tail[i][1], now);
+			}
+		}
+		printf("# a region stopped around the last record\n");
+		EXPECT_EQ(lb->nlog, NSL_NOLOG);
+		EXPECT_TRUE(b->blk.flags & NSL_BF_TRUNC);
+		EXPECT_TRUE(same_block(lb, b));
+	}
 	free(r);
 	free(cb);
 	free(lb);
 	CHECK("past NET_SLICE_CONF STARTs, the log keeps NSL_LOG_RESUMES that the records still hold, then takes records, as the records' engine does");
+}
+
+/*
+ * TCP's eat (tcp_grow_skb()): the eaten template's closed record goes
+ * on in the eater's log where the replay then gives what the records'
+ * fold gives (nsl_log_eat()), else both take records (nsl_fold_closed()).
+ * Each case writes the two logs step by step, eats them both ways, and
+ * compares the records, and which way the eat went.
+ */
+struct eat_step {
+	u8 step;		/* NSL_LOG_*; 0 ends the list */
+	u8 region;
+	u8 cpu;
+	u32 t;			/* after the block's tsc0 */
+};
+
+#define ES(s, r, c, t)	{ NSL_LOG_##s, NSL_R_##r, c, t }
+#define EAT_COPY(t, c)	ES(START, TCP, c, t), ES(STOP, TCP, c, (t) + 5)
+
+static const struct eat_case {
+	const char *name;
+	struct eat_step d[8], s[8];
+	s64 shift;		/* the eaten's tsc0 less the eater's */
+	bool logged;		/* the log took it */
+} eat_cases[] = {
+	{ "a copy into the next skb",
+	  { ES(START, WRITE, 0, 0), EAT_COPY(10, 0) },
+	  { ES(START, WRITE, 0, 0), EAT_COPY(10, 0) }, 100, true },
+	{ "copies merged in the eaten",
+	  { ES(START, WRITE, 0, 0), EAT_COPY(10, 0), EAT_COPY(20, 0) },
+	  { ES(START, WRITE, 0, 0), EAT_COPY(10, 0), EAT_COPY(20, 0),
+	    EAT_COPY(30, 0) }, 100, true },
+	{ "nothing closed in the eaten",
+	  { ES(START, WRITE, 0, 0), EAT_COPY(10, 0) },
+	  { ES(START, WRITE, 0, 0) }, 100, true },
+	{ "the eaten copied into on another CPU",
+	  { ES(START, WRITE, 0, 0), EAT_COPY(10, 0) },
+	  { ES(START, WRITE, 0, 0), EAT_COPY(10, 1) }, 100, false },
+	{ "the eater sealed",
+	  { ES(START, WRITE, 0, 0), EAT_COPY(10, 0), ES(SEAL, NONE, 0, 0) },
+	  { ES(START, WRITE, 0, 0), EAT_COPY(10, 0) }, 100, false },
+	{ "the eater split",
+	  { ES(START, WRITE, 0, 0), EAT_COPY(10, 0), ES(SHARE, NONE, 0, 0) },
+	  { ES(START, WRITE, 0, 0), EAT_COPY(10, 0) }, 100, false },
+	{ "the eater's copy still open",
+	  { ES(START, WRITE, 0, 0), ES(START, TCP, 0, 10) },
+	  { ES(START, WRITE, 0, 0), EAT_COPY(10, 0) }, 100, false },
+	{ "the eaten's copy at another depth",
+	  { ES(START, WRITE, 0, 0), EAT_COPY(10, 0) },
+	  { EAT_COPY(10, 0) }, 100, false },
+	{ "the eaten's record of another region",
+	  { ES(START, WRITE, 0, 0), EAT_COPY(10, 0) },
+	  { ES(START, WRITE, 0, 0), ES(START, IP, 0, 10),
+	    ES(STOP, IP, 0, 15) }, 100, false },
+	{ "the eaten's copy before the eater's tsc0",
+	  { ES(START, WRITE, 0, 0), EAT_COPY(10, 0) },
+	  { ES(START, WRITE, 0, 0), EAT_COPY(10, 0) }, -12, false },
+	{ "the eaten's copy past what an entry holds",
+	  { ES(START, WRITE, 0, 0), EAT_COPY(10, 0) },
+	  { ES(START, WRITE, 0, 0), EAT_COPY(10, 0) }, 0xfffffff8LL, false },
+};
+
+static void eat_steps(struct nsl_skb_block *b, const struct eat_step *st,
+		      u64 tsc0)
+{
+	memset(b, 0, NSL_SKB_BLOCK_SIZE);
+	b->blk.tsc0 = tsc0;
+	nsl_records_reset(b);
+	for (; st->step; st++) {
+		shim_cpu = st->cpu;
+		if (st->step == NSL_LOG_START)
+			nsl_start_block(b, st->region, tsc0 + st->t);
+		else if (st->step == NSL_LOG_STOP)
+			nsl_stop_block(b, st->region, tsc0 + st->t);
+		else
+			log_other(b, st->step, 0, tsc0 + st->t);
+	}
+	shim_cpu = 0;
+}
+
+static void test_log_eat(void)
+{
+	struct nsl_skb_block *d = block_alloc(), *s = block_alloc();
+	struct nsl_skb_block *fd = block_alloc(), *fs = block_alloc();
+	unsigned int c;
+
+	for (c = 0; c < sizeof(eat_cases) / sizeof(eat_cases[0]); c++) {
+		const struct eat_case *ec = &eat_cases[c];
+		bool logged;
+
+		printf("# %s\n", ec->name);
+		eat_steps(d, ec->d, 1000);
+		eat_steps(s, ec->s, 1000 + ec->shift);
+		memcpy(fd, d, NSL_SKB_BLOCK_SIZE);
+		memcpy(fs, s, NSL_SKB_BLOCK_SIZE);
+		nsl_fold_closed(fd, fs);
+		logged = nsl_log_eat(d, s);
+		EXPECT_EQ(logged, ec->logged);
+		if (logged) {
+			EXPECT_TRUE(d->nlog != NSL_NOLOG && nsl_log_counted(d));
+			nsl_records_now(d);
+		} else {
+			nsl_fold_closed(d, s);
+		}
+		EXPECT_TRUE(same_block(d, fd));
+	}
+	free(fs);
+	free(fd);
+	free(s);
+	free(d);
+	CHECK("an eaten template's closed record goes on in the eater's log where its replay gives the records' fold, else both fold on records");
 }
 
 /*
@@ -804,6 +967,7 @@ static int run_tests(void)
 	test_random(b, 200000);
 	test_log_replay(b, 20000);
 	test_log_resume(b);
+	test_log_eat();
 	test_log_since(b);
 	free(b);
 	return tap_finish();

@@ -27,6 +27,9 @@ typedef __s64 s64;
 #define __maybe_unused	__attribute__((__unused__))
 #define min_t(t, a, b)	((t)(a) < (t)(b) ? (t)(a) : (t)(b))
 #define MIN(a, b)	((a) < (b) ? (a) : (b))
+#define U16_MAX		((u16)~0U)
+#define U32_MAX		((u32)~0U)
+#define fallthrough	__attribute__((__fallthrough__))
 #define container_of_const(p, t, m) \
 	((const t *)((const char *)(p) - offsetof(t, m)))
 
