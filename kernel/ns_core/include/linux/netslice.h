@@ -209,7 +209,10 @@ DECLARE_PER_CPU_READ_MOSTLY(u32, nsl_log_cpu);
  * Appends a step at @t ticks after NSI to @b's log, which has room for
  * it: the entry nsl_log_entry() makes, stored as two 32-bit halves where
  * that is its layout in memory -- the time, then the region, step and
- * CPU, where a constant @step and @region fold into one OR.
+ * CPU, where a constant @step and @region fold into one OR.  The entry
+ * is stored before the count that takes it in, in program order as on
+ * x86, so that a copy made on another CPU (nsl_ext_copy()), which reads
+ * the count first, copies whole entries.
  */
 static __always_inline void nsl_log_store(struct nsl_skb_block *b,
 					  unsigned int step, int region, u32 t)
@@ -218,13 +221,14 @@ static __always_inline void nsl_log_store(struct nsl_skb_block *b,
 #ifdef __LITTLE_ENDIAN
 	u32 *e = (u32 *)nsl_log_at(b, n);
 
-	e[0] = t;
-	e[1] = this_cpu_read(nsl_log_cpu) | nsl_log_high(step, region, 0);
+	WRITE_ONCE(e[0], t);
+	WRITE_ONCE(e[1], this_cpu_read(nsl_log_cpu) |
+			 nsl_log_high(step, region, 0));
 #else
-	*nsl_log_at(b, n) = nsl_log_entry(step, region, t,
-					  raw_smp_processor_id());
+	WRITE_ONCE(*nsl_log_at(b, n),
+		   nsl_log_entry(step, region, t, raw_smp_processor_id()));
 #endif
-	b->nlog = n + 1;
+	WRITE_ONCE(b->nlog, n + 1);
 }
 
 /* Appends @e, a whole entry, to @b's log, which has room for it. */
@@ -232,8 +236,8 @@ static __always_inline void nsl_log_add(struct nsl_skb_block *b, u64 e)
 {
 	unsigned int n = b->nlog;
 
-	*nsl_log_at(b, n) = e;
-	b->nlog = n + 1;
+	WRITE_ONCE(*nsl_log_at(b, n), e);
+	WRITE_ONCE(b->nlog, n + 1);
 }
 
 /* As nsl_log_since() below, for a time @now the caller read. */

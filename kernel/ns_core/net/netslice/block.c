@@ -344,6 +344,9 @@ void nsl_ext_copy(void *dst, const void *src)
 	u8 nlog = READ_ONCE(s->nlog);
 	u8 nrec = min_t(u8, READ_ONCE(s->blk.nrec), NET_SLICE_CONF);
 
+	/* The count first, then what it counts (nsl_log_store()). */
+	smp_rmb();
+
 	/*
 	 * A log fits the records' room, its reader, and its count's byte;
 	 * at the paper's NET_SLICE_CONF, with room to resume records.

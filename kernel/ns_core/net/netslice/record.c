@@ -59,29 +59,34 @@ void nsl_reopen_last(struct nsl_skb_block *b, int region)
  * (nsl_log_walk()).  The records made are counted from above: after a
  * GAP, which may or may not make a record, the last record is unknown
  * until the next START.  last is the last record's region, NSL_R_NONE
- * where no START may merge into it (sealed, SHARED, after a GAP); open,
- * last_depth and last_cpu are its state, depth and first CPU.  nopen and
- * opened[] count the STARTs not stopped, in all and of each region.
- * starts and others count the steps as nstart + nresume and nother do.
- * bad: an entry no writer makes, where the walk stopped.
+ * where no START may merge into it (sealed, SHARED, after a GAP), and
+ * open its state.  With @depth, also its depth and first CPU, and the
+ * STARTs not stopped, in all (nopen) and of each region.  bad: an entry
+ * no writer makes, where the walk stopped.
  */
 struct nsl_log_walk {
-	unsigned int made, starts, others;
-	unsigned int last, last_depth;
+	unsigned int made, last, last_depth;
 	u16 last_cpu;
 	bool open, bad;
 	u8 nopen;
 	u8 opened[NSL_R_MAX];
 };
 
-static void nsl_log_walk(const struct nsl_skb_block *b,
-			 struct nsl_log_walk *w)
+/* Inline, so that a walk without @depth keeps none of it. */
+static __always_inline void nsl_log_walk(const struct nsl_skb_block *b,
+					 struct nsl_log_walk *w, bool depth)
 {
 	const u64 *log = (const u64 *)b->blk.rec;
 	unsigned int i, n = min_t(unsigned int, b->nlog, NSL_LOG_ROOM);
 
-	memset(w, 0, sizeof(*w));
+	w->made = 0;
 	w->last = NSL_R_NONE;
+	w->open = false;
+	w->bad = false;
+	if (depth) {
+		w->nopen = 0;
+		memset(w->opened, 0, sizeof(w->opened));
+	}
 	for (i = 0; i < n; i++) {
 		unsigned int r = NSL_LOG_REGION(log[i]);
 		unsigned int step = NSL_LOG_STEP(log[i]);
@@ -91,21 +96,24 @@ static void nsl_log_walk(const struct nsl_skb_block *b,
 			step = 0;
 		switch (step) {
 		case NSL_LOG_START:
-			w->starts++;
 			if (r != w->last || w->open) {
 				w->made++;
 				w->last = r;
-				w->last_depth = w->nopen;
-				w->last_cpu = NSL_LOG_CPU(log[i]);
+				if (depth) {
+					w->last_depth = w->nopen;
+					w->last_cpu = NSL_LOG_CPU(log[i]);
+				}
 			}
 			w->open = true;
-			w->nopen++;
-			w->opened[r]++;
+			if (depth) {
+				w->nopen++;
+				w->opened[r]++;
+			}
 			break;
 		case NSL_LOG_STOP:
 			if (r == w->last)
 				w->open = false;
-			if (w->opened[r]) {
+			if (depth && w->opened[r]) {
 				w->opened[r]--;
 				w->nopen--;
 			}
@@ -115,16 +123,13 @@ static void nsl_log_walk(const struct nsl_skb_block *b,
 			fallthrough;
 		case NSL_LOG_SEAL:
 			w->last = NSL_R_NONE;
-			w->others++;
 			break;
 		case NSL_LOG_SHARE:
 			/* An open record is not SHARED: it merges once closed. */
 			if (!w->open)
 				w->last = NSL_R_NONE;
-			w->others++;
 			break;
 		case NSL_LOG_DEV:
-			w->others++;
 			break;
 		default:
 			w->bad = true;
@@ -157,7 +162,7 @@ static bool nsl_log_fits(const struct nsl_skb_block *b, int region)
 	    NSL_LOG_STEP(log[n - 2]) == NSL_LOG_START &&
 	    NSL_LOG_REGION(log[n - 2]) == region)
 		return true;
-	nsl_log_walk(b, &w);
+	nsl_log_walk(b, &w, false);
 	if (w.bad)
 		return false;
 	/* Exact while no START was dropped: at most NET_SLICE_CONF made. */
@@ -167,20 +172,26 @@ static bool nsl_log_fits(const struct nsl_skb_block *b, int region)
 }
 
 /*
- * Whether @b's counts (nstart, nresume, nother, open.last[]) are those
- * of its log's entries: a copy made while another CPU added a step
- * (nsl_ext_copy()) may hold counts newer than the entries it copied.
+ * Whether @b's counts (nstart, nresume, nother, open.last[]) agree with
+ * its count of entries: a copy made while another CPU added a step
+ * (nsl_ext_copy()) may hold counts newer than the entries it copied, or
+ * some newer than others.  Each whole step adds one entry and moves the
+ * counts so that 2 * STARTs + others - STARTs not stopped grows by one;
+ * a step half made (its counts first, its entry, or its entry first)
+ * leaves them one apart.  The copy read the count of entries first, and
+ * the entries before it are whole (nsl_log_store()).  Arithmetic on the
+ * counts, not a walk of the entries: a GSO segment copies a log of 40
+ * steps.
  */
 bool nsl_log_counted(const struct nsl_skb_block *b)
 {
-	struct nsl_log_walk w;
+	unsigned int i, open = 0, starts = b->nstart + b->nresume;
 
-	if (b->nlog == NSL_NOLOG || b->nlog > NSL_LOG_ROOM)
+	if (b->nlog > NSL_LOG_ROOM)
 		return false;
-	nsl_log_walk(b, &w);
-	return !w.bad && w.starts == b->nstart + b->nresume &&
-	       w.others == b->nother &&
-	       !memcmp(w.opened, b->open.last, sizeof(w.opened));
+	for (i = 0; i < NSL_R_MAX; i++)
+		open += b->open.last[i];
+	return open <= starts && b->nlog == 2 * starts + b->nother - open;
 }
 
 /*
@@ -284,7 +295,7 @@ bool nsl_log_eat(struct nsl_skb_block *d, const struct nsl_skb_block *s)
 	    (int)pairs > NET_SLICE_CONF - d->nstart +
 			 NSL_LOG_RESUMES - d->nresume)
 		return false;
-	nsl_log_walk(d, &w);
+	nsl_log_walk(d, &w, true);
 	if (w.bad || w.made > NET_SLICE_CONF || w.last != region || w.open ||
 	    w.last_depth != first)
 		return false;

@@ -912,6 +912,41 @@ static void test_log_eat(void)
 }
 
 /*
+ * A copy made while another CPU was halfway through a step of the same
+ * log (nsl_ext_copy()): its counts and its entries disagree, and
+ * nsl_log_counted() says so, whichever half the copy holds.
+ */
+static void test_log_counted(struct nsl_skb_block *b)
+{
+	static const char *const halves[] = {
+		"a START's counts without its entry",
+		"a STOP's entry without its count",
+		"a seal's entry without its count",
+	};
+	unsigned int h;
+
+	for (h = 0; h < 3; h++) {
+		memset(b, 0, NSL_SKB_BLOCK_SIZE);
+		b->blk.tsc0 = 1000;
+		nsl_records_reset(b);
+		nsl_start_block(b, NSL_R_WRITE, 1001);
+		nsl_start_block(b, NSL_R_TCP, 1002);
+		EXPECT_TRUE(nsl_log_counted(b));
+		printf("# %s\n", halves[h]);
+		if (h == 0) {
+			b->open.last[NSL_R_IP]++;
+			b->nstart++;
+		} else if (h == 1) {
+			nsl_log_store(b, NSL_LOG_STOP, NSL_R_TCP, 3);
+		} else {
+			nsl_log_add(b, nsl_log_entry(NSL_LOG_SEAL, 0, 0, 0));
+		}
+		EXPECT_TRUE(!nsl_log_counted(b));
+	}
+	CHECK("a log copied halfway through a step: its counts and entries disagree");
+}
+
+/*
  * A step's time (nsl_log_since()): the ticks since NSI, and whether an
  * entry holds them -- not 2^32 or more later, nor before (a TSC behind
  * the one NSI read).  Against the TSC itself, so that the --tsc run
@@ -968,6 +1003,7 @@ static int run_tests(void)
 	test_log_replay(b, 20000);
 	test_log_resume(b);
 	test_log_eat();
+	test_log_counted(b);
 	test_log_since(b);
 	free(b);
 	return tap_finish();
