@@ -61,15 +61,14 @@ void nsl_reopen_last(struct nsl_skb_block *b, int region)
  * until the next START.  last is the last record's region, NSL_R_NONE
  * where no START may merge into it (sealed, SHARED, after a GAP), and
  * open its state.  With @depth, also its depth and first CPU, and the
- * STARTs not stopped, in all (nopen) and of each region.  bad: an entry
- * no writer makes, where the walk stopped.
+ * STARTs not stopped (nopen: a writer logs a STOP only of a region
+ * open).  bad: an entry no writer makes, where the walk stopped.
  */
 struct nsl_log_walk {
 	unsigned int made, last, last_depth;
 	u16 last_cpu;
 	bool open, bad;
 	u8 nopen;
-	u8 opened[NSL_R_MAX];
 };
 
 /* Inline, so that a walk without @depth keeps none of it. */
@@ -83,10 +82,9 @@ static __always_inline void nsl_log_walk(const struct nsl_skb_block *b,
 	w->last = NSL_R_NONE;
 	w->open = false;
 	w->bad = false;
-	if (depth) {
-		w->nopen = 0;
-		memset(w->opened, 0, sizeof(w->opened));
-	}
+	w->last_depth = 0;
+	w->last_cpu = 0;
+	w->nopen = 0;
 	for (i = 0; i < n; i++) {
 		unsigned int r = NSL_LOG_REGION(log[i]);
 		unsigned int step = NSL_LOG_STEP(log[i]);
@@ -105,18 +103,14 @@ static __always_inline void nsl_log_walk(const struct nsl_skb_block *b,
 				}
 			}
 			w->open = true;
-			if (depth) {
+			if (depth)
 				w->nopen++;
-				w->opened[r]++;
-			}
 			break;
 		case NSL_LOG_STOP:
 			if (r == w->last)
 				w->open = false;
-			if (depth && w->opened[r]) {
-				w->opened[r]--;
+			if (depth && w->nopen)
 				w->nopen--;
-			}
 			break;
 		case NSL_LOG_GAP:
 			w->made++;
