@@ -152,6 +152,9 @@ static enum ns_flow pump(struct run *run, struct ns_source *src)
 		case NS_SOURCE_RUN:
 			flow = ns_pipeline_push_run(&run->p, &src->run);
 			break;
+		case NS_SOURCE_RECLAIM:
+			flow = ns_pipeline_give_back(&run->p);
+			break;
 		case NS_SOURCE_IDLE:
 			/* the event lines held for time order are due */
 			ns_pipeline_idle(&run->p);
@@ -168,6 +171,7 @@ static enum ns_flow pump(struct run *run, struct ns_source *src)
 			break;
 		}
 	}
+	ns_pipeline_give_back(&run->p);
 	ns_source_done(src);
 	return flow;
 }

@@ -193,6 +193,9 @@ static enum ns_flow drain(struct ns_source *src, struct ns_pipeline *p)
 		case NS_SOURCE_RUN:
 			flow = ns_pipeline_push_run(p, &src->run);
 			break;
+		case NS_SOURCE_RECLAIM:
+			flow = ns_pipeline_give_back(p);
+			break;
 		case NS_SOURCE_IDLE:
 			ns_pipeline_idle(p);
 			return NS_FLOW_MORE;
@@ -242,8 +245,10 @@ enum ns_flow ns_serve_loop(struct ns_serve *s, struct ns_source *src,
 			set_again(s);
 		}
 	}
-	if (src)
+	if (src) {
+		ns_pipeline_give_back(p);
 		ns_source_done(src);
+	}
 	return flow == NS_FLOW_MORE ? NS_FLOW_DONE : flow;
 }
 

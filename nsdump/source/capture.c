@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -166,13 +167,14 @@ static struct nsl_ring_ctl *dev_ctl(const struct ns_dev *d, uint32_t cpu)
  * headers read once (its bounds are the ones checked here); an item it
  * does not take, and what follows, is walked here.
  */
-static ssize_t ring_run(struct ns_dev *d, struct nsl_ring_ctl *ctl,
+static ssize_t ring_run(struct ns_dev *d, uint32_t cpu,
 			const unsigned char **items)
 {
+	struct nsl_ring_ctl *ctl = dev_ctl(d, cpu);
 	const unsigned char *data = (const unsigned char *)ctl +
 				    (d->stride - ctl->size);
 	uint64_t head = __atomic_load_n(&ctl->head, __ATOMIC_ACQUIRE);
-	uint64_t tail = ctl->tail, pos;
+	uint64_t tail = d->held ? d->held[cpu] : ctl->tail, pos;
 	const struct nsl_item_hdr *hdr;
 	size_t off, run = 0;
 
@@ -203,10 +205,14 @@ static ssize_t ring_run(struct ns_dev *d, struct nsl_ring_ctl *ctl,
 			break;
 		/* Only the end of the data is padded: the rest is there. */
 		tail = pos + hdr->size;
-		__atomic_store_n(&ctl->tail, tail, __ATOMIC_RELEASE);
+		if (d->held)
+			d->held[cpu] = tail;
+		else
+			__atomic_store_n(&ctl->tail, tail, __ATOMIC_RELEASE);
 	}
 	*items = data + tail % ctl->size;
 	d->taken_ctl = ctl;
+	d->taken_cpu = cpu;
 	d->taken_tail = tail + run;
 	return run;
 }
@@ -216,7 +222,7 @@ static ssize_t map_take(struct ns_dev *d, const unsigned char **items)
 {
 	for (uint32_t i = 0; i < d->info.ncpus; i++) {
 		uint32_t cpu = (d->next_cpu + i) % d->info.ncpus;
-		ssize_t n = ring_run(d, dev_ctl(d, cpu), items);
+		ssize_t n = ring_run(d, cpu, items);
 
 		if (n < 0) {
 			snprintf(d->err, sizeof(d->err),
@@ -234,10 +240,59 @@ static ssize_t map_take(struct ns_dev *d, const unsigned char **items)
 
 void ns_dev_done(struct ns_dev *d)
 {
-	if (d->taken_ctl)
-		__atomic_store_n(&d->taken_ctl->tail, d->taken_tail,
-				 __ATOMIC_RELEASE);
+	struct nsl_ring_ctl *ctl = d->taken_ctl;
+
 	d->taken_ctl = NULL;
+	if (!ctl)
+		return;
+	if (!d->held) {
+		__atomic_store_n(&ctl->tail, d->taken_tail, __ATOMIC_RELEASE);
+		return;
+	}
+	d->held[d->taken_cpu] = d->taken_tail;
+	d->lent = true;
+	/* Room for the kernel's next items, in a ring of any size. */
+	if (d->taken_tail - ctl->tail >= ctl->size / 4)
+		d->due = true;
+}
+
+int ns_dev_lend(struct ns_dev *d)
+{
+	if (!d->map || d->held)
+		return d->held ? 0 : -1;
+	d->held = calloc(d->info.ncpus, sizeof(*d->held));
+	if (!d->held)
+		return -1;
+	for (uint32_t cpu = 0; cpu < d->info.ncpus; cpu++)
+		d->held[cpu] = dev_ctl(d, cpu)->tail;
+	return 0;
+}
+
+void ns_dev_give_back(struct ns_dev *d)
+{
+	if (!d->lent)
+		return;
+	for (uint32_t cpu = 0; cpu < d->info.ncpus; cpu++) {
+		struct nsl_ring_ctl *ctl = dev_ctl(d, cpu);
+
+		if (ctl->tail != d->held[cpu])
+			__atomic_store_n(&ctl->tail, d->held[cpu],
+					 __ATOMIC_RELEASE);
+	}
+	d->lent = d->due = false;
+}
+
+ssize_t ns_dev_take(struct ns_dev *d, const unsigned char **items)
+{
+	ssize_t n;
+
+	d->run.len = 0;
+	d->from_map = false;
+	if (!d->map || !d->sysinfo_read)
+		return 0;
+	n = map_take(d, items);
+	d->from_map = n > 0;
+	return n;
 }
 
 ssize_t ns_dev_next(struct ns_dev *d, void *buf, size_t len,
@@ -249,6 +304,7 @@ ssize_t ns_dev_next(struct ns_dev *d, void *buf, size_t len,
 
 	*items = buf;
 	d->run.len = 0;
+	d->from_map = false;
 	while (!*stop && !*wake) {
 		ssize_t n;
 		int ready;
@@ -256,6 +312,7 @@ ssize_t ns_dev_next(struct ns_dev *d, void *buf, size_t len,
 		/* What is there is taken; poll() is for when nothing is. */
 		if (mapped) {
 			n = map_take(d, items);
+			d->from_map = n > 0;
 			if (n)
 				return n;
 		}
@@ -380,6 +437,8 @@ void ns_dev_release(struct ns_dev *d)
 	if (d->map)
 		munmap(d->map, d->map_len);
 	d->map = NULL;
+	free(d->held);
+	d->held = NULL;
 	if (d->fd >= 0)
 		close(d->fd);
 	d->fd = -1;

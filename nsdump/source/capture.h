@@ -37,6 +37,17 @@ struct ns_dev {
 	/* The run ns_dev_next() handed out, until ns_dev_done(). */
 	struct nsl_ring_ctl *taken_ctl;
 	uint64_t taken_tail;
+	uint32_t taken_cpu;
+	bool from_map;		/* the last run is in the mapping */
+	/*
+	 * Lending (ns_dev_lend()): ns_dev_done() leaves a ring's tail where
+	 * it was, and the next run is taken from held[cpu], where the last
+	 * one ended, until ns_dev_give_back().  The bytes between stay
+	 * where they are, for a recorder to write out from there.
+	 */
+	uint64_t *held;		/* per CPU, or NULL: not lending */
+	bool lent;		/* a ring's tail is behind what was taken */
+	bool due;		/* one is behind by a quarter of the ring */
 	/*
 	 * Set by a reader that takes runs whole (ns_decode_run()): a mapped
 	 * ring's items are then checked and counted in the one walk over
@@ -76,6 +87,18 @@ ssize_t ns_dev_next(struct ns_dev *d, void *buf, size_t len,
 		    const unsigned char **items, volatile sig_atomic_t *stop,
 		    volatile sig_atomic_t *wake, int idle_ms);
 void ns_dev_done(struct ns_dev *d);
+/*
+ * Lend the runs taken from the mapping from now on: 0, or -1 without
+ * the mapping or the memory (nothing changes).
+ */
+int ns_dev_lend(struct ns_dev *d);
+/*
+ * The next run in the mapping, as ns_dev_next() takes it, without
+ * waiting: its bytes, 0 if there is none now, -1 on error (d->err).
+ */
+ssize_t ns_dev_take(struct ns_dev *d, const unsigned char **items);
+/* The rings' tails move past everything lent: the kernel may write there. */
+void ns_dev_give_back(struct ns_dev *d);
 int ns_dev_collect(struct ns_dev *d, bool on);	/* NSIOCSSTATE */
 /* NSIOCSRECORDS with NSL_REC_* @flags (0: off): 0 or the errno. */
 int ns_dev_records(struct ns_dev *d, uint32_t flags);

@@ -101,6 +101,13 @@ struct ns_run {
 	uint64_t absorbed, coalesced;	/* blocks with NSL_BF_ABSORBED, ... */
 	uint64_t tsc0;		/* the first block's, if any */
 	unsigned int nevents;	/* the largest of the blocks' */
+	/*
+	 * The bytes stay valid past the source's next call, until the
+	 * pipeline gives them back (NS_SOURCE_RECLAIM): a mapped ring's,
+	 * which a recorder writes out from there.  False: until the next
+	 * call, as any item.
+	 */
+	bool lent;
 };
 
 /*

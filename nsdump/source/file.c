@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #include "source/crc32.h"
 #include "source/file.h"
@@ -66,22 +67,26 @@ static void set_value(struct nsf_value *v, const char *name, uint64_t value)
 
 /* ---- writer ---- */
 
-static int write_all(struct nsf_writer *w, const void *buf, size_t len)
+/* @n pieces (at most NSF_PIECES) of one record, whole, in order. */
+static int writev_all(struct nsf_writer *w, const struct iovec *pieces,
+		      unsigned int n)
 {
-	const char *p = buf;
+	struct iovec v[NSF_PIECES], *iov = v;
+	size_t done = 0;
 
 	if (w->err)
 		return -1;
-	while (len) {
-		ssize_t n = write(w->fd, p, len);
+	memcpy(v, pieces, n * sizeof(*v));
+	while (n) {
+		ssize_t k = writev(w->fd, iov, n);
 
-		if (n < 0 && errno == EINTR)
+		if (k < 0 && errno == EINTR)
 			continue;
-		if (n <= 0) {
+		if (k <= 0) {
 			struct stat st;
 
-			w->err = n < 0 ? errno : EIO;
-			w->partial = p - (const char *)buf;
+			w->err = k < 0 ? errno : EIO;
+			w->partial = done;
 			/* drop a half-written record: the file stays readable */
 			w->cut_back = !fstat(w->fd, &st) && S_ISREG(st.st_mode) &&
 				      !ftruncate(w->fd, w->committed + w->base) &&
@@ -89,10 +94,22 @@ static int write_all(struct nsf_writer *w, const void *buf, size_t len)
 					    SEEK_SET) >= 0;
 			return -1;
 		}
-		p += n;
-		len -= n;
+		done += k;
+		for (; n && (size_t)k >= iov->iov_len; n--)
+			k -= (iov++)->iov_len;
+		if (n) {
+			iov->iov_base = (char *)iov->iov_base + k;
+			iov->iov_len -= k;
+		}
 	}
 	return 0;
+}
+
+static int write_all(struct nsf_writer *w, const void *buf, size_t len)
+{
+	struct iovec v = { .iov_base = (void *)buf, .iov_len = len };
+
+	return writev_all(w, &v, 1);
 }
 
 /* @rec holds HDR bytes of room, then @len bytes of payload. */
@@ -299,10 +316,18 @@ static void clear_pending(struct nsf_writer *w)
 	w->pending_event_recs = 0;
 }
 
+/* The DATA record being filled starts again, empty. */
+static void empty_data(struct nsf_writer *w)
+{
+	w->used = w->copied = 0;
+	w->npieces = 0;
+	w->lent = false;
+}
+
 /* The DATA record being filled is in the file: its items count. */
 static void commit_pending(struct nsf_writer *w)
 {
-	w->used = 0;
+	empty_data(w);
 	w->data_records++;
 	w->blocks += w->pending_blocks;
 	w->lost += w->pending_lost;
@@ -336,7 +361,7 @@ static void salvage_data(struct nsf_writer *w)
 		tally(w, &it);
 		kept += it.hdr.size;
 	}
-	w->used = 0;
+	empty_data(w);
 	if (!kept)
 		return;
 	w->err = 0;
@@ -345,16 +370,109 @@ static void salvage_data(struct nsf_writer *w)
 	w->err = err;
 }
 
+/* @size bytes at @src onto the DATA payload, copied into the buffer. */
+static void put_copy(struct nsf_writer *w, const void *src, size_t size)
+{
+	unsigned char *dst = w->buf + HDR + w->copied;
+	struct iovec *last = &w->iov[w->npieces];
+
+	memcpy(dst, src, size);
+	if (w->npieces && (unsigned char *)last->iov_base + last->iov_len == dst) {
+		last->iov_len += size;
+	} else {
+		last[1] = (struct iovec){ .iov_base = dst, .iov_len = size };
+		w->npieces++;
+	}
+	w->copied += size;
+	w->used += size;
+}
+
+/*
+ * A run at least this long goes into the DATA payload where the source
+ * lent it (a mapped ring), and from there to the file: a recorder's runs
+ * are what a ring gathered between two wake-ups, kilobytes, which a copy
+ * into the buffer first would touch once more.  A shorter one (a busy
+ * reader takes a few blocks at a time) is copied, so that a record is
+ * not written at every wake-up for a few blocks.
+ */
+#define NSF_LEND_MIN		4096u
+
+/* @size bytes at @src onto the payload: lent, or copied. */
+static void put_run(struct nsf_writer *w, const struct ns_run *r,
+		    const void *src, size_t size)
+{
+	if (!r->lent || size < NSF_LEND_MIN) {
+		put_copy(w, src, size);
+		return;
+	}
+	w->iov[++w->npieces] = (struct iovec){ .iov_base = (void *)src,
+					       .iov_len = size };
+	w->used += size;
+	w->lent = true;
+}
+
+/*
+ * The payload's pieces into the buffer, whole and in order, where a lent
+ * run's bytes must not be read again.  The buffer's own pieces only move
+ * up (lent ones come before them), so the last goes first.
+ */
+static void gather(struct nsf_writer *w)
+{
+	size_t end = w->used;
+
+	for (unsigned int i = w->npieces; i >= 1; i--) {
+		end -= w->iov[i].iov_len;
+		memmove(w->buf + HDR + end, w->iov[i].iov_base,
+			w->iov[i].iov_len);
+	}
+	w->iov[1] = (struct iovec){ .iov_base = w->buf + HDR,
+				    .iov_len = w->used };
+	w->npieces = 1;
+	w->copied = w->used;
+	w->lent = false;
+}
+
+/* The DATA record of the pieces (some lent): written from where they are. */
+static int write_pieces(struct nsf_writer *w)
+{
+	struct nsf_rec_hdr h = { .kind = NSF_DATA, .len = HDR + w->used };
+	uint32_t crc = nsf_record_crc(&h, w->iov[1].iov_base,
+				      w->iov[1].iov_len);
+
+	for (unsigned int i = 2; i <= w->npieces; i++)
+		crc = ns_crc32(crc, w->iov[i].iov_base, w->iov[i].iov_len);
+	h.crc = crc;
+	memcpy(w->buf, &h, HDR);
+	w->iov[0] = (struct iovec){ .iov_base = w->buf, .iov_len = HDR };
+	if (writev_all(w, w->iov, w->npieces + 1)) {
+		gather(w);
+		return -1;
+	}
+	w->committed += HDR + w->used;
+	return 0;
+}
+
 int nsf_writer_flush(struct nsf_writer *w)
 {
+	int ret;
+
 	if (!w->used)
 		return w->err ? -1 : 0;
-	if (write_record(w, NSF_DATA, w->buf, w->used)) {
+	if (w->lent)
+		ret = write_pieces(w);
+	else
+		ret = write_record(w, NSF_DATA, w->buf, w->used);
+	if (ret) {
 		salvage_data(w);
 		return -1;
 	}
 	commit_pending(w);
 	return 0;
+}
+
+int nsf_writer_give_back(struct nsf_writer *w)
+{
+	return w->lent ? nsf_writer_flush(w) : 0;
 }
 
 /*
@@ -395,10 +513,10 @@ int nsf_write_item(struct nsf_writer *w, const struct ns_item *it)
 		src = &it->sysinfo;
 		size = sizeof(it->sysinfo);
 	}
-	if (w->used + size > NSF_DATA_TARGET && nsf_writer_flush(w))
+	if ((w->used + size > NSF_DATA_TARGET ||
+	     w->npieces + 1 >= NSF_PIECES) && nsf_writer_flush(w))
 		return -1;
-	memcpy(w->buf + HDR + w->used, src, size);
-	w->used += size;
+	put_copy(w, src, size);
 	tally(w, it);
 	return 0;
 }
@@ -412,6 +530,9 @@ int nsf_write_run(struct nsf_writer *w, const struct ns_run *r)
 	size_t left = r->len;
 
 	if (w->err)
+		return -1;
+	/* Room for the run's piece and a copy's after it. */
+	if (w->npieces + 3 > NSF_PIECES && nsf_writer_flush(w))
 		return -1;
 	/* A DATA record ends where the next item would not fit, as above. */
 	while (w->used + left > NSF_DATA_TARGET) {
@@ -435,15 +556,14 @@ int nsf_write_run(struct nsf_writer *w, const struct ns_run *r)
 			}
 			n += h.size;
 		}
-		memcpy(w->buf + HDR + w->used, p, n);
-		w->used += n;
+		put_run(w, r, p, n);
 		if (nsf_writer_flush(w))
 			return -1;
 		p += n;
 		left -= n;
 	}
-	memcpy(w->buf + HDR + w->used, p, left);
-	w->used += left;
+	if (left)
+		put_run(w, r, p, left);
 	w->pending_blocks += r->blocks - blocks;
 	w->pending_lost += r->lost - lost;
 	w->pending_loss_items += r->loss_items - loss_items;

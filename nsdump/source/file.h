@@ -42,6 +42,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/uio.h>
 #include "source/calib.h"
 #include "source/decode.h"
 #include "source/counters.h"
@@ -111,11 +112,25 @@ struct nsf_calib_hdr {
 	char model[64];		/* the machine's CPU, NUL-padded */
 };
 
+/*
+ * A DATA record's pieces at most: the writer's buffer and the runs a
+ * mapped ring lends (ns_run.lent), two to a run and the header.
+ */
+#define NSF_PIECES		64
+
 struct nsf_writer {
 	int fd;
 	const char *name;
-	unsigned char *buf;	/* DATA payload being filled */
-	size_t used;
+	unsigned char *buf;	/* the DATA payload's copied part */
+	size_t used;		/* the payload's bytes, copied or lent */
+	size_t copied;		/* of them in buf, after the header's room */
+	/*
+	 * The payload in order, iov[0] for the header: runs still where
+	 * the source lent them, and the parts of buf between.
+	 */
+	struct iovec iov[NSF_PIECES];
+	unsigned int npieces;	/* iov[1..npieces] */
+	bool lent;		/* a piece is lent: nsf_writer_give_back() */
 	uint64_t committed;	/* bytes of whole records in the file */
 	uint64_t blocks;	/* blocks in committed records */
 	uint64_t lost, loss_items, data_records, event_recs;
@@ -152,6 +167,12 @@ int nsf_write_run(struct nsf_writer *w, const struct ns_run *r);
 int nsf_write_events(struct nsf_writer *w, const struct ns_counters *sel);
 int nsf_write_calib(struct nsf_writer *w, const struct ns_calib_set *cs);
 int nsf_writer_flush(struct nsf_writer *w);
+/*
+ * The lent runs are wanted back: the DATA record holding any of them is
+ * written (if that fails, their bytes are copied for what
+ * nsf_writer_close() salvages).  None is read after; 0 or -1.
+ */
+int nsf_writer_give_back(struct nsf_writer *w);
 /*
  * Flush, append the TRAILER, close the fd.  On a write error the file is
  * cut back to its last whole record (if it is a regular file) and closed;

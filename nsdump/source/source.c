@@ -103,6 +103,7 @@ enum {
 	DEV_DRAIN,		/* stopped: collection to switch off */
 	DEV_DRAIN_READ,		/* draining: a run to wait for */
 	DEV_DRAIN_AFTER,	/* draining: a run handed out, or none came */
+	DEV_RECLAIMED,		/* what was lent is written: the tails move */
 	DEV_END,
 };
 
@@ -117,6 +118,28 @@ static enum ns_source_status dev_end(struct ns_device_source *d,
 }
 
 /*
+ * The runs lent out are wanted back, before a wait (a ring's tail held
+ * behind its items makes poll() ready at once) or as a ring fills; the
+ * tails move at the next call, and the source goes on at @next.
+ */
+static enum ns_source_status dev_reclaim(struct ns_device_source *d, int next)
+{
+	d->resume = next;
+	d->phase = DEV_RECLAIMED;
+	return NS_SOURCE_RECLAIM;
+}
+
+/* The next run: at once if one is lent (none there: 0), else waiting. */
+static ssize_t dev_take(struct ns_device_source *d, int idle_ms,
+			volatile sig_atomic_t *wake)
+{
+	if (d->dev->lent)
+		return ns_dev_take(d->dev, &d->items);
+	return ns_dev_next(d->dev, d->buf, d->cap, &d->items, d->src.stop,
+			   wake, idle_ms);
+}
+
+/*
  * The run's next item: each length checked, a malformed one an error.
  * With runs, as many items as ns_decode_run() takes, whole.
  */
@@ -128,13 +151,13 @@ static enum ns_source_status dev_item(struct ns_device_source *d,
 
 	if (d->src.runs) {
 		/* counted as the device found it (ns_dev_next()) */
-		if (!d->pos && d->dev->run.len == (size_t)d->n) {
+		if (!d->pos && d->dev->run.len == (size_t)d->n)
 			d->src.run = d->dev->run;
-			d->pos = d->n;
-			return NS_SOURCE_RUN;
-		}
-		ns_decode_run(d->items + d->pos, d->n - d->pos, &d->src.run);
+		else
+			ns_decode_run(d->items + d->pos, d->n - d->pos,
+				      &d->src.run);
 		if (d->src.run.len) {
+			d->src.run.lent = d->dev->held && d->dev->from_map;
 			d->pos += d->src.run.len;
 			return NS_SOURCE_RUN;
 		}
@@ -175,11 +198,15 @@ static enum ns_source_status dev_next(struct ns_source *s, struct ns_item *it)
 			d->buf = malloc(d->cap);
 			if (!d->buf)
 				return dev_end(d, say(s, "out of memory"));
+			/* A recorder writes the mapped runs from where they are. */
+			if (s->runs)
+				ns_dev_lend(d->dev);
 			d->phase = DEV_READ;
 			break;
 		case DEV_READ:
-			d->n = ns_dev_next(d->dev, d->buf, d->cap, &d->items,
-					   s->stop, s->stats, d->idle_ms);
+			d->n = dev_take(d, d->idle_ms, s->stats);
+			if (!d->n && d->dev->lent)
+				return dev_reclaim(d, DEV_READ);
 			d->pos = 0;
 			d->phase = d->n > 0 ? DEV_ITEMS : DEV_AFTER;
 			break;
@@ -188,6 +215,12 @@ static enum ns_source_status dev_next(struct ns_source *s, struct ns_item *it)
 				return dev_item(d, it);
 			ns_dev_done(d->dev);
 			d->phase = d->draining ? DEV_DRAIN_AFTER : DEV_AFTER;
+			if (d->dev->due)
+				return dev_reclaim(d, d->phase);
+			break;
+		case DEV_RECLAIMED:
+			ns_dev_give_back(d->dev);
+			d->phase = d->resume;
 			break;
 		case DEV_AFTER:
 			/* What came is taken first, whatever signal came with it. */
@@ -217,8 +250,9 @@ static enum ns_source_status dev_next(struct ns_source *s, struct ns_item *it)
 		case DEV_DRAIN_READ:
 			if (d->quiet >= 20 || *s->stop)
 				return dev_end(d, NS_SOURCE_END);
-			d->n = ns_dev_next(d->dev, d->buf, d->cap, &d->items,
-					   s->stop, &no_wake, 50);
+			d->n = dev_take(d, 50, &no_wake);
+			if (!d->n && d->dev->lent)
+				return dev_reclaim(d, DEV_DRAIN_READ);
 			if (d->n < 0)
 				return dev_end(d, say(s, "%s", d->dev->err));
 			d->pos = 0;
@@ -239,9 +273,14 @@ static enum ns_source_status dev_next(struct ns_source *s, struct ns_item *it)
 	}
 }
 
+/* The pipeline gave back what was lent (ns_pipeline_give_back()). */
 static void dev_done(struct ns_source *s)
 {
-	ns_dev_done(container_of(s, struct ns_device_source, src)->dev);
+	struct ns_dev *dev = container_of(s, struct ns_device_source,
+					  src)->dev;
+
+	ns_dev_done(dev);
+	ns_dev_give_back(dev);
 }
 
 static void dev_close(struct ns_source *s)

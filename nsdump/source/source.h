@@ -25,6 +25,11 @@
 enum ns_source_status {
 	NS_SOURCE_ITEM,		/* an item, valid until the next call */
 	NS_SOURCE_RUN,		/* items whole in run, valid as long */
+	/*
+	 * The runs lent out (ns_run.lent) are wanted back: the pipeline
+	 * writes out what it holds of them (ns_pipeline_give_back()).
+	 */
+	NS_SOURCE_RECLAIM,
 	NS_SOURCE_IDLE,		/* nothing came for a while */
 	NS_SOURCE_STATS,	/* the statistics were asked for */
 	NS_SOURCE_END,		/* no more items */
@@ -35,7 +40,10 @@ struct ns_source;
 
 struct ns_source_ops {
 	enum ns_source_status (*next)(struct ns_source *s, struct ns_item *it);
-	/* the caller is done with the items handed out (it stops early) */
+	/*
+	 * The caller is done with the items handed out (it stops early),
+	 * and holds none of the runs lent.
+	 */
 	void (*done)(struct ns_source *s);
 	void (*close)(struct ns_source *s);
 };
@@ -95,6 +103,7 @@ struct ns_device_source {
 	ssize_t n;			/* its bytes; 0 idle, -1 failed */
 	size_t pos;			/* the next item's offset in it */
 	int phase;			/* where next() is: source.c */
+	int resume;			/* the phase after a reclaim */
 	bool draining;		/* stopped: what the kernel still delivers */
 	uint64_t emitted;	/* draining: the kernel's count, last seen */
 	int quiet;		/* draining: reads that brought nothing new */

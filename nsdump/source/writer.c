@@ -74,6 +74,13 @@ static enum ns_flow writer_run(struct ns_sink *sink, const struct ns_run *r)
 	return nsf_write_run(&nw->w, r) ? NS_FLOW_DONE : NS_FLOW_MORE;
 }
 
+static enum ns_flow writer_give_back(struct ns_sink *sink)
+{
+	struct ns_writer *nw = (struct ns_writer *)sink;
+
+	return nsf_writer_give_back(&nw->w) ? NS_FLOW_DONE : NS_FLOW_MORE;
+}
+
 static int writer_finish(struct ns_sink *sink, char *why, size_t len)
 {
 	struct ns_writer *nw = (struct ns_writer *)sink;
@@ -102,6 +109,7 @@ static void writer_free(struct ns_sink *sink)
 static const struct ns_sink_ops writer_ops = {
 	.item	= writer_item,
 	.run	= writer_run,
+	.give_back = writer_give_back,
 	.finish	= writer_finish,
 	.free	= writer_free,
 };

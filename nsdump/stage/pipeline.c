@@ -132,6 +132,14 @@ enum ns_flow ns_pipeline_push_run(struct ns_pipeline *p,
 	return p->flow;
 }
 
+enum ns_flow ns_pipeline_give_back(struct ns_pipeline *p)
+{
+	for (struct ns_sink *s = p->views; s; s = s->next)
+		if (s->ops->give_back)
+			p->flow = ns_flow_worst(p->flow, s->ops->give_back(s));
+	return p->flow;
+}
+
 void ns_pipeline_idle(struct ns_pipeline *p)
 {
 	for (struct ns_sink *s = p->views; s; s = s->next)

@@ -17,7 +17,8 @@
  *
  * A recorder (-w alone: no filter, no -c) skips them: the source hands
  * its runs of compact blocks out whole, counted from their headers
- * (ns_decode_run()), and the trace file copies their bytes.
+ * (ns_decode_run()), and the trace file copies their bytes -- or writes
+ * them from the mapped ring, which lends them until it wants them back.
  *
  * Sinks (sink.h) are added at the end; a new view is one more sink.  A
  * trace file holds what passed the filter, as tcpdump -w does: its
@@ -96,6 +97,11 @@ enum ns_flow ns_pipeline_push_run(struct ns_pipeline *p,
  */
 enum ns_flow ns_pipeline_push_corrected(struct ns_pipeline *p,
 					const struct ns_citem *ci);
+/*
+ * The source wants its lent runs back (NS_SOURCE_RECLAIM), and before
+ * ns_source_done(): each view writes out what it holds of them.
+ */
+enum ns_flow ns_pipeline_give_back(struct ns_pipeline *p);
 /* The source went quiet. */
 void ns_pipeline_idle(struct ns_pipeline *p);
 /*

@@ -36,6 +36,12 @@ struct ns_sink_ops {
 	 * reads them (ns_pipeline_runs()).
 	 */
 	enum ns_flow (*run)(struct ns_sink *s, const struct ns_run *r);
+	/*
+	 * With .run: the runs lent (ns_run.lent) are wanted back, and none
+	 * of their bytes may be read once it returns.  Optional for a sink
+	 * that keeps no run's bytes past .run.
+	 */
+	enum ns_flow (*give_back)(struct ns_sink *s);
 	/* The input went quiet: print what is held for order.  Optional. */
 	void (*idle)(struct ns_sink *s);
 	/* End of input: 0, or -1 with one line in @why. */

@@ -993,46 +993,76 @@ static size_t file_block_size(const struct gen_opts *g, unsigned int i)
 	return nsl_cblock_encode(&it.block, cblock);
 }
 
-static void full_disk(void)
+/* What a writer in a child whose files stop at FULL_AT bytes does. */
+#define FULL_AT		150000
+
+/*
+ * @fill writing into @fd in a child whose files may not pass FULL_AT
+ * bytes; the writer's error, blocks and committed bytes in @counts.
+ */
+static void write_limited(void (*fill)(struct nsf_writer *w, void *arg),
+			  void *arg, int fd, const char *path,
+			  uint64_t counts[3])
 {
-	struct gen_opts g = { .n = 3000 };
-	char path[] = "/tmp/nsdump-test-XXXXXX";
-	int fd = mkstemp(path), pipefd[2], status;
-	struct nsf_writer w;
-	struct nsl_info info;
-	uint64_t counts[3] = { 0 };
+	int pipefd[2], status;
 	pid_t pid;
 
-	gen_info(&info);
-	if (fd < 0 || pipe(pipefd))
+	if (pipe(pipefd))
 		exit(1);
 	pid = fork();
 	if (!pid) {
-		struct rlimit rl = { 150000, 150000 };
-		unsigned char item[sizeof(struct nsl_block)];
-		struct ns_item it;
+		struct rlimit rl = { FULL_AT, FULL_AT };
+		struct nsf_writer w;
+		struct nsl_info info;
 
 		signal(SIGXFSZ, SIG_IGN);
 		setrlimit(RLIMIT_FSIZE, &rl);
+		gen_info(&info);
 		nsf_writer_open(&w, fd, path, &info);
-		for (unsigned int i = 0; i < g.n; i++) {
-			ns_decode_item(item, gen_block(&g, i, item), &it);
-			if (nsf_write_item(&w, &it))
-				break;
-		}
+		fill(&w, arg);
 		nsf_writer_close(&w);
 		counts[0] = w.err;
 		counts[1] = w.blocks;
 		counts[2] = w.committed;
-		if (write(pipefd[1], counts, sizeof(counts)) != sizeof(counts))
+		if (write(pipefd[1], counts, 3 * sizeof(*counts)) !=
+		    3 * sizeof(*counts))
 			_exit(1);
 		_exit(0);
 	}
 	waitpid(pid, &status, 0);
-	if (read(pipefd[0], counts, sizeof(counts)) != sizeof(counts))
+	if (read(pipefd[0], counts, 3 * sizeof(*counts)) != 3 * sizeof(*counts))
 		counts[0] = 0;
 	close(pipefd[0]);
 	close(pipefd[1]);
+}
+
+/* The blocks of @arg (struct gen_opts) one by one, until one fails. */
+static void fill_items(struct nsf_writer *w, void *arg)
+{
+	const struct gen_opts *g = arg;
+	unsigned char item[sizeof(struct nsl_block)];
+	struct ns_item it;
+
+	for (unsigned int i = 0; i < g->n; i++) {
+		ns_decode_item(item, gen_block(g, i, item), &it);
+		if (nsf_write_item(w, &it))
+			break;
+	}
+}
+
+static void full_disk(void)
+{
+	struct gen_opts g = { .n = 3000 };
+	char path[] = "/tmp/nsdump-test-XXXXXX";
+	int fd = mkstemp(path);
+	uint64_t counts[3] = { 0 };
+	struct nsf_writer w;
+	struct nsl_info info;
+
+	if (fd < 0)
+		exit(1);
+	gen_info(&info);
+	write_limited(fill_items, &g, fd, path, counts);
 
 	size_t len, at[4];
 	unsigned char *p = fd_bytes(fd, &len);
@@ -1047,10 +1077,10 @@ static void full_disk(void)
 	size_t rec = sizeof(struct nsf_rec_hdr) + per * bsize, left, fit;
 
 	boundaries(p, len, at, 4);
-	left = (150000 - at[3]) % rec;
+	left = (FULL_AT - at[3]) % rec;
 	fit = left > sizeof(struct nsf_rec_hdr) ?
 	      (left - sizeof(struct nsf_rec_hdr)) / bsize : 0;
-	TAP_EQ(counts[1], (150000 - at[3]) / rec * per + fit,
+	TAP_EQ(counts[1], (FULL_AT - at[3]) / rec * per + fit,
 	       "full disk: the file keeps every block there was room for");
 	tap_ok(TAP_IS(counts[0] == EFBIG) && TAP_IS(counts[1] > 0) &&
 	       TAP_IS(counts[1] < g.n) &&
@@ -1190,14 +1220,52 @@ static void sampling(void)
 }
 
 /*
+ * A mapped ring as the recorder sees one: each run in bytes of its own,
+ * lent (ns_run.lent) until given back, then written over, so that a
+ * writer that reads a run after giving it back writes bytes the items
+ * never had.
+ */
+struct lender {
+	unsigned char *held[4096];
+	size_t n, given, scribbled;
+};
+
+static const unsigned char *lend(struct lender *l, const void *p, size_t n)
+{
+	unsigned char *c = malloc(n);
+
+	if (!c || l->n == sizeof(l->held) / sizeof(l->held[0]))
+		exit(1);
+	memcpy(c, p, n);
+	l->held[l->n++] = c;
+	return c;
+}
+
+static void give_back(struct lender *l, struct nsf_writer *w)
+{
+	nsf_writer_give_back(w);
+	for (size_t i = 0; i < l->n; i++) {
+		memset(l->held[i], 0xee, 8);
+		free(l->held[i]);
+	}
+	l->scribbled += l->n;
+	l->n = 0;
+	l->given++;
+}
+
+/*
  * @stream written as a recorder writes it: runs of at most @chunk bytes
  * (ns_decode_run()), what no run takes item by item; 0: every item one
- * by one.  The file's bytes in *@flen, the counts the runs gave in @sum.
+ * by one.  With @l, as from a mapped ring: each run lent, and given back
+ * after every @every runs (0: only at the end).  The file's bytes in
+ * *@flen, the counts the runs gave in @sum.
  */
 static unsigned char *record(const unsigned char *stream, size_t len,
-			     size_t chunk, size_t *flen, struct ns_run *sum)
+			     size_t chunk, size_t *flen, struct ns_run *sum,
+			     struct lender *l, unsigned int every)
 {
 	int fd = memfd_create("nstest", 0);
+	unsigned int runs = 0;
 	struct nsf_writer w;
 	struct nsl_info info;
 	unsigned char *p;
@@ -1217,11 +1285,17 @@ static unsigned char *record(const unsigned char *stream, size_t len,
 		ns_decode_run(stream + off, chunk && chunk < left ? chunk : left,
 			      &r);
 		if (chunk && r.len) {
+			if (l) {
+				r.buf = lend(l, stream + off, r.len);
+				r.lent = true;
+			}
 			nsf_write_run(&w, &r);
 			sum->blocks += r.blocks;
 			sum->lost += r.lost;
 			sum->loss_items += r.loss_items;
 			off += r.len;
+			if (l && every && ++runs % every == 0)
+				give_back(l, &w);
 			continue;
 		}
 		if (ns_decode_shallow(stream + off, left, &it))
@@ -1229,6 +1303,8 @@ static unsigned char *record(const unsigned char *stream, size_t len,
 		nsf_write_item(&w, &it);
 		off += it.hdr.size;
 	}
+	if (l)
+		give_back(l, &w);
 	nsf_writer_close(&w);
 	p = fd_bytes(fd, flen);
 	close(fd);
@@ -1249,14 +1325,15 @@ static void runs(void)
 	unsigned char *want;
 
 	slen = gen_compact(stream, slen);
-	want = record(stream, slen, 0, &want_len, &none);
+	want = record(stream, slen, 0, &want_len, &none, NULL, 0);
 
 	for (size_t i = 0; i < sizeof(chunks) / sizeof(chunks[0]); i++) {
 		struct nsf_reader r;
 		struct ns_item it;
 		struct ns_run sum;
 		size_t len;
-		unsigned char *got = record(stream, slen, chunks[i], &len, &sum);
+		unsigned char *got = record(stream, slen, chunks[i], &len, &sum,
+					    NULL, 0);
 		int fd = mem_fd(got, len);
 		enum nsf_status st = NSF_ERR;
 
@@ -1278,6 +1355,157 @@ static void runs(void)
 	free(stream);
 }
 
+/*
+ * The DATA records' payloads of the file at @p, one after another, in
+ * *@n bytes; their count and the largest in @nrec and @max.
+ */
+static unsigned char *data_payload(const unsigned char *p, size_t len,
+				   size_t *n, size_t *nrec, size_t *max)
+{
+	unsigned char *out = malloc(len);
+	size_t off = sizeof(struct nsf_header);
+
+	*n = *nrec = *max = 0;
+	while (out && off + sizeof(struct nsf_rec_hdr) <= len) {
+		struct nsf_rec_hdr h;
+
+		memcpy(&h, p + off, sizeof(h));
+		if (h.len < sizeof(h) || off + h.len > len)
+			break;
+		if (h.kind == NSF_DATA) {
+			size_t pl = h.len - sizeof(h);
+
+			memcpy(out + *n, p + off + sizeof(h), pl);
+			*n += pl;
+			++*nrec;
+			if (pl > *max)
+				*max = pl;
+		}
+		off += h.len;
+	}
+	return out;
+}
+
+/*
+ * Runs lent by a ring are written from where they are: the file holds
+ * the items' bytes, in the same order, whichever way each run went
+ * (lent or copied: NSF_LEND_MIN) and wherever it was given back.
+ */
+static void lent_runs(void)
+{
+	static const struct {
+		size_t chunk;
+		unsigned int every;
+		const char *what;
+	} cases[] = {
+		{ NSL_CBLOCK_MAX, 1, "runs of one block, copied, given back each" },
+		{ 4096, 1, "runs of up to 4 KiB, each given back" },
+		{ 12000, 1, "runs of 12 KB (a wake-up's), each given back" },
+		{ 12000, 7, "runs of 12 KB, given back every 7" },
+		{ 12000, 0, "runs of 12 KB, given back at the end" },
+		{ 70000, 3, "runs longer than a record, every 3" },
+		{ 1 << 20, 0, "one run of the whole stream" },
+	};
+	struct gen_opts g = { .n = 3000, .loss_every = 37, .open_every = 5,
+			      .nevents = 2, .flows = true };
+	size_t slen, want_len, want_n, want_nrec, want_max;
+	unsigned char *stream = gen_stream(&g, &slen);
+	unsigned char *want, *want_data;
+	struct ns_run none;
+
+	slen = gen_compact(stream, slen);
+	want = record(stream, slen, 0, &want_len, &none, NULL, 0);
+	want_data = data_payload(want, want_len, &want_n, &want_nrec,
+				 &want_max);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct lender l = { 0 };
+		struct ns_run sum;
+		size_t len, n, nrec, max;
+		unsigned char *got = record(stream, slen, cases[i].chunk, &len,
+					    &sum, &l, cases[i].every);
+		unsigned char *data = data_payload(got, len, &n, &nrec, &max);
+		struct outcome o = read_all(got, len);
+
+		tap_ok(TAP_IS(o.status == NSF_END) && TAP_IS(o.blocks == g.n) &&
+		       TAP_IS(n == want_n) &&
+		       TAP_IS(!memcmp(data, want_data, want_n)) &&
+		       TAP_IS(max <= NSF_DATA_TARGET) && TAP_IS(l.scribbled > 0),
+		       "file: lent %s: the items' bytes in order, CRCs whole (%zu DATA records, %zu runs written over after their give-back)",
+		       cases[i].what, nrec, l.scribbled);
+		free(data);
+		free(got);
+	}
+	free(want_data);
+	free(want);
+	free(stream);
+}
+
+/* A stream's runs of 20,000 bytes, lent, given back two at a time. */
+struct lent_fill {
+	const unsigned char *stream;
+	size_t len;
+};
+
+static void fill_lent(struct nsf_writer *w, void *arg)
+{
+	const struct lent_fill *f = arg;
+	struct lender l = { 0 };
+	size_t off = 0;
+
+	while (off < f->len) {
+		struct ns_run r;
+
+		ns_decode_run(f->stream + off, f->len - off < 20000 ?
+			      f->len - off : 20000, &r);
+		if (!r.len)
+			break;
+		r.buf = lend(&l, f->stream + off, r.len);
+		r.lent = true;
+		off += r.len;
+		if (nsf_write_run(w, &r))
+			break;
+		if (l.n == 2)
+			give_back(&l, w);
+	}
+	give_back(&l, w);
+}
+
+/*
+ * The disk fills while a DATA record holds lent runs: what fits of
+ * them is kept, from a copy made before they are given back.
+ */
+static void lent_full_disk(void)
+{
+	struct gen_opts g = { .n = 3000 };
+	char path[] = "/tmp/nsdump-test-XXXXXX";
+	int fd = mkstemp(path);
+	uint64_t counts[3] = { 0 };
+	struct lent_fill f;
+	unsigned char *stream = gen_stream(&g, &f.len);
+
+	f.len = gen_compact(stream, f.len);
+	f.stream = stream;
+	if (fd < 0)
+		exit(1);
+	write_limited(fill_lent, &f, fd, path, counts);
+
+	size_t len;
+	unsigned char *p = fd_bytes(fd, &len);
+	struct outcome o = read_all(p, len);
+	size_t bsize = file_block_size(&g, 0);
+
+	tap_ok(TAP_IS(counts[0] == EFBIG) && TAP_IS(o.status == NSF_TRUNC) &&
+	       TAP_IS(o.blocks == counts[1]) && TAP_IS(counts[1] > 0) &&
+	       TAP_IS(len == counts[2]) &&
+	       TAP_IS(FULL_AT - len < bsize + sizeof(struct nsf_rec_hdr)),
+	       "full disk, runs lent: %llu blocks kept, the file %zu bytes of %d (room for less than one more)",
+	       (unsigned long long)counts[1], len, FULL_AT);
+	free(p);
+	close(fd);
+	unlink(path);
+	free(stream);
+}
+
 void test_file(void)
 {
 	round_trip();
@@ -1294,4 +1522,6 @@ void test_file(void)
 	full_disk();
 	sampling();
 	runs();
+	lent_runs();
+	lent_full_disk();
 }
