@@ -633,12 +633,15 @@ rm -f "$t/log"
 END
 
 # SIGHUP and SIGTERM stop it as SIGINT does (NSFAKE_HOLD: the device
-# idles until then)
+# idles until then).  SIGHUP's default action is restored for nsdump:
+# under nohup(1), as a test run in the background may be, nsdump keeps
+# it ignored, as tcpdump does.
 for sig in HUP TERM; do
 	cases <<'END'
 = live: SIG$sig: exit 0, collection off, the whole file
 rm -f "$t/log"
-NSDUMP_DEV=$t/raw NSFAKE_LOG=$t/log NSFAKE_HOLD=1 ASAN_OPTIONS=verify_asan_link_order=0 \
+env --default-signal=HUP \
+	NSDUMP_DEV=$t/raw NSFAKE_LOG=$t/log NSFAKE_HOLD=1 ASAN_OPTIONS=verify_asan_link_order=0 \
 	LD_PRELOAD=$(pwd)/$obj/fakedev.so $NSDUMP -q -w "$t/$sig.ns" 2>/dev/null &
 pid=$!	# nsdump's: live's would be a subshell's
 for i in $(seq 100); do
