@@ -258,8 +258,10 @@ void ns_dev_done(struct ns_dev *d)
 
 int ns_dev_lend(struct ns_dev *d)
 {
-	if (!d->map || d->held)
-		return d->held ? 0 : -1;
+	if (d->held)
+		return 0;
+	if (!d->map)
+		return -1;
 	d->held = calloc(d->info.ncpus, sizeof(*d->held));
 	if (!d->held)
 		return -1;
@@ -310,12 +312,9 @@ ssize_t ns_dev_next(struct ns_dev *d, void *buf, size_t len,
 		int ready;
 
 		/* What is there is taken; poll() is for when nothing is. */
-		if (mapped) {
-			n = map_take(d, items);
-			d->from_map = n > 0;
-			if (n)
-				return n;
-		}
+		n = ns_dev_take(d, items);
+		if (n)
+			return n;
 		ready = poll(&p, 1, idle_ms);
 		/*
 		 * A signal ends poll() with EINTR, SA_RESTART or not, and the

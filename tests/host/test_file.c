@@ -1227,7 +1227,7 @@ static void sampling(void)
  */
 struct lender {
 	unsigned char *held[4096];
-	size_t n, given, scribbled;
+	size_t n, scribbled;
 };
 
 static const unsigned char *lend(struct lender *l, const void *p, size_t n)
@@ -1250,7 +1250,6 @@ static void give_back(struct lender *l, struct nsf_writer *w)
 	}
 	l->scribbled += l->n;
 	l->n = 0;
-	l->given++;
 }
 
 /*
