@@ -160,14 +160,15 @@ static __always_inline bool nsl_emitted_already(const struct nsl_skb_block *b)
 	return READ_ONCE(b->state) & BIT(NSL_ST_EMITTED);
 }
 
-/* NSE: the skb is being freed. */
+/*
+ * NSE: the skb is being freed, the owner of a block not emitted yet
+ * (nsl_exit_hook() tested both).
+ */
 void __nsl_exit(struct sk_buff *skb)
 {
 	u64 now = nsl_now();
-	struct nsl_skb_block *b = nsl_owned_block(skb);
+	struct nsl_skb_block *b = nsl_block_known(skb);
 
-	if (!b || nsl_emitted_already(b))
-		return;
 	nsl_stop_block(b, NSL_R_NIC, now);
 	nsl_rx_ends(b, now);
 	nsl_rx_absorbed(b, now, skb);
@@ -248,10 +249,13 @@ void nsl_set_active(bool on)
 {
 	mutex_lock(&nsl_reg_lock);
 	if (on && rcu_dereference_protected(nsl_rcv,
-					    lockdep_is_held(&nsl_reg_lock)))
+					    lockdep_is_held(&nsl_reg_lock))) {
 		static_branch_enable(&nsl_active);
-	else
+	} else if (static_key_enabled(&nsl_active)) {
+		/* The extensions kept for blocks are not needed now. */
 		static_branch_disable(&nsl_active);
+		skb_ext_netslice_drain();
+	}
 	mutex_unlock(&nsl_reg_lock);
 }
 EXPORT_SYMBOL_GPL(nsl_set_active);

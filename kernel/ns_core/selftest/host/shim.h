@@ -28,6 +28,7 @@ typedef __s64 s64;
 #define __maybe_unused	__attribute__((__unused__))
 #define min_t(t, a, b)	((t)(a) < (t)(b) ? (t)(a) : (t)(b))
 #define MIN(a, b)	((a) < (b) ? (a) : (b))
+#define BIT(n)		(1UL << (n))
 #define U16_MAX		((u16)~0U)
 #define U32_MAX		((u32)~0U)
 #define fallthrough	__attribute__((__fallthrough__))
