@@ -823,9 +823,9 @@ void nslm_rings_totals(struct nslm_totals *t)
  * The whole area into @vma, shared; the mapping then excludes a resize
  * until nslm_rings_unmapped().  EBUSY if mapped already (or resizing).
  * Its pages come as the reader touches them (nslm_rings_fault()), a few
- * at a time: a capture that takes little unmaps little at its exit,
- * where mapping the whole area (2 MB by default) up front made the exit
- * unmap it all.
+ * at a time, or all at once for a reader that asks (MAP_POPULATE, as
+ * nsdump does, so that its capture's start-up maps them rather than its
+ * first lap round the rings).
  */
 int nslm_rings_mmap(struct vm_area_struct *vma)
 {
