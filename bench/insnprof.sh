@@ -32,14 +32,16 @@
 #            (aggregate mode, tests/vm/nsagg.py on), no reader
 #
 #   bench/insnprof.sh [-R rounds] [-N round trips] [-T seconds]
-#                     [-w "lat_tcp tcp_stream"] [-c "II III ..."] [-P cpus]
+#                     [-w "lat_tcp tcp_stream"] [-c "II III ..."] [-P cpus|C/S]
 #
 # -P pins the workload's client and server to @cpus (taskset -c), in
-# every configuration.  Unpinned, the scheduler's search for an idle CPU
-# at each wake-up (select_task_rq_fair) takes one of two paths for a
-# whole window, 204 or 372 instructions a lat_tcp round trip, and which
-# one II's windows took moves every ratio of the boot by 0.66%; a task
-# allowed one CPU skips the search.  nsdump is not pinned.
+# every configuration; -P C/S pins the client to C and the server to S,
+# so that a round trip crosses CPUs as it does unpinned.  Unpinned, the
+# scheduler's search for an idle CPU at each wake-up (select_task_rq_fair)
+# takes one of two paths for a whole window, 204 or 372 instructions a
+# lat_tcp round trip, and which one II's windows took moves every ratio
+# of the boot by 0.66%; a task allowed one CPU skips the search.  nsdump
+# is not pinned.
 # Environment: INSN_DIR, the plugin's snapshot directory as the guest
 # sees it (default /mnt/scratch/insn).
 
@@ -52,6 +54,7 @@ SECS=2
 WORKLOADS=lat_tcp
 CONFIGS="II none carry clock records III IIIs IIIf IV agg"
 PIN=()
+SPIN=()	# the server's, as PIN unless -P C/S
 while (($#)); do
 	case $1 in
 	-R) ROUNDS=$2; shift ;;
@@ -59,8 +62,8 @@ while (($#)); do
 	-T) SECS=$2; shift ;;
 	-w) WORKLOADS=$2; shift ;;
 	-c) CONFIGS=$2; shift ;;
-	-P) PIN=(taskset -c "$2"); shift ;;
-	*) echo "usage: $0 [-R rounds] [-N round trips] [-T seconds] [-w workloads] [-c configs] [-P cpus]" >&2
+	-P) PIN=(taskset -c "${2%/*}"); SPIN=(taskset -c "${2#*/}"); shift ;;
+	*) echo "usage: $0 [-R rounds] [-N round trips] [-T seconds] [-w workloads] [-c configs] [-P cpus|C/S]" >&2
 	   exit 2 ;;
 	esac
 	shift
@@ -140,10 +143,10 @@ window() {
 	rm -f "$pf" "$W/t.nst"
 	[[ $stage == - || $stage == agg ]] || echo "$stage" >"$STAGE"
 	if [[ $WL == lat_nic ]]; then
-		ip netns exec "$NS_PEER_NS" "${PIN[@]}" "$REPO/bench/lat_tcp" -s -n \
+		ip netns exec "$NS_PEER_NS" "${SPIN[@]}" "$REPO/bench/lat_tcp" -s -n \
 			-b "$NS_PEER_IP" -p 0 --port-file "$pf" >/dev/null 2>&1 &
 	else
-		"${PIN[@]}" "$REPO/bench/$WL" -s -n -b 127.0.0.1 -p 0 --port-file "$pf" \
+		"${SPIN[@]}" "$REPO/bench/$WL" -s -n -b 127.0.0.1 -p 0 --port-file "$pf" \
 			>/dev/null 2>&1 &
 	fi
 	srv=$!
