@@ -581,6 +581,17 @@ static __always_inline void nsl_next_on(int from, int to, struct sk_buff *skb)
 }
 
 /*
+ * Whether @b went out already: nothing is left to record or emit.  A
+ * TCP skb given back to its CPU (skb_attempt_defer_free()) had its NSE
+ * there and meets NSE again as it is freed at last; and the extension's
+ * release follows every emission.
+ */
+static __always_inline bool nsl_emitted_already(const struct nsl_skb_block *b)
+{
+	return READ_ONCE(b->state) & BIT(NSL_ST_EMITTED);
+}
+
+/*
  * NSE: only the skb that took its block to a driver (or a received one)
  * emits it, once.  The others -- the write queue's skb freed at its ACK,
  * a deferred skb's final free -- return here: under QEMU TCG, their calls
@@ -593,7 +604,7 @@ static __always_inline void nsl_exit_hook(struct sk_buff *skb)
 	if (!nsl_block_on(skb))
 		return;
 	b = nsl_block_known(skb);
-	if (b->owner == skb && !(READ_ONCE(b->state) & BIT(NSL_ST_EMITTED)))
+	if (b->owner == skb && !nsl_emitted_already(b))
 		__nsl_exit(skb);
 }
 

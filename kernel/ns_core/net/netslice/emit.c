@@ -150,17 +150,6 @@ static __always_inline void nsl_rx_ends(struct nsl_skb_block *b, u64 now)
 }
 
 /*
- * Whether @b went out already: nothing is left to record or emit.  A
- * TCP skb given back to its CPU (skb_attempt_defer_free()) had its NSE
- * there and meets NSE again as it is freed at last; and the extension's
- * release follows every emission.
- */
-static __always_inline bool nsl_emitted_already(const struct nsl_skb_block *b)
-{
-	return READ_ONCE(b->state) & BIT(NSL_ST_EMITTED);
-}
-
-/*
  * NSE: the skb is being freed, the owner of a block not emitted yet
  * (nsl_exit_hook() tested both).
  */
