@@ -139,8 +139,14 @@ static inline bool nsl_collect_paused(void)
 	return READ_ONCE(nsl_paused);
 }
 
-/* Whether anything is chosen at NSI: a filter there, or sampling. */
-bool nsl_pick_on(void);
+/* Nothing is chosen and nothing paused: read without a lock (pick.c). */
+extern bool nsl_pick_every;
+
+/* Whether anything is chosen at NSI: a filter there, sampling, a pause. */
+static inline bool nsl_pick_on(void)
+{
+	return !READ_ONCE(nsl_pick_every);
+}
 
 /*
  * Event records (events.c).  NSL_REC_* as nsl_records_set() last set

@@ -42,6 +42,7 @@
 #include <linux/netdevice.h>
 #include <linux/percpu.h>
 #include <linux/random.h>
+#include <linux/spinlock.h>
 #include <linux/jhash.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
@@ -69,6 +70,14 @@ static bool nsl_filter_at_init;
 static bool nsl_filter_any = true;
 /* No packet gets a block (nsl_pick_pause()). */
 bool nsl_paused;
+/*
+ * None of the three above chooses: every packet gets a block.  One byte
+ * for a socket's NSI to test, where nsl_pick_way() reads three settings
+ * in a call; each setter writes its own and then this, under the lock,
+ * so that two setters cannot leave it as neither of them found it.
+ */
+bool nsl_pick_every = true;
+static DEFINE_SPINLOCK(nsl_pick_lock);
 
 /* Packets this CPU may pass over before it takes the next one. */
 static DEFINE_PER_CPU(int, nsl_sample_left);
@@ -280,9 +289,11 @@ static __always_inline enum nsl_pick_way nsl_pick_way(void)
 	return nsl_conf_rate(conf) > 1 ? NSL_PICK_SAMPLE : NSL_PICK_ALL;
 }
 
-bool nsl_pick_on(void)
+/* After a setting changed, under nsl_pick_lock. */
+static void nsl_pick_every_update(void)
 {
-	return nsl_pick_way() != NSL_PICK_ALL;
+	lockdep_assert_held(&nsl_pick_lock);
+	WRITE_ONCE(nsl_pick_every, nsl_pick_way() == NSL_PICK_ALL);
 }
 
 /* nsl_pick() on @sk's flow, out of line as nsl_pick_rx_flow() is. */
@@ -452,13 +463,19 @@ bool nsl_pick_emit(const struct nsl_block *blk, u8 picked)
  */
 void nsl_pick_pause(bool on)
 {
+	spin_lock(&nsl_pick_lock);
 	WRITE_ONCE(nsl_paused, on);
+	nsl_pick_every_update();
+	spin_unlock(&nsl_pick_lock);
 }
 EXPORT_SYMBOL_GPL(nsl_pick_pause);
 
 void nsl_pick_filter_at_init(bool on)
 {
+	spin_lock(&nsl_pick_lock);
 	WRITE_ONCE(nsl_filter_at_init, on);
+	nsl_pick_every_update();
+	spin_unlock(&nsl_pick_lock);
 }
 EXPORT_SYMBOL_GPL(nsl_pick_filter_at_init);
 
@@ -492,7 +509,10 @@ int nsl_sample_set(u32 rate, u32 flags)
 		per_cpu(nsl_sample_taken, cpu) = 0;
 		per_cpu(nsl_sample_skipped, cpu) = 0;
 	}
+	spin_lock(&nsl_pick_lock);
 	WRITE_ONCE(nsl_sample_conf, (u64)flags << 32 | rate);
+	nsl_pick_every_update();
+	spin_unlock(&nsl_pick_lock);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(nsl_sample_set);

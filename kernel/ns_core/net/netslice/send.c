@@ -22,8 +22,8 @@
 #include "core.h"
 #include "record.h"
 
-/* A socket's new skb to send: a block if the filter and sampling say so. */
-void __nsl_init_sk(struct sk_buff *skb, struct sock *sk)
+/* __nsl_init_sk() where a filter, sampling or a pause chooses. */
+static noinline void nsl_init_sk_chosen(struct sk_buff *skb, struct sock *sk)
 {
 	u8 picked;
 
@@ -31,6 +31,19 @@ void __nsl_init_sk(struct sk_buff *skb, struct sock *sk)
 		nsl_init_block(skb, NSL_DIR_TX, picked);
 	else
 		nsl_pass(skb);
+}
+
+/*
+ * A socket's new skb to send: a block if the filter and sampling say so.
+ * Where every packet gets one, nsl_pick_sk()'s answer is known with no
+ * call and no frame.
+ */
+void __nsl_init_sk(struct sk_buff *skb, struct sock *sk)
+{
+	if (likely(READ_ONCE(nsl_pick_every)))
+		nsl_init_block(skb, NSL_DIR_TX, NSL_PK_SEEN | NSL_PK_SAMPLE);
+	else
+		nsl_init_sk_chosen(skb, sk);
 }
 EXPORT_SYMBOL_GPL(__nsl_init_sk);
 
