@@ -44,6 +44,13 @@
  * nsl_stop_records()).
  */
 void nsl_records_now(struct nsl_skb_block *b);
+
+/*
+ * The kernel's records have the room a reader replays a log with
+ * (NSL_MAX_RECORDS): a START the records would drop, the replay drops
+ * too, so a log needs no walk to keep one (nsl_log_resume()).
+ */
+#define NSL_REPLAY_DROPS	(NET_SLICE_CONF == NSL_MAX_RECORDS)
 void nsl_reopen_last(struct nsl_skb_block *b, int region);
 void nsl_start_records(struct nsl_skb_block *b, int region, u64 now);
 bool nsl_stop_records(struct nsl_skb_block *b, int region, u64 now);
