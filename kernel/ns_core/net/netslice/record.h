@@ -37,6 +37,16 @@
 #include "core.h"
 
 /*
+ * The kernel's records have the room a reader replays a log with
+ * (NSL_MAX_RECORDS): a START the records would drop, the replay drops
+ * too, so a log needs no walk to keep one (nsl_log_resume()).  The log
+ * then counts that START open until its STOP, and the hooks that ask
+ * whether its region is open (a requeue at the driver, NOXMIT at NSE)
+ * see the region the packet entered, where full records would not.
+ */
+#define NSL_REPLAY_DROPS	(NET_SLICE_CONF == NSL_MAX_RECORDS)
+
+/*
  * Out of line, in record.c: the block keeps records from here on, its
  * log replayed (nsl_records_now()); a region open inside itself names
  * its outer record again (nsl_reopen_last()); START and STOP on the
@@ -44,13 +54,6 @@
  * nsl_stop_records()).
  */
 void nsl_records_now(struct nsl_skb_block *b);
-
-/*
- * The kernel's records have the room a reader replays a log with
- * (NSL_MAX_RECORDS): a START the records would drop, the replay drops
- * too, so a log needs no walk to keep one (nsl_log_resume()).
- */
-#define NSL_REPLAY_DROPS	(NET_SLICE_CONF == NSL_MAX_RECORDS)
 void nsl_reopen_last(struct nsl_skb_block *b, int region);
 void nsl_start_records(struct nsl_skb_block *b, int region, u64 now);
 bool nsl_stop_records(struct nsl_skb_block *b, int region, u64 now);
