@@ -672,7 +672,6 @@ static void test_log_replay(struct nsl_skb_block *b, long lives)
  * below that, only the log's bound keeps it to the records the kernel
  * would keep.
  */
-
 static int resume_merging(int i)
 {
 	if (i < NET_SLICE_CONF)
