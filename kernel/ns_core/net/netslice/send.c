@@ -40,7 +40,7 @@ static noinline void nsl_init_sk_chosen(struct sk_buff *skb, struct sock *sk)
  */
 void __nsl_init_sk(struct sk_buff *skb, struct sock *sk)
 {
-	if (likely(READ_ONCE(nsl_pick_every)))
+	if (likely(!nsl_pick_on()))
 		nsl_init_block(skb, NSL_DIR_TX, NSL_PK_SEEN | NSL_PK_SAMPLE);
 	else
 		nsl_init_sk_chosen(skb, sk);

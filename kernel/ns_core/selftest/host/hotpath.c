@@ -709,6 +709,14 @@ static const struct resume_case {
 	  NET_SLICE_CONF + NSL_REPLAY_DROPS, NET_SLICE_CONF, true },
 };
 
+/* @cb: a copy of @lb, its log (if it kept one) replayed by the kernel. */
+static void kernel_replay(struct nsl_skb_block *cb,
+			  const struct nsl_skb_block *lb)
+{
+	memcpy(cb, lb, NSL_SKB_BLOCK_SIZE);
+	nsl_records_now(cb);
+}
+
 static void test_log_resume(struct nsl_skb_block *b)
 {
 	struct nsl_skb_block *lb = block_alloc(), *cb = block_alloc();
@@ -750,15 +758,13 @@ static void test_log_resume(struct nsl_skb_block *b)
 				differ += r->nrec != b->blk.nrec ||
 					  r->flags != b->blk.flags;
 			}
-			memcpy(cb, lb, NSL_SKB_BLOCK_SIZE);
-			nsl_records_now(cb);
+			kernel_replay(cb, lb);
 			differ += !same_block(cb, b);
 		}
 		EXPECT_EQ(logged, rc->logged);
 		EXPECT_EQ(differ, 0);
 		EXPECT_EQ(b->blk.nrec, rc->nrec);
 		EXPECT_EQ(!!(b->blk.flags & NSL_BF_TRUNC), rc->trunc);
-		/* cb: lb, its log (if it kept one) replayed by the kernel */
 		EXPECT_TRUE(same_block(cb, b));
 		EXPECT_EQ(lb->nlog == NSL_NOLOG, rc->logged < rc->steps);
 	}
@@ -798,8 +804,7 @@ static void test_log_resume(struct nsl_skb_block *b)
 		printf("# a region stopped around the last record\n");
 		EXPECT_EQ(lb->nlog == NSL_NOLOG, !NSL_REPLAY_DROPS);
 		EXPECT_TRUE(b->blk.flags & NSL_BF_TRUNC);
-		memcpy(cb, lb, NSL_SKB_BLOCK_SIZE);
-		nsl_records_now(cb);
+		kernel_replay(cb, lb);
 		EXPECT_TRUE(same_block(cb, b));
 	}
 	free(r);
