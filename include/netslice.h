@@ -49,8 +49,12 @@
  * where version 8 kept records; an eaten skb's steps may follow in the
  * log of the skb that ate it.  A version-8 reader's replay refuses the
  * new step.
+ * 10: where one region hands over to the next, one step stops the first
+ * and starts the second at one time (NSL_LOG_NEXT), where version 9
+ * logged a STOP and a START at two.  A version-9 reader's replay refuses
+ * the new step.
  */
-#define NSL_ABI_VERSION		9
+#define NSL_ABI_VERSION		10
 
 #define NSL_MAX_RECORDS		16	/* region records in one block */
 #define NSL_MAX_DEVS		6	/* devices one block names */
@@ -650,8 +654,10 @@ static __inline__ __u32 nsl_cblock_encode(const struct nsl_block *b,
  * step, in the order the steps ran:
  *
  *   bits  0..31  the step's TSC less the block's tsc0
- *   bits 32..39  the region (START, STOP), or the device's index (DEV)
+ *   bits 32..39  the region (START, STOP, the one NEXT stops), or the
+ *                device's index (DEV)
  *   bits 40..43  the step, NSL_LOG_*
+ *   bits 44..47  the region NEXT starts (below 16), else 0
  *   bits 48..63  the CPU it ran on
  *
  * nsl_log_replay() makes of them the records the kernel would have kept
@@ -664,8 +670,15 @@ enum nsl_log_step {
 	NSL_LOG_SEAL	= 3,	/* no START merges into a record made before */
 	NSL_LOG_DEV	= 4,	/* device @region's records begin here */
 	NSL_LOG_GAP	= 5,	/* the send queue's wait ends (nsl_gap_record()) */
-	NSL_LOG_SHARE	= 6	/* the records closed so far are SHARED (ABI 9) */
+	NSL_LOG_SHARE	= 6,	/* the records closed so far are SHARED (ABI 9) */
+	NSL_LOG_NEXT	= 7	/* a STOP and a START at one time (ABI 10) */
 };
+
+/*
+ * NSL_LOG_NEXT starts a region below this: a hand-over into another is
+ * logged as a STOP and a START.
+ */
+#define NSL_LOG_NEXT_MAX	16
 
 /* An entry's high 32 bits: all but its time. */
 static __inline__ __u32 nsl_log_high(unsigned int step, unsigned int region,
@@ -680,10 +693,18 @@ static __inline__ __u64 nsl_log_entry(unsigned int step, unsigned int region,
 	return t | (__u64)nsl_log_high(step, region, cpu) << 32;
 }
 
+/* A NEXT's high 32 bits: @from stops and @to starts. */
+static __inline__ __u32 nsl_log_next_high(unsigned int from, unsigned int to,
+					  __u16 cpu)
+{
+	return nsl_log_high(NSL_LOG_NEXT, from, cpu) | (to & 15) << 12;
+}
+
 #define NSL_LOG_T(e)		((__u32)(e))
 #define NSL_LOG_REGION(e)	((__u8)((e) >> 32))
 #define NSL_LOG_STEP(e)		((unsigned int)((e) >> 40) & 15)
 #define NSL_LOG_CPU(e)		((__u16)((e) >> 48))
+#define NSL_LOG_TO(e)		((unsigned int)((e) >> 44) & 15)
 
 /*
  * The send queue's wait, a GAP record appended at @now on @cpu: from the
@@ -871,6 +892,14 @@ static __inline__ int nsl_log_replay(struct nsl_block *b,
 			if (region == NSL_R_NONE || region >= NSL_R_MAX)
 				return -1;
 			nsl_replay_stop(b, st, region, now, NSL_LOG_CPU(e));
+			break;
+		case NSL_LOG_NEXT:
+			if (region == NSL_R_NONE || region >= NSL_R_MAX ||
+			    NSL_LOG_TO(e) == NSL_R_NONE)
+				return -1;
+			nsl_replay_stop(b, st, region, now, NSL_LOG_CPU(e));
+			nsl_replay_start(b, st, NSL_LOG_TO(e), now,
+					 NSL_LOG_CPU(e), cap);
 			break;
 		case NSL_LOG_SEAL:
 			st->merge_region = NSL_R_NONE;

@@ -15,7 +15,7 @@
 
 /* X(expression, value it must have on every ABI) */
 #define ABI_CHECKS(X) \
-	X(NSL_ABI_VERSION, 9) \
+	X(NSL_ABI_VERSION, 10) \
 	X(NSL_MAX_RECORDS, 16) \
 	X(NSL_MAX_EVENTS, 4) \
 	X(NSL_R_MAX, 18) \
@@ -29,6 +29,8 @@
 	X(NSL_LOG_DEV, 4) \
 	X(NSL_LOG_GAP, 5) \
 	X(NSL_LOG_SHARE, 6) \
+	X(NSL_LOG_NEXT, 7) \
+	X(NSL_LOG_NEXT_MAX, 16) \
 	\
 	X(SZ(nsl_item_hdr), 8) \
 	X(OFF(nsl_item_hdr, kind), 0) \

@@ -721,6 +721,10 @@ static void compact(void)
 /* Step @step of @region at @t ticks after tsc0 on @cpu, as the kernel logs it. */
 #define STEP(step, region, t, cpu) \
 	nsl_log_entry(NSL_LOG_##step, NSL_R_##region, t, cpu)
+/* @from hands over to @to at @t on @cpu, in one step (ABI 10). */
+#define NEXT(from, to, t, cpu) \
+	((uint64_t)(t) | \
+	 (uint64_t)nsl_log_next_high(NSL_R_##from, NSL_R_##to, cpu) << 32)
 
 /*
  * NSL_CB_LOG (ABI 8): a block that carries the steps its records came
@@ -817,6 +821,32 @@ static void logs(void)
 	b.dev[0].first = 0;
 	n = nsl_cblock_encode_log_on(&b, 1, buf, log, 12);
 	TAP_EQ(ns_decode_shallow(buf, n, &it), NS_DEC_OK, "log: ns_decode_shallow() takes its header");
+	/* a hand-over (ABI 10): ip stops and tcp starts at one time */
+	{
+		uint64_t nx[] = {
+			STEP(START, WRITE, 10, 0),
+			STEP(START, IP, 20, 0),
+			NEXT(IP, TCP, 50, 1),
+			STEP(STOP, TCP, 70, 1),
+			STEP(STOP, WRITE, 80, 1),
+		};
+
+		n = nsl_cblock_encode_log_on(&b, 1, buf, nx, 5);
+		r = it.block.rec;
+		tap_ok(ns_decode_item(buf, n, &it) == NS_DEC_OK &&
+		       TAP_IS(it.block.nrec == 3) &&
+		       TAP_IS(r[0].region == NSL_R_WRITE) && TAP_IS(r[0].ticks == 70) &&
+		       TAP_IS(r[1].region == NSL_R_IP) && TAP_IS(r[1].depth == 1) &&
+		       TAP_IS(r[1].start == 20) && TAP_IS(r[1].ticks == 30) &&
+		       TAP_IS(r[1].flags == NSL_RF_MIGRATED) &&
+		       TAP_IS(r[2].region == NSL_R_TCP) && TAP_IS(r[2].depth == 1) &&
+		       TAP_IS(r[2].start == 50) && TAP_IS(r[2].ticks == 20) &&
+		       TAP_IS(r[2].cpu == 1) && TAP_IS(r[2].flags == 0),
+		       "log: a NEXT closes one region and opens the next at one time");
+		nx[2] = NEXT(IP, NONE, 50, 1);
+		n = nsl_cblock_encode_log_on(&b, 1, buf, nx, 5);
+		TAP_EQ(ns_decode_item(buf, n, &it), NS_DEC_LOG, "log: a NEXT into no region refused");
+	}
 	/* NSL_LOG_MAX steps and one more: the first is a block, the other not */
 	{
 		uint64_t big[NSL_CBLOCK_MAX / 8 + 2];

@@ -82,6 +82,7 @@ RF_EXT, RF_HCPU = 0x8000, 0x4000     # HCPU: on hdr.cpu, not rcpu (ABI 5)
 CB_LOG = 0x40                        # ABI 8: the records as a log
 LOG_START, LOG_STOP, LOG_SEAL, LOG_DEV, LOG_GAP = 1, 2, 3, 4, 5
 LOG_SHARE = 6                        # ABI 9: closed records SHARED
+LOG_NEXT = 7                         # ABI 10: a STOP and a START at once
 assert CBLOCK_HDR == 64 and struct.calcsize(CREC_FMT) == 12
 
 
@@ -96,39 +97,51 @@ def replay_log(b, log):
     """The records a block's log of steps makes (include/netslice.h's
     nsl_log_replay()), read again here: each START opens a record, or
     resumes the last one of its region if nothing came between since the
-    block was sealed; each STOP closes its region's latest open record."""
+    block was sealed; each STOP closes its region's latest open record;
+    a NEXT is a STOP and then a START at one time."""
     recs, last, merge = [], {}, None      # last: region -> open indices
     m64 = (1 << 64) - 1
+
+    def start(region, t, now, cpu):
+        nonlocal merge
+        r = recs[-1] if recs and merge == region else None
+        if r and r["rid"] == region and \
+                not r["flags"] & (RF["OPEN"] | RF["SHARED"]):
+            r["flags"] |= RF["MERGED"] | RF["OPEN"]
+            r["nmerged"] += 1
+            if r["cpu"] != cpu:
+                r["flags"] |= RF["MIGRATED"]
+        elif len(recs) >= 16:
+            b["flags"] |= BF["TRUNC"]
+            return
+        else:
+            r = record(region, sum(map(len, last.values())),
+                       RF["OPEN"], 1, cpu, t, 0, [])
+            recs.append(r)
+            merge = region
+        last.setdefault(region, []).append(len(recs) - 1)
+        r["ticks"] = (r["ticks"] - now) & m64
+
+    def stop(region, now, cpu):
+        if not last.get(region):
+            return
+        r = recs[last[region].pop()]
+        r["ticks"] = (r["ticks"] + now) & m64
+        r["flags"] &= ~RF["OPEN"]
+        if r["cpu"] != cpu:
+            r["flags"] |= RF["MIGRATED"]
+
     for e in log:
         t, region = e & 0xffffffff, (e >> 32) & 0xff
         step, cpu = (e >> 40) & 15, e >> 48
         now = b["tsc0"] + t
         if step == LOG_START:
-            r = recs[-1] if recs and merge == region else None
-            if r and r["rid"] == region and \
-                    not r["flags"] & (RF["OPEN"] | RF["SHARED"]):
-                r["flags"] |= RF["MERGED"] | RF["OPEN"]
-                r["nmerged"] += 1
-                if r["cpu"] != cpu:
-                    r["flags"] |= RF["MIGRATED"]
-            elif len(recs) >= 16:
-                b["flags"] |= BF["TRUNC"]
-                continue
-            else:
-                r = record(region, sum(map(len, last.values())),
-                           RF["OPEN"], 1, cpu, t, 0, [])
-                recs.append(r)
-                merge = region
-            last.setdefault(region, []).append(len(recs) - 1)
-            r["ticks"] = (r["ticks"] - now) & m64
+            start(region, t, now, cpu)
         elif step == LOG_STOP:
-            if not last.get(region):
-                continue
-            r = recs[last[region].pop()]
-            r["ticks"] = (r["ticks"] + now) & m64
-            r["flags"] &= ~RF["OPEN"]
-            if r["cpu"] != cpu:
-                r["flags"] |= RF["MIGRATED"]
+            stop(region, now, cpu)
+        elif step == LOG_NEXT and (e >> 44) & 15:
+            stop(region, now, cpu)
+            start((e >> 44) & 15, t, now, cpu)
         elif step == LOG_SEAL:
             merge = None
         elif step == LOG_DEV:

@@ -85,12 +85,14 @@ struct nsl_skb_block {
 	 * most NSL_LOG_RESUMES.  nother counts its other steps (a seal, a
 	 * device, the send queue's gap), at most NSL_LOG_OTHERS.  A STOP
 	 * ends a START, so the log never outgrows NSL_LOG_ROOM, and a
-	 * START need not look.
+	 * START need not look.  nnext counts the NEXTs, each a START in
+	 * nstart and the STOP before it in one entry.
 	 */
 	u8 nlog;
 	u8 nstart;
 	u8 nresume;
 	u8 nother;
+	u8 nnext;
 	u8 nopen;			/* records open now */
 	/*
 	 * The last record's region, which a START of that region may merge
@@ -214,21 +216,27 @@ DECLARE_PER_CPU_READ_MOSTLY(u32, nsl_log_cpu);
  * x86, so that a copy made on another CPU (nsl_ext_copy()), which reads
  * the count first, copies whole entries.
  */
-static __always_inline void nsl_log_store(struct nsl_skb_block *b,
-					  unsigned int step, int region, u32 t)
+static __always_inline void nsl_log_store_high(struct nsl_skb_block *b,
+					       u32 high, u32 t)
 {
 	unsigned int n = b->nlog;
 #ifdef __LITTLE_ENDIAN
 	u32 *e = (u32 *)nsl_log_at(b, n);
 
 	WRITE_ONCE(e[0], t);
-	WRITE_ONCE(e[1], this_cpu_read(nsl_log_cpu) |
-			 nsl_log_high(step, region, 0));
+	WRITE_ONCE(e[1], this_cpu_read(nsl_log_cpu) | high);
 #else
 	WRITE_ONCE(*nsl_log_at(b, n),
-		   nsl_log_entry(step, region, t, raw_smp_processor_id()));
+		   t | (u64)(high | (u32)raw_smp_processor_id() << 16) << 32);
 #endif
 	WRITE_ONCE(b->nlog, n + 1);
+}
+
+/* The same for a step of @region: its high half less the CPU is constant. */
+static __always_inline void nsl_log_store(struct nsl_skb_block *b,
+					  unsigned int step, int region, u32 t)
+{
+	nsl_log_store_high(b, nsl_log_high(step, region, 0), t);
 }
 
 /* Appends @e, a whole entry, to @b's log, which has room for it. */
@@ -559,9 +567,37 @@ static __always_inline void nsl_stop_on(int region, struct sk_buff *skb)
 }
 
 /*
+ * NEXT of @from, open in @b, into @to (below NSL_LOG_NEXT_MAX): one entry
+ * at one TSC read, where the log takes a START of @to (nstart has room,
+ * so the block keeps a log with room) and the time fits an entry; false,
+ * having changed nothing, else.  A copy checks the counts against the
+ * entries (nsl_log_counted()): they move in an order, the entry's count
+ * last, where no part of the step makes them agree before the whole.
+ */
+static __always_inline bool nsl_log_next(struct nsl_skb_block *b, int from,
+					 int to)
+{
+	u32 t, late;
+
+	if (unlikely(b->nstart >= NET_SLICE_CONF))
+		return false;
+	t = nsl_log_since(b, &late);
+	if (unlikely(late))
+		return false;
+	b->nstart++;
+	b->open.last[from]--;
+	barrier();
+	b->open.last[to]++;
+	b->nnext++;
+	barrier();
+	nsl_log_store_high(b, nsl_log_next_high(from, to, 0), t);
+	return true;
+}
+
+/*
  * STOP of @from and START of @to, where one region hands over to the
- * next: one lookup.  The TSC is read for each, as a STOP and a START
- * read it, so neither interval holds the other's bookkeeping.
+ * next: one lookup, and where the log takes both, one step (NEXT) at one
+ * TSC read.  Else a STOP and a START, the TSC read for each.
  */
 static __always_inline void nsl_next_on(int from, int to, struct sk_buff *skb)
 {
@@ -574,6 +610,9 @@ static __always_inline void nsl_next_on(int from, int to, struct sk_buff *skb)
 		return;
 	}
 	b = nsl_block_known(skb);
+	if (to < NSL_LOG_NEXT_MAX && b->open.last[from] &&
+	    likely(nsl_log_next(b, from, to)))
+		return;
 	t = nsl_log_since(b, &late);
 	nsl_stop_since(b, from, skb, t, late);
 	if (!nsl_log_start(b, to, NSL_NOW))

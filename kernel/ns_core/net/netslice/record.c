@@ -89,10 +89,23 @@ static __always_inline void nsl_log_walk(const struct nsl_skb_block *b,
 		unsigned int r = NSL_LOG_REGION(log[i]);
 		unsigned int step = NSL_LOG_STEP(log[i]);
 
-		if ((step == NSL_LOG_START || step == NSL_LOG_STOP) &&
+		if ((step == NSL_LOG_START || step == NSL_LOG_STOP ||
+		     step == NSL_LOG_NEXT) &&
 		    (r == NSL_R_NONE || r >= NSL_R_MAX))
 			step = 0;
 		switch (step) {
+		case NSL_LOG_NEXT:
+			/* The STOP of r, then the START of the region after. */
+			if (r == w->last)
+				w->open = false;
+			if (depth && w->nopen)
+				w->nopen--;
+			r = NSL_LOG_TO(log[i]);
+			if (r == NSL_R_NONE) {
+				w->bad = true;
+				return;
+			}
+			fallthrough;
 		case NSL_LOG_START:
 			if (r != w->last || w->open) {
 				w->made++;
@@ -166,16 +179,16 @@ static bool nsl_log_fits(const struct nsl_skb_block *b, int region)
 }
 
 /*
- * Whether @b's counts (nstart, nresume, nother, open.last[]) agree with
- * its count of entries: a copy made while another CPU added a step
- * (nsl_ext_copy()) may hold counts newer than the entries it copied, or
- * some newer than others.  Each whole step adds one entry and moves the
- * counts so that 2 * STARTs + others - STARTs not stopped grows by one;
- * a step half made (its counts first, its entry, or its entry first)
- * leaves them one apart.  The copy read the count of entries first, and
- * the entries before it are whole (nsl_log_store()).  Arithmetic on the
- * counts, not a walk of the entries: a GSO segment copies a log of 40
- * steps.
+ * Whether @b's counts (nstart, nresume, nother, nnext, open.last[])
+ * agree with its count of entries: a copy made while another CPU added a
+ * step (nsl_ext_copy()) may hold counts newer than the entries it
+ * copied, or some newer than others.  Each whole step adds one entry and
+ * moves the counts so that 2 * STARTs + others - STARTs not stopped -
+ * NEXTs grows by one; a step half made (its counts first, its entry, or
+ * its entry first) leaves them apart (nsl_log_next()).  The copy read
+ * the count of entries first, and the entries before it are whole
+ * (nsl_log_store()).  Arithmetic on the counts, not a walk of the
+ * entries: a GSO segment copies a log of 40 steps.
  */
 bool nsl_log_counted(const struct nsl_skb_block *b)
 {
@@ -185,7 +198,8 @@ bool nsl_log_counted(const struct nsl_skb_block *b)
 		return false;
 	for (i = 0; i < NSL_R_MAX; i++)
 		open += b->open.last[i];
-	return open <= starts && b->nlog == 2 * starts + b->nother - open;
+	return open <= starts &&
+	       b->nlog == 2 * starts + b->nother - open - b->nnext;
 }
 
 /*

@@ -183,6 +183,7 @@ static inline void nsl_records_reset(struct nsl_skb_block *b)
 	b->nstart = 0;
 	b->nresume = 0;
 	b->nother = 0;
+	b->nnext = 0;
 	if (b->blk.nevents)
 		nsl_keep_records(b);
 	b->nopen = 0;

@@ -477,6 +477,34 @@ static void log_other(struct nsl_skb_block *lb, unsigned int step,
 	}
 }
 
+/*
+ * @from hands over to @to on a block that keeps a log, as the log's
+ * rules say the hooks' NEXT takes it: one entry where neither region has
+ * a case of its own, @from is open, the log takes @to's START (nstart has
+ * room, which a block on records never has), @to is below
+ * NSL_LOG_NEXT_MAX and the time fits an entry; else a STOP and a START.
+ * Whether it took one entry.
+ */
+static bool log_next(struct nsl_skb_block *lb, int from, int to, u64 now)
+{
+	u64 t = now - lb->blk.tsc0;
+
+	if (!nsl_region_own_case(from) && !nsl_region_own_case(to) &&
+	    lb->open.last[from] && lb->nstart < NET_SLICE_CONF &&
+	    to < NSL_LOG_NEXT_MAX && t < 1ULL << 32) {
+		lb->nstart++;
+		lb->open.last[from]--;
+		lb->open.last[to]++;
+		lb->nnext++;
+		nsl_log_add(lb, (u32)t |
+				(u64)nsl_log_next_high(from, to, shim_cpu) << 32);
+		return true;
+	}
+	nsl_stop_block(lb, from, now);
+	nsl_start_block(lb, to, now);
+	return false;
+}
+
 /* Whether the kernel's blocks @x and @y keep the same records and state. */
 static bool same_block(const struct nsl_skb_block *x,
 		       const struct nsl_skb_block *y)
@@ -515,7 +543,7 @@ static void test_log_replay(struct nsl_skb_block *b, long lives)
 	struct hook_skb h;
 	long life, differ = 0, steps = 0, merged = 0, trunc = 0, gaps = 0;
 	long replayed = 0, hooked = 0, nexts = 0, overfull = 0, shares = 0;
-	long uncounted = 0;
+	long uncounted = 0, split = 0;
 	u64 log[256];
 	unsigned int seed = 7, k, n, i;
 
@@ -554,18 +582,19 @@ static void test_log_replay(struct nsl_skb_block *b, long lives)
 				nsl_stop_block(lb, region, now);
 				NET_SLICE_STOP(region, &h.skb);
 			} else if (op < 17) {
-				/* @region hands over to @to: two entries */
+				/*
+				 * @region hands over to @to: one entry where
+				 * the log takes both, and always in the
+				 * reader's log, whose replay is the same
+				 */
+				step = NSL_LOG_NEXT;
 				nsl_stop_block(b, region, now);
 				nsl_start_at(b, to, now, 0);
-				nsl_stop_block(lb, region, now);
-				nsl_start_block(lb, to, now);
+				if (log_next(lb, region, to, now))
+					nexts++;
+				else
+					split++;
 				NET_SLICE_NEXT(region, to, &h.skb);
-				log[n++] = nsl_log_entry(NSL_LOG_STOP, region,
-							 (u32)(now - b->blk.tsc0),
-							 shim_cpu);
-				step = NSL_LOG_START;
-				region = to;
-				nexts++;
 			} else if (op < 18) {
 				step = NSL_LOG_SEAL;
 				nsl_seal(b);
@@ -606,9 +635,10 @@ static void test_log_replay(struct nsl_skb_block *b, long lives)
 			if (hb->nlog != lb->nlog ||
 			    memcmp(hb, lb, nsl_block_used(lb)))
 				differ++;
-			log[n++] = nsl_log_entry(step, region,
-						 (u32)(now - b->blk.tsc0),
-						 shim_cpu);
+			log[n++] = (u32)(now - b->blk.tsc0) |
+				   (u64)(step == NSL_LOG_NEXT ?
+					 nsl_log_next_high(region, to, shim_cpu) :
+					 nsl_log_high(step, region, shim_cpu)) << 32;
 			steps++;
 		}
 		/* the reader's replay, where no entry came too late */
@@ -646,14 +676,15 @@ static void test_log_replay(struct nsl_skb_block *b, long lives)
 	free(h.ext);
 	free(r);
 	free(lb);
-	printf("# %ld lives, %ld steps (%ld NEXTs, %ld SHAREs, %ld in a log through the hooks): %ld merged records, %ld gaps, %ld truncated, %ld logs replayed on the way; %ld differ\n",
-	       lives, steps, nexts, shares, hooked, merged, -gaps, trunc,
-	       replayed, differ);
+	printf("# %ld lives, %ld steps (%ld NEXTs in one entry, %ld in two, %ld SHAREs, %ld in a log through the hooks): %ld merged records, %ld gaps, %ld truncated, %ld logs replayed on the way; %ld differ\n",
+	       lives, steps, nexts, split, shares, hooked, merged, -gaps,
+	       trunc, replayed, differ);
 	EXPECT_EQ(differ, 0);
 	EXPECT_EQ(overfull, 0);
 	EXPECT_EQ(uncounted, 0);
 	EXPECT_TRUE(merged > 0 && gaps < 0 && trunc > 0 && replayed > 0);
-	EXPECT_TRUE(nexts > 0 && shares > 0 && hooked > 0 && hooked < steps);
+	EXPECT_TRUE(nexts > 0 && split > 0 && shares > 0 && hooked > 0 &&
+		    hooked < steps);
 	CHECK("a log, replayed by the reader or by the kernel, and the hooks' inline steps give the records, devices and bookkeeping the records' engine keeps; a log's counts are its entries'");
 }
 
@@ -929,34 +960,73 @@ static void test_log_eat(void)
  * log (nsl_ext_copy()): its counts and its entries disagree, and
  * nsl_log_counted() says so, whichever half the copy holds.
  */
+/*
+ * What a NEXT of TCP into IP (nsl_log_next()) has moved before its entry's
+ * count: the counts of its first pair, in either order, then those of its
+ * second, in either order.
+ */
+#define NX_START	0x1	/* nstart */
+#define NX_FROM		0x2	/* open.last[TCP] down */
+#define NX_TO		0x4	/* open.last[IP] up */
+#define NX_NEXT		0x8	/* nnext */
+
+/* A log of a START of WRITE and one of TCP, whose counts agree. */
+static void counted_block(struct nsl_skb_block *b)
+{
+	memset(b, 0, NSL_SKB_BLOCK_SIZE);
+	b->blk.tsc0 = 1000;
+	nsl_records_reset(b);
+	nsl_start_block(b, NSL_R_WRITE, 1001);
+	nsl_start_block(b, NSL_R_TCP, 1002);
+	EXPECT_TRUE(nsl_log_counted(b));
+}
+
 static void test_log_counted(struct nsl_skb_block *b)
 {
-	static const char *const halves[] = {
-		"a START's counts without its entry",
-		"a STOP's entry without its count",
-		"a seal's entry without its count",
+	static const struct {
+		const char *name;
+		unsigned int next;	/* NX_*: a NEXT's counts so far */
+	} halves[] = {
+		{ "a START's counts without its entry", 0 },
+		{ "a STOP's entry without its count", 0 },
+		{ "a seal's entry without its count", 0 },
+		{ "a NEXT's nstart alone", NX_START },
+		{ "a NEXT's STOP count alone", NX_FROM },
+		{ "a NEXT's first pair of counts", NX_START | NX_FROM },
+		{ "a NEXT's counts but nnext", NX_START | NX_FROM | NX_TO },
+		{ "a NEXT's counts but its START's",
+		  NX_START | NX_FROM | NX_NEXT },
+		{ "a NEXT's counts without its entry",
+		  NX_START | NX_FROM | NX_TO | NX_NEXT },
 	};
-	unsigned int h;
+	unsigned int h, x;
 
-	for (h = 0; h < 3; h++) {
-		memset(b, 0, NSL_SKB_BLOCK_SIZE);
-		b->blk.tsc0 = 1000;
-		nsl_records_reset(b);
-		nsl_start_block(b, NSL_R_WRITE, 1001);
-		nsl_start_block(b, NSL_R_TCP, 1002);
-		EXPECT_TRUE(nsl_log_counted(b));
-		printf("# %s\n", halves[h]);
+	for (h = 0; h < sizeof(halves) / sizeof(halves[0]); h++) {
+		counted_block(b);
+		printf("# %s\n", halves[h].name);
+		x = halves[h].next;
 		if (h == 0) {
 			b->open.last[NSL_R_IP]++;
 			b->nstart++;
 		} else if (h == 1) {
 			nsl_log_store(b, NSL_LOG_STOP, NSL_R_TCP, 3);
-		} else {
+		} else if (h == 2) {
 			nsl_log_add(b, nsl_log_entry(NSL_LOG_SEAL, 0, 0, 0));
+		} else {
+			b->nstart += !!(x & NX_START);
+			b->open.last[NSL_R_TCP] -= !!(x & NX_FROM);
+			b->open.last[NSL_R_IP] += !!(x & NX_TO);
+			b->nnext += !!(x & NX_NEXT);
 		}
 		EXPECT_TRUE(!nsl_log_counted(b));
 	}
-	CHECK("a log copied halfway through a step: its counts and entries disagree");
+	printf("# a whole NEXT, as the hooks make it\n");
+	counted_block(b);
+	shim_tsc = 1003;
+	EXPECT_TRUE(nsl_log_next(b, NSL_R_TCP, NSL_R_IP));
+	shim_tsc = 0;
+	EXPECT_TRUE(b->nnext == 1 && nsl_log_counted(b));
+	CHECK("a log copied halfway through a step, a NEXT's counts in its order among them: its counts and entries disagree");
 }
 
 /*

@@ -24,6 +24,7 @@ typedef __s64 s64;
 #define unlikely(c)	__builtin_expect(!!(c), 0)
 #define READ_ONCE(x)	(*(const volatile __typeof__(x) *)&(x))
 #define WRITE_ONCE(x, v)	(*(volatile __typeof__(x) *)&(x) = (v))
+#define barrier()	__asm__ __volatile__("" : : : "memory")
 #define noinline	__attribute__((__noinline__))
 #define __maybe_unused	__attribute__((__unused__))
 #define min_t(t, a, b)	((t)(a) < (t)(b) ? (t)(a) : (t)(b))
