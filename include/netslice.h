@@ -51,8 +51,10 @@
  * new step.
  * 10: where one region hands over to the next, one step stops the first
  * and starts the second at one time (NSL_LOG_NEXT), where version 9
- * logged a STOP and a START at two.  A version-9 reader's replay refuses
- * the new step.
+ * logged a STOP and a START at two; and a device's first record is said
+ * by the START that opens it (NSL_LOG_DEV_START), where version 9 logged
+ * a DEV step before it.  A version-9 reader's replay refuses the new
+ * steps.
  */
 #define NSL_ABI_VERSION		10
 
@@ -654,10 +656,12 @@ static __inline__ __u32 nsl_cblock_encode(const struct nsl_block *b,
  * step, in the order the steps ran:
  *
  *   bits  0..31  the step's TSC less the block's tsc0
- *   bits 32..39  the region (START, STOP, the one NEXT stops), or the
- *                device's index (DEV)
+ *   bits 32..39  the region (START, STOP, DEV_START, the one NEXT
+ *                stops), or the device's index (DEV)
  *   bits 40..43  the step, NSL_LOG_*
- *   bits 44..47  the region NEXT starts (below 16), else 0
+ *   bits 44..47  the step's argument (NSL_LOG_ARG()): the region NEXT
+ *                starts (below 16), the device whose first record
+ *                DEV_START opens; else 0
  *   bits 48..63  the CPU it ran on
  *
  * nsl_log_replay() makes of them the records the kernel would have kept
@@ -671,7 +675,8 @@ enum nsl_log_step {
 	NSL_LOG_DEV	= 4,	/* device @region's records begin here */
 	NSL_LOG_GAP	= 5,	/* the send queue's wait ends (nsl_gap_record()) */
 	NSL_LOG_SHARE	= 6,	/* the records closed so far are SHARED (ABI 9) */
-	NSL_LOG_NEXT	= 7	/* a STOP and a START at one time (ABI 10) */
+	NSL_LOG_NEXT	= 7,	/* a STOP and a START at one time (ABI 10) */
+	NSL_LOG_DEV_START = 8	/* a START, device ARG's first (ABI 10) */
 };
 
 /*
@@ -693,18 +698,32 @@ static __inline__ __u64 nsl_log_entry(unsigned int step, unsigned int region,
 	return t | (__u64)nsl_log_high(step, region, cpu) << 32;
 }
 
-/* A NEXT's high 32 bits: @from stops and @to starts. */
-static __inline__ __u32 nsl_log_next_high(unsigned int from, unsigned int to,
-					  __u16 cpu)
+/* The high 32 bits of a step with an argument (NEXT, DEV_START). */
+static __inline__ __u32 nsl_log_high_arg(unsigned int step,
+					 unsigned int region,
+					 unsigned int arg, __u16 cpu)
 {
-	return nsl_log_high(NSL_LOG_NEXT, from, cpu) | (to & 15) << 12;
+	return nsl_log_high(step, region, cpu) | (arg & 15) << 12;
 }
 
 #define NSL_LOG_T(e)		((__u32)(e))
 #define NSL_LOG_REGION(e)	((__u8)((e) >> 32))
 #define NSL_LOG_STEP(e)		((unsigned int)((e) >> 40) & 15)
 #define NSL_LOG_CPU(e)		((__u16)((e) >> 48))
-#define NSL_LOG_TO(e)		((unsigned int)((e) >> 44) & 15)
+#define NSL_LOG_ARG(e)		((unsigned int)((e) >> 44) & 15)
+
+/* The region step @e starts (START, DEV_START, NEXT), or NSL_R_NONE. */
+static __inline__ unsigned int nsl_log_started(__u64 e)
+{
+	switch (NSL_LOG_STEP(e)) {
+	case NSL_LOG_START:
+	case NSL_LOG_DEV_START:
+		return NSL_LOG_REGION(e);
+	case NSL_LOG_NEXT:
+		return NSL_LOG_ARG(e);
+	}
+	return NSL_R_NONE;
+}
 
 /*
  * The send queue's wait, a GAP record appended at @now on @cpu: from the
@@ -895,11 +914,18 @@ static __inline__ int nsl_log_replay(struct nsl_block *b,
 			break;
 		case NSL_LOG_NEXT:
 			if (region == NSL_R_NONE || region >= NSL_R_MAX ||
-			    NSL_LOG_TO(e) == NSL_R_NONE)
+			    NSL_LOG_ARG(e) == NSL_R_NONE)
 				return -1;
 			nsl_replay_stop(b, st, region, now, NSL_LOG_CPU(e));
-			nsl_replay_start(b, st, NSL_LOG_TO(e), now,
+			nsl_replay_start(b, st, NSL_LOG_ARG(e), now,
 					 NSL_LOG_CPU(e), cap);
+			break;
+		case NSL_LOG_DEV_START:
+			if (region == NSL_R_NONE || region >= NSL_R_MAX ||
+			    NSL_LOG_ARG(e) >= b->ndev)
+				return -1;
+			b->dev[NSL_LOG_ARG(e)].first = b->nrec;
+			nsl_replay_start(b, st, region, now, NSL_LOG_CPU(e), cap);
 			break;
 		case NSL_LOG_SEAL:
 			st->merge_region = NSL_R_NONE;

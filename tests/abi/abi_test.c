@@ -30,6 +30,7 @@
 	X(NSL_LOG_GAP, 5) \
 	X(NSL_LOG_SHARE, 6) \
 	X(NSL_LOG_NEXT, 7) \
+	X(NSL_LOG_DEV_START, 8) \
 	X(NSL_LOG_NEXT_MAX, 16) \
 	\
 	X(SZ(nsl_item_hdr), 8) \

@@ -721,10 +721,94 @@ static void compact(void)
 /* Step @step of @region at @t ticks after tsc0 on @cpu, as the kernel logs it. */
 #define STEP(step, region, t, cpu) \
 	nsl_log_entry(NSL_LOG_##step, NSL_R_##region, t, cpu)
+/* Device @dev's first record, a START of @region at @t on @cpu (ABI 10). */
+#define DEV_START(region, dev, t, cpu) \
+	((uint64_t)(t) | \
+	 (uint64_t)nsl_log_high_arg(NSL_LOG_DEV_START, NSL_R_##region, dev, cpu) << 32)
 /* @from hands over to @to at @t on @cpu, in one step (ABI 10). */
 #define NEXT(from, to, t, cpu) \
 	((uint64_t)(t) | \
-	 (uint64_t)nsl_log_next_high(NSL_R_##from, NSL_R_##to, cpu) << 32)
+	 (uint64_t)nsl_log_high_arg(NSL_LOG_NEXT, NSL_R_##from, NSL_R_##to, cpu) << 32)
+
+/* A record a log's replay must make: what log_steps_abi10() checks. */
+struct want_rec {
+	uint8_t region, depth;
+	uint16_t flags, cpu;
+	uint64_t start, ticks;
+};
+
+/*
+ * ABI 10's steps, a table of logs replayed on @b (one device): a NEXT
+ * stops one region and starts the next at one time, a DEV_START opens
+ * a device's first record; each refused where no writer makes it.
+ */
+static void log_steps_abi10(struct nsl_block *b)
+{
+	const struct {
+		const char *name;
+		uint64_t step[6];
+		enum ns_decode_error dec;
+		unsigned int nrec, dev_first;
+		struct want_rec rec[3];
+	} cases[] = {
+		{ "a NEXT closes one region and opens the next at one time",
+		  { STEP(START, WRITE, 10, 0), STEP(START, IP, 20, 0),
+		    NEXT(IP, TCP, 50, 1), STEP(STOP, TCP, 70, 1),
+		    STEP(STOP, WRITE, 80, 1), STEP(SEAL, NONE, 0, 0) },
+		  NS_DEC_OK, 3, 0,
+		  { { NSL_R_WRITE, 0, NSL_RF_MIGRATED, 0, 10, 70 },
+		    { NSL_R_IP, 1, NSL_RF_MIGRATED, 0, 20, 30 },
+		    { NSL_R_TCP, 1, 0, 1, 50, 20 } } },
+		{ "a NEXT into no region refused",
+		  { STEP(START, IP, 20, 0), NEXT(IP, NONE, 50, 1),
+		    STEP(SEAL, NONE, 0, 0), STEP(SEAL, NONE, 0, 0),
+		    STEP(SEAL, NONE, 0, 0), STEP(SEAL, NONE, 0, 0) },
+		  NS_DEC_LOG, 0, 0, { { 0 } } },
+		{ "a DEV_START opens the device's first record",
+		  { STEP(START, WRITE, 10, 0), STEP(START, IP, 20, 0),
+		    STEP(STOP, IP, 30, 0), DEV_START(LINK, 0, 40, 0),
+		    STEP(STOP, LINK, 60, 0), STEP(STOP, WRITE, 70, 0) },
+		  NS_DEC_OK, 3, 2,
+		  { { NSL_R_WRITE, 0, 0, 0, 10, 60 },
+		    { NSL_R_IP, 1, 0, 0, 20, 10 },
+		    { NSL_R_LINK, 1, 0, 0, 40, 20 } } },
+		{ "a DEV_START of device 1 of 1 refused",
+		  { STEP(START, WRITE, 10, 0), DEV_START(LINK, 1, 40, 0),
+		    STEP(SEAL, NONE, 0, 0), STEP(SEAL, NONE, 0, 0),
+		    STEP(SEAL, NONE, 0, 0), STEP(SEAL, NONE, 0, 0) },
+		  NS_DEC_LOG, 0, 0, { { 0 } } },
+	};
+	uint64_t buf[NSL_CBLOCK_MAX / 8 + 1];
+	const struct nsl_record *r;
+	struct ns_item it;
+	unsigned int k, i;
+	size_t n;
+
+	for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		n = nsl_cblock_encode_log_on(b, 1, buf, cases[k].step, 6);
+		if (cases[k].dec != NS_DEC_OK) {
+			TAP_EQ(ns_decode_item(buf, n, &it), cases[k].dec,
+			       "log: %s", cases[k].name);
+			continue;
+		}
+		tap_ok(TAP_IS(ns_decode_item(buf, n, &it) == NS_DEC_OK) &&
+		       TAP_IS(it.block.nrec == cases[k].nrec) &&
+		       TAP_IS(it.block.dev[0].first == cases[k].dev_first),
+		       "log: %s: decodes", cases[k].name);
+		for (i = 0; i < cases[k].nrec; i++) {
+			const struct want_rec *w = &cases[k].rec[i];
+
+			r = &it.block.rec[i];
+			tap_ok(TAP_IS(r->region == w->region) &&
+			       TAP_IS(r->depth == w->depth) &&
+			       TAP_IS(r->flags == w->flags) &&
+			       TAP_IS(r->cpu == w->cpu) &&
+			       TAP_IS(r->start == w->start) &&
+			       TAP_IS(r->ticks == w->ticks),
+			       "log: %s: record %u", cases[k].name, i);
+		}
+	}
+}
 
 /*
  * NSL_CB_LOG (ABI 8): a block that carries the steps its records came
@@ -821,32 +905,7 @@ static void logs(void)
 	b.dev[0].first = 0;
 	n = nsl_cblock_encode_log_on(&b, 1, buf, log, 12);
 	TAP_EQ(ns_decode_shallow(buf, n, &it), NS_DEC_OK, "log: ns_decode_shallow() takes its header");
-	/* a hand-over (ABI 10): ip stops and tcp starts at one time */
-	{
-		uint64_t nx[] = {
-			STEP(START, WRITE, 10, 0),
-			STEP(START, IP, 20, 0),
-			NEXT(IP, TCP, 50, 1),
-			STEP(STOP, TCP, 70, 1),
-			STEP(STOP, WRITE, 80, 1),
-		};
-
-		n = nsl_cblock_encode_log_on(&b, 1, buf, nx, 5);
-		r = it.block.rec;
-		tap_ok(ns_decode_item(buf, n, &it) == NS_DEC_OK &&
-		       TAP_IS(it.block.nrec == 3) &&
-		       TAP_IS(r[0].region == NSL_R_WRITE) && TAP_IS(r[0].ticks == 70) &&
-		       TAP_IS(r[1].region == NSL_R_IP) && TAP_IS(r[1].depth == 1) &&
-		       TAP_IS(r[1].start == 20) && TAP_IS(r[1].ticks == 30) &&
-		       TAP_IS(r[1].flags == NSL_RF_MIGRATED) &&
-		       TAP_IS(r[2].region == NSL_R_TCP) && TAP_IS(r[2].depth == 1) &&
-		       TAP_IS(r[2].start == 50) && TAP_IS(r[2].ticks == 20) &&
-		       TAP_IS(r[2].cpu == 1) && TAP_IS(r[2].flags == 0),
-		       "log: a NEXT closes one region and opens the next at one time");
-		nx[2] = NEXT(IP, NONE, 50, 1);
-		n = nsl_cblock_encode_log_on(&b, 1, buf, nx, 5);
-		TAP_EQ(ns_decode_item(buf, n, &it), NS_DEC_LOG, "log: a NEXT into no region refused");
-	}
+	log_steps_abi10(&b);
 	/* NSL_LOG_MAX steps and one more: the first is a block, the other not */
 	{
 		uint64_t big[NSL_CBLOCK_MAX / 8 + 2];

@@ -83,6 +83,7 @@ CB_LOG = 0x40                        # ABI 8: the records as a log
 LOG_START, LOG_STOP, LOG_SEAL, LOG_DEV, LOG_GAP = 1, 2, 3, 4, 5
 LOG_SHARE = 6                        # ABI 9: closed records SHARED
 LOG_NEXT = 7                         # ABI 10: a STOP and a START at once
+LOG_DEV_START = 8                    # ABI 10: a device's first START
 assert CBLOCK_HDR == 64 and struct.calcsize(CREC_FMT) == 12
 
 
@@ -98,7 +99,8 @@ def replay_log(b, log):
     nsl_log_replay()), read again here: each START opens a record, or
     resumes the last one of its region if nothing came between since the
     block was sealed; each STOP closes its region's latest open record;
-    a NEXT is a STOP and then a START at one time."""
+    a NEXT is a STOP and then a START at one time, a DEV_START a device's
+    first record and its START."""
     recs, last, merge = [], {}, None      # last: region -> open indices
     m64 = (1 << 64) - 1
 
@@ -142,6 +144,9 @@ def replay_log(b, log):
         elif step == LOG_NEXT and (e >> 44) & 15:
             stop(region, now, cpu)
             start((e >> 44) & 15, t, now, cpu)
+        elif step == LOG_DEV_START and (e >> 44) & 15 < len(b["devs"]):
+            b["devs"][(e >> 44) & 15]["first"] = len(recs)
+            start(region, t, now, cpu)
         elif step == LOG_SEAL:
             merge = None
         elif step == LOG_DEV:

@@ -320,15 +320,12 @@ static __always_inline u32 nsl_log_start_time(const struct nsl_skb_block *b,
 }
 
 /*
- * START of @region in @b's log at @now, or NSL_NOW for the TSC read
- * last: false, having changed nothing, where the block keeps records or
- * the START would be one past NET_SLICE_CONF (one the records would have
- * had no room for): either way nstart says so, and the core decides
- * (nsl_start_records(): a START the records still hold goes to the log
- * all the same).  The log has room for it (nsl_skb_block.nother).
+ * nsl_log_start() below, for an entry whose high half less the CPU is
+ * @high: a START's, or a DEV_START's (a START that also says that a
+ * device's records begin with it).
  */
-static __always_inline bool nsl_log_start(struct nsl_skb_block *b,
-					  int region, u64 now)
+static __always_inline bool nsl_log_start_high(struct nsl_skb_block *b,
+					       int region, u64 now, u32 high)
 {
 	u32 t, late;
 
@@ -342,8 +339,23 @@ static __always_inline bool nsl_log_start(struct nsl_skb_block *b,
 		nsl_log_unstart(b, region);
 		return false;
 	}
-	nsl_log_store(b, NSL_LOG_START, region, t);
+	nsl_log_store_high(b, high, t);
 	return true;
+}
+
+/*
+ * START of @region in @b's log at @now, or NSL_NOW for the TSC read
+ * last: false, having changed nothing, where the block keeps records or
+ * the START would be one past NET_SLICE_CONF (one the records would have
+ * had no room for): either way nstart says so, and the core decides
+ * (nsl_start_records(): a START the records still hold goes to the log
+ * all the same).  The log has room for it (nsl_skb_block.nother).
+ */
+static __always_inline bool nsl_log_start(struct nsl_skb_block *b,
+					  int region, u64 now)
+{
+	return nsl_log_start_high(b, region, now,
+				  nsl_log_high(NSL_LOG_START, region, 0));
 }
 
 /*
@@ -590,7 +602,7 @@ static __always_inline bool nsl_log_next(struct nsl_skb_block *b, int from,
 	b->open.last[to]++;
 	b->nnext++;
 	barrier();
-	nsl_log_store_high(b, nsl_log_next_high(from, to, 0), t);
+	nsl_log_store_high(b, nsl_log_high_arg(NSL_LOG_NEXT, from, to, 0), t);
 	return true;
 }
 

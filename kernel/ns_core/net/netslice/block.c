@@ -34,7 +34,7 @@ struct nsl_skb_block *nsl_new_block(struct sk_buff *skb, int dir, u8 picked)
 		return NULL;
 	}
 	blk = &b->blk;
-	/* Not dev[]: each entry is written whole as it joins (nsl_add_dev()). */
+	/* Not dev[]: each entry is written whole as it joins (nsl_join_dev()). */
 	memset(blk, 0, offsetof(struct nsl_block, dev));
 	blk->hdr.kind = NSL_ITEM_BLOCK;
 	blk->tsc0 = nsl_now();
@@ -70,60 +70,43 @@ void __nsl_init(struct sk_buff *skb, int dir)
 }
 EXPORT_SYMBOL_GPL(__nsl_init);
 
-static noinline void nsl_add_dev_records(struct nsl_skb_block *b,
-					 const struct net_device *dev, u8 dir);
-
 /*
  * @dev takes the packet (NSL_DIR_TX: queued to it; RX: from it): it joins
- * the block's devices, its records starting with the next one opened.
- * The same device again (a requeue) is the same crossing.  A leaf but
- * where the log is full.
+ * the block's devices.  Its index, its records to begin with the next one
+ * opened (nsl_start_dev(), which says so); or -1 where no device joins:
+ * none, the same device again (a requeue, the same crossing), or one past
+ * NSL_MAX_DEVS.  A leaf.
  */
-void nsl_add_dev(struct nsl_skb_block *b, const struct net_device *dev, u8 dir)
+int nsl_join_dev(struct nsl_skb_block *b, const struct net_device *dev, u8 dir)
 {
 	struct nsl_block *blk = &b->blk;
 	struct nsl_dev *d;
-	unsigned int n;
 	u32 netns;
 
 	if (!dev)
-		return;
+		return -1;
 	netns = dev_net(dev)->ns.inum;
 	if (blk->ndev) {
 		d = &blk->dev[blk->ndev - 1];
 		if (d->ifindex == dev->ifindex && d->netns == netns &&
 		    d->dir == dir)
-			return;
+			return -1;
 	}
 	if (unlikely(blk->ndev >= NSL_MAX_DEVS)) {
 		blk->flags |= NSL_BF_DEVTRUNC;
-		return;
+		return -1;
 	}
-	/* In a log, the replay finds the device's first record. */
-	n = b->nlog;
-	if (n != NSL_NOLOG) {
-		if (unlikely(!nsl_log_other_room(b))) {
-			nsl_add_dev_records(b, dev, dir);
-			return;
-		}
-		nsl_log_add_other(b, nsl_log_entry(NSL_LOG_DEV, blk->ndev, 0, 0));
-	}
-	/* Whole, its padding 0: nsl_init_block() leaves dev[] as it was. */
+	/*
+	 * Whole, its padding 0: nsl_init_block() leaves dev[] as it was.
+	 * In a log, the replay finds the device's first record.
+	 */
 	blk->dev[blk->ndev] = (struct nsl_dev){
 		.ifindex = dev->ifindex,
 		.netns = netns,
-		.first = n != NSL_NOLOG ? 0 : blk->nrec,
+		.first = b->nlog != NSL_NOLOG ? 0 : blk->nrec,
 		.dir = dir,
 	};
-	blk->ndev++;
-}
-
-/* nsl_add_dev() where the log is full: on the records, replayed first. */
-static noinline void nsl_add_dev_records(struct nsl_skb_block *b,
-					 const struct net_device *dev, u8 dir)
-{
-	nsl_records_now(b);
-	nsl_add_dev(b, dev, dir);
+	return blk->ndev++;
 }
 
 /* @to, an skb with no block, gets a copy of @src; NULL without memory. */

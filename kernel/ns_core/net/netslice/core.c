@@ -96,12 +96,12 @@ static __always_inline bool nsl_region_slow(int region)
 }
 
 /*
- * What the link's START does before its record: a copy of a block still
- * shared with the write queue, and the device the link hands to.  The
- * block to record in, NULL if a copy found no memory.
+ * The link's START: first a copy of a block still shared with the write
+ * queue (none if no memory), then the device the link hands to, whose
+ * records begin with the link's.
  */
-static __always_inline struct nsl_skb_block *
-nsl_link_begins(struct sk_buff *skb, struct nsl_skb_block *b)
+static __always_inline void nsl_link_start(struct sk_buff *skb,
+					   struct nsl_skb_block *b)
 {
 	/*
 	 * Shared by more than the write queue's hold on a block TCP's first
@@ -117,10 +117,10 @@ nsl_link_begins(struct sk_buff *skb, struct nsl_skb_block *b)
 	    test_bit(NSL_ST_ELIGIBLE, &b->state)) {
 		b = nsl_copy_at_link(skb, b);
 		if (!b)
-			return NULL;
+			return;
 	}
-	nsl_add_dev(b, skb->dev, NSL_DIR_TX);
-	return b;
+	nsl_start_dev(b, NSL_R_LINK, NSL_NOW,
+		      nsl_join_dev(b, skb->dev, NSL_DIR_TX));
 }
 
 /*
@@ -131,9 +131,8 @@ static noinline void nsl_start_slow(int region, struct sk_buff *skb,
 				    struct nsl_skb_block *b)
 {
 	if (region == NSL_R_LINK) {
-		b = nsl_link_begins(skb, b);
-		if (!b)
-			return;
+		nsl_link_start(skb, b);
+		return;
 	}
 	/* UDP hands the datagram it built to IP: MAGNeT's UDP send event. */
 	if (region == NSL_R_IP && unlikely(nsl_records_on()) &&
@@ -170,13 +169,9 @@ EXPORT_SYMBOL_GPL(__nsl_start);
 /* The link's START, from its hook, which found the block. */
 void __nsl_start_link(struct sk_buff *skb)
 {
-	struct nsl_skb_block *b;
-
 	if (nsl_stage_stops_macro())
 		return;
-	b = nsl_link_begins(skb, nsl_block_known(skb));
-	if (b)
-		nsl_start_block(b, NSL_R_LINK, NSL_NOW);
+	nsl_link_start(skb, nsl_block_known(skb));
 }
 EXPORT_SYMBOL_GPL(__nsl_start_link);
 

@@ -88,7 +88,7 @@ nsl_init_block(struct sk_buff *skb, int dir, u8 picked)
 	return nsl_new_block(skb, dir, picked);
 }
 
-void nsl_add_dev(struct nsl_skb_block *b, const struct net_device *dev, u8 dir);
+int nsl_join_dev(struct nsl_skb_block *b, const struct net_device *dev, u8 dir);
 void nsl_flow(struct nsl_block *blk, const struct sk_buff *skb);
 bool nsl_flow_sk(struct nsl_block *blk, const struct sock *sk);
 

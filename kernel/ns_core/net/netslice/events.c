@@ -247,10 +247,7 @@ static u64 nsl_region_tsc(const struct nsl_skb_block *b, int region, u64 dflt)
 	int i;
 
 	for (i = 0; b->nlog != NSL_NOLOG && i < b->nlog; i++)
-		if ((NSL_LOG_STEP(log[i]) == NSL_LOG_START &&
-		     NSL_LOG_REGION(log[i]) == region) ||
-		    (NSL_LOG_STEP(log[i]) == NSL_LOG_NEXT &&
-		     NSL_LOG_TO(log[i]) == region))
+		if (nsl_log_started(log[i]) == region)
 			return b->blk.tsc0 + NSL_LOG_T(log[i]);
 	for (i = 0; b->nlog == NSL_NOLOG && i < b->blk.nrec; i++)
 		if (b->blk.rec[i].region == region)

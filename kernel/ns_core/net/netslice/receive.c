@@ -105,8 +105,8 @@ void __nsl_rx(struct sk_buff *skb)
 		blk->len = skb->len;
 	}
 	nsl_stop_block(b, NSL_R_RX_NIC, now);
-	nsl_add_dev(b, skb->dev, NSL_DIR_RX);
-	nsl_start_block(b, NSL_R_RX_LINK, now);
+	nsl_start_dev(b, NSL_R_RX_LINK, now,
+		      nsl_join_dev(b, skb->dev, NSL_DIR_RX));
 }
 EXPORT_SYMBOL_GPL(__nsl_rx);
 

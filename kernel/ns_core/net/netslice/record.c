@@ -90,7 +90,7 @@ static __always_inline void nsl_log_walk(const struct nsl_skb_block *b,
 		unsigned int step = NSL_LOG_STEP(log[i]);
 
 		if ((step == NSL_LOG_START || step == NSL_LOG_STOP ||
-		     step == NSL_LOG_NEXT) &&
+		     step == NSL_LOG_NEXT || step == NSL_LOG_DEV_START) &&
 		    (r == NSL_R_NONE || r >= NSL_R_MAX))
 			step = 0;
 		switch (step) {
@@ -100,12 +100,13 @@ static __always_inline void nsl_log_walk(const struct nsl_skb_block *b,
 				w->open = false;
 			if (depth && w->nopen)
 				w->nopen--;
-			r = NSL_LOG_TO(log[i]);
+			r = NSL_LOG_ARG(log[i]);
 			if (r == NSL_R_NONE) {
 				w->bad = true;
 				return;
 			}
 			fallthrough;
+		case NSL_LOG_DEV_START:
 		case NSL_LOG_START:
 			if (r != w->last || w->open) {
 				w->made++;

@@ -192,6 +192,22 @@ static inline void nsl_records_reset(struct nsl_skb_block *b)
 }
 
 /*
+ * Device @d's records begin with the next one opened (nsl_join_dev()): a
+ * DEV step in a log, or its first record on records.
+ */
+static inline void nsl_dev_first(struct nsl_skb_block *b, unsigned int d)
+{
+	if (b->nlog != NSL_NOLOG) {
+		if (likely(nsl_log_other_room(b))) {
+			nsl_log_add_other(b, nsl_log_entry(NSL_LOG_DEV, d, 0, 0));
+			return;
+		}
+		nsl_records_now(b);
+	}
+	b->blk.dev[d].first = b->blk.nrec;
+}
+
+/*
  * A START's time: @now, or NSL_NOW for the TSC read now, or in count mode
  * (@nev, the block's nevents, not 0) the TSC read next to the counters.
  * @nev is passed, not read here, so that a caller that knows it is 0
@@ -297,6 +313,25 @@ static __always_inline void nsl_start_block(struct nsl_skb_block *b,
 {
 	if (unlikely(!nsl_log_start(b, region, now)))
 		nsl_start_records(b, region, now);
+}
+
+/*
+ * START of @region at @now, device @d's records beginning with it (its
+ * index from nsl_join_dev(); none if negative): one step in a log that
+ * takes it (DEV_START), else the device's first record said as before
+ * and then the START.
+ */
+static __always_inline void nsl_start_dev(struct nsl_skb_block *b,
+					  int region, u64 now, int d)
+{
+	if (d >= 0) {
+		if (likely(nsl_log_start_high(b, region, now,
+					      nsl_log_high_arg(NSL_LOG_DEV_START,
+							       region, d, 0))))
+			return;
+		nsl_dev_first(b, d);
+	}
+	nsl_start_block(b, region, now);
 }
 
 /* The latest open record of @region, or NULL. */

@@ -448,6 +448,13 @@ static struct nsl_skb_block *hook_skb_init(struct hook_skb *h)
 	return nsl_block_known(&h->skb);
 }
 
+/* Device @d joins @b, as nsl_join_dev() writes it (block.c). */
+static void join_dev(struct nsl_skb_block *b, unsigned int d)
+{
+	b->blk.dev[d].first = b->nlog != NSL_NOLOG ? 0 : b->blk.nrec;
+	b->blk.ndev = d + 1;
+}
+
 /*
  * A step other than START and STOP on a block that keeps a log, as the
  * kernel takes it: a seal, a split (a GSO segment past the first),
@@ -462,14 +469,8 @@ static void log_other(struct nsl_skb_block *lb, unsigned int step,
 	} else if (step == NSL_LOG_SHARE) {
 		nsl_share(lb);
 	} else if (step == NSL_LOG_DEV) {
-		if (!nsl_log_other_room(lb))
-			nsl_records_now(lb);
-		if (lb->nlog != NSL_NOLOG)
-			nsl_log_add_other(lb, nsl_log_entry(NSL_LOG_DEV, d,
-							    0, 0));
-		lb->blk.dev[d].first = lb->nlog != NSL_NOLOG ?
-				       0 : lb->blk.nrec;
-		lb->blk.ndev++;
+		join_dev(lb, d);
+		nsl_dev_first(lb, d);
 	} else if (!nsl_log_put_other(lb, NSL_LOG_GAP, NSL_R_SNDQ, now)) {
 		nsl_records_now(lb);
 		nsl_gap_record(&lb->blk, lb->nopen, NET_SLICE_CONF, shim_cpu,
@@ -497,12 +498,37 @@ static bool log_next(struct nsl_skb_block *lb, int from, int to, u64 now)
 		lb->open.last[to]++;
 		lb->nnext++;
 		nsl_log_add(lb, (u32)t |
-				(u64)nsl_log_next_high(from, to, shim_cpu) << 32);
+				(u64)nsl_log_high_arg(NSL_LOG_NEXT, from, to,
+						       shim_cpu) << 32);
 		return true;
 	}
 	nsl_stop_block(lb, from, now);
 	nsl_start_block(lb, to, now);
 	return false;
+}
+
+/*
+ * Device @d joins @lb and a START of @region opens its first record, as
+ * the log's rules say nsl_start_dev() takes it: one entry (DEV_START)
+ * where the log takes the START and the time fits an entry, else the
+ * device's first record said apart and then the START.
+ */
+static void log_dev_start(struct nsl_skb_block *lb, int region,
+			  unsigned int d, u64 now)
+{
+	u64 t = now - lb->blk.tsc0;
+
+	join_dev(lb, d);
+	if (lb->nstart < NET_SLICE_CONF && t < 1ULL << 32) {
+		lb->open.last[region]++;
+		lb->nstart++;
+		nsl_log_add(lb, (u32)t |
+				(u64)nsl_log_high_arg(NSL_LOG_DEV_START, region,
+						      d, shim_cpu) << 32);
+		return;
+	}
+	nsl_dev_first(lb, d);
+	nsl_start_block(lb, region, now);
 }
 
 /* Whether the kernel's blocks @x and @y keep the same records and state. */
@@ -543,7 +569,7 @@ static void test_log_replay(struct nsl_skb_block *b, long lives)
 	struct hook_skb h;
 	long life, differ = 0, steps = 0, merged = 0, trunc = 0, gaps = 0;
 	long replayed = 0, hooked = 0, nexts = 0, overfull = 0, shares = 0;
-	long uncounted = 0, split = 0;
+	long uncounted = 0, split = 0, devstarts = 0;
 	u64 log[256];
 	unsigned int seed = 7, k, n, i;
 
@@ -557,10 +583,10 @@ static void test_log_replay(struct nsl_skb_block *b, long lives)
 		pair_reset(b, lb, now);
 		memcpy(hb, lb, NSL_SKB_BLOCK_SIZE);
 		for (k = 0, n = 0; k < len; k++) {
-			int op = rand_r(&seed) % 22;
+			int op = rand_r(&seed) % 23;
 			int region = 1 + rand_r(&seed) % (NSL_R_MAX - 1);
 			int to = NSL_R_TCP + rand_r(&seed) % 3;
-			unsigned int step, d;
+			unsigned int step, d, arg = 0;
 
 			/* few regions, so that merges and stacks happen */
 			if (rand_r(&seed) % 2)
@@ -588,6 +614,7 @@ static void test_log_replay(struct nsl_skb_block *b, long lives)
 				 * reader's log, whose replay is the same
 				 */
 				step = NSL_LOG_NEXT;
+				arg = to;
 				nsl_stop_block(b, region, now);
 				nsl_start_at(b, to, now, 0);
 				if (log_next(lb, region, to, now))
@@ -616,13 +643,25 @@ static void test_log_replay(struct nsl_skb_block *b, long lives)
 				gaps -= b->blk.nrec;
 				log_other(lb, step, 0, now);
 				log_other(hb, step, 0, now);
-			} else {
+			} else if (op < 22) {
 				step = NSL_LOG_SHARE;
 				region = NSL_R_NONE;
 				nsl_block_share(&b->blk);
 				log_other(lb, step, 0, now);
 				log_other(hb, step, 0, now);
 				shares++;
+			} else {
+				/* a device and the START of its first record */
+				if (b->blk.ndev >= NSL_MAX_DEVS)
+					continue;
+				step = NSL_LOG_DEV_START;
+				arg = d = b->blk.ndev++;
+				b->blk.dev[d].first = b->blk.nrec;
+				nsl_start_at(b, region, now, 0);
+				log_dev_start(lb, region, d, now);
+				join_dev(hb, d);
+				nsl_start_dev(hb, region, now, d);
+				devstarts++;
 			}
 			/* a STOP ends a START: no log outgrows its room */
 			overfull += lb->nlog != NSL_NOLOG &&
@@ -635,10 +674,10 @@ static void test_log_replay(struct nsl_skb_block *b, long lives)
 			if (hb->nlog != lb->nlog ||
 			    memcmp(hb, lb, nsl_block_used(lb)))
 				differ++;
+			/* NEXT's region started, DEV_START's device, or 0 */
 			log[n++] = (u32)(now - b->blk.tsc0) |
-				   (u64)(step == NSL_LOG_NEXT ?
-					 nsl_log_next_high(region, to, shim_cpu) :
-					 nsl_log_high(step, region, shim_cpu)) << 32;
+				   (u64)nsl_log_high_arg(step, region, arg,
+							 shim_cpu) << 32;
 			steps++;
 		}
 		/* the reader's replay, where no entry came too late */
@@ -676,15 +715,15 @@ static void test_log_replay(struct nsl_skb_block *b, long lives)
 	free(h.ext);
 	free(r);
 	free(lb);
-	printf("# %ld lives, %ld steps (%ld NEXTs in one entry, %ld in two, %ld SHAREs, %ld in a log through the hooks): %ld merged records, %ld gaps, %ld truncated, %ld logs replayed on the way; %ld differ\n",
-	       lives, steps, nexts, split, shares, hooked, merged, -gaps,
-	       trunc, replayed, differ);
+	printf("# %ld lives, %ld steps (%ld NEXTs in one entry, %ld in two, %ld devices with a START, %ld SHAREs, %ld in a log through the hooks): %ld merged records, %ld gaps, %ld truncated, %ld logs replayed on the way; %ld differ\n",
+	       lives, steps, nexts, split, devstarts, shares, hooked, merged,
+	       -gaps, trunc, replayed, differ);
 	EXPECT_EQ(differ, 0);
 	EXPECT_EQ(overfull, 0);
 	EXPECT_EQ(uncounted, 0);
 	EXPECT_TRUE(merged > 0 && gaps < 0 && trunc > 0 && replayed > 0);
-	EXPECT_TRUE(nexts > 0 && split > 0 && shares > 0 && hooked > 0 &&
-		    hooked < steps);
+	EXPECT_TRUE(nexts > 0 && split > 0 && devstarts > 0 && shares > 0 &&
+		    hooked > 0 && hooked < steps);
 	CHECK("a log, replayed by the reader or by the kernel, and the hooks' inline steps give the records, devices and bookkeeping the records' engine keeps; a log's counts are its entries'");
 }
 
