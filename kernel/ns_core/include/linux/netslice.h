@@ -608,8 +608,9 @@ static __always_inline bool nsl_log_next(struct nsl_skb_block *b, int from,
 
 /*
  * STOP of @from and START of @to, where one region hands over to the
- * next: one lookup, and where the log takes both, one step (NEXT) at one
- * TSC read.  Else a STOP and a START, the TSC read for each.
+ * next: one lookup, and where @from is open and the log takes both, one
+ * step (NEXT) at one TSC read.  Else a STOP, if @from is open, and a
+ * START, the TSC read for each.
  */
 static __always_inline void nsl_next_on(int from, int to, struct sk_buff *skb)
 {
@@ -622,11 +623,12 @@ static __always_inline void nsl_next_on(int from, int to, struct sk_buff *skb)
 		return;
 	}
 	b = nsl_block_known(skb);
-	if (to < NSL_LOG_NEXT_MAX && b->open.last[from] &&
-	    likely(nsl_log_next(b, from, to)))
-		return;
-	t = nsl_log_since(b, &late);
-	nsl_stop_since(b, from, skb, t, late);
+	if (b->open.last[from]) {
+		if (to < NSL_LOG_NEXT_MAX && likely(nsl_log_next(b, from, to)))
+			return;
+		t = nsl_log_since(b, &late);
+		nsl_stop_since(b, from, skb, t, late);
+	}
 	if (!nsl_log_start(b, to, NSL_NOW))
 		__nsl_start_on(to, skb);
 }
