@@ -71,6 +71,16 @@ struct nsl_log_walk {
 	u8 nopen;
 };
 
+/* A STOP of region @r in a walk (nsl_log_walk()). */
+static __always_inline void nsl_walk_stop(struct nsl_log_walk *w,
+					  unsigned int r, bool depth)
+{
+	if (r == w->last)
+		w->open = false;
+	if (depth && w->nopen)
+		w->nopen--;
+}
+
 /* Inline, so that a walk without @depth keeps none of it. */
 static __always_inline void nsl_log_walk(const struct nsl_skb_block *b,
 					 struct nsl_log_walk *w, bool depth)
@@ -96,10 +106,7 @@ static __always_inline void nsl_log_walk(const struct nsl_skb_block *b,
 		switch (step) {
 		case NSL_LOG_NEXT:
 			/* The STOP of r, then the START of the region after. */
-			if (r == w->last)
-				w->open = false;
-			if (depth && w->nopen)
-				w->nopen--;
+			nsl_walk_stop(w, r, depth);
 			r = NSL_LOG_ARG(log[i]);
 			if (r == NSL_R_NONE) {
 				w->bad = true;
@@ -121,10 +128,7 @@ static __always_inline void nsl_log_walk(const struct nsl_skb_block *b,
 				w->nopen++;
 			break;
 		case NSL_LOG_STOP:
-			if (r == w->last)
-				w->open = false;
-			if (depth && w->nopen)
-				w->nopen--;
+			nsl_walk_stop(w, r, depth);
 			break;
 		case NSL_LOG_GAP:
 			w->made++;

@@ -126,18 +126,30 @@ static inline void nsl_keep_records(struct nsl_skb_block *b)
 }
 
 /*
+ * Appends @e, a step other than START and STOP, where the block keeps a
+ * log with room for it: true.  Else false, the block keeping records from
+ * here on (a full log replayed into them), on which the caller does what
+ * the step says.
+ */
+static inline bool nsl_log_other(struct nsl_skb_block *b, u64 e)
+{
+	if (likely(nsl_log_other_room(b))) {
+		nsl_log_add_other(b, e);
+		return true;
+	}
+	nsl_records_now(b);
+	return false;
+}
+
+/*
  * The packet was split after the records closed so far, which another
  * part's block counts (nsl_block_share()): a GSO segment past the first,
  * a copy at a link.  A log says so in a step, which the replay takes.
  */
 static inline void nsl_share(struct nsl_skb_block *b)
 {
-	if (likely(nsl_log_other_room(b))) {
-		nsl_log_add_other(b, nsl_log_entry(NSL_LOG_SHARE, 0, 0, 0));
-		return;
-	}
-	nsl_records_now(b);
-	nsl_block_share(&b->blk);
+	if (!nsl_log_other(b, nsl_log_entry(NSL_LOG_SHARE, 0, 0, 0)))
+		nsl_block_share(&b->blk);
 }
 
 /*
@@ -147,13 +159,8 @@ static inline void nsl_share(struct nsl_skb_block *b)
  */
 static inline void nsl_seal(struct nsl_skb_block *b)
 {
-	if (b->nlog && b->nlog != NSL_NOLOG) {
-		if (likely(nsl_log_other_room(b))) {
-			nsl_log_add_other(b, nsl_log_entry(NSL_LOG_SEAL, 0, 0, 0));
-			return;
-		}
-		nsl_records_now(b);
-	}
+	if (b->nlog && nsl_log_other(b, nsl_log_entry(NSL_LOG_SEAL, 0, 0, 0)))
+		return;
 	b->merge_region = NSL_R_NONE;
 }
 
@@ -197,14 +204,8 @@ static inline void nsl_records_reset(struct nsl_skb_block *b)
  */
 static inline void nsl_dev_first(struct nsl_skb_block *b, unsigned int d)
 {
-	if (b->nlog != NSL_NOLOG) {
-		if (likely(nsl_log_other_room(b))) {
-			nsl_log_add_other(b, nsl_log_entry(NSL_LOG_DEV, d, 0, 0));
-			return;
-		}
-		nsl_records_now(b);
-	}
-	b->blk.dev[d].first = b->blk.nrec;
+	if (!nsl_log_other(b, nsl_log_entry(NSL_LOG_DEV, d, 0, 0)))
+		b->blk.dev[d].first = b->blk.nrec;
 }
 
 /*
